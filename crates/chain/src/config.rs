@@ -1,0 +1,58 @@
+//! Node settings, as the TypeScript CLI hands them over (JSON, camelCase).
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeConfig {
+    /// `None`: the store lives in memory (`--ephemeral`).
+    pub datadir: Option<PathBuf>,
+    /// Contents of a geth-style genesis.json; `None`: the embedded dev chain.
+    pub genesis: Option<String>,
+    pub preconf: bool,
+    pub preconf_interval_ms: u64,
+    pub block_time_ms: u64,
+    /// Gas given to eth_call / eth_estimateGas when the caller names none.
+    pub gas_cap: u64,
+    /// `finalized` is this many blocks behind the newest sealed block.
+    pub finality_depth: u64,
+    pub pool_max_per_sender: usize,
+    pub pool_max_total: usize,
+    pub simulate_max_blocks: usize,
+    pub simulate_max_calls_per_block: usize,
+    pub simulate_max_calls: usize,
+    pub simulate_timeout_ms: u64,
+    pub logs_max_range: u64,
+    pub logs_max_results: usize,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        Self {
+            datadir: None,
+            genesis: None,
+            preconf: true,
+            preconf_interval_ms: 200,
+            block_time_ms: 2000,
+            gas_cap: 50_000_000,
+            finality_depth: 0,
+            pool_max_per_sender: 1024,
+            pool_max_total: 50_000,
+            simulate_max_blocks: 256,
+            simulate_max_calls_per_block: 5_000,
+            simulate_max_calls: 10_000,
+            simulate_timeout_ms: 5_000,
+            logs_max_range: 10_000,
+            logs_max_results: 10_000,
+        }
+    }
+}
+
+impl NodeConfig {
+    /// Pre-confirmations per sealed block (at least one).
+    pub fn preconfs_per_block(&self) -> u64 {
+        (self.block_time_ms / self.preconf_interval_ms.max(1)).max(1)
+    }
+}

@@ -1,0 +1,151 @@
+//! EVM execution with revm: the one place where an EVM is configured. The builder,
+//! eth_call, eth_estimateGas and eth_simulateV1 all build their EVM here, so their rules
+//! cannot drift apart.
+
+pub mod call;
+pub mod errors;
+pub mod request;
+
+use alloy_consensus::{Header, Transaction as _, TxEnvelope};
+use alloy_eips::{eip7840::BlobParams, Typed2718};
+use alloy_primitives::{Address, B256, U256};
+use revm::context::{BlockEnv, CfgEnv, Context, Journal, TxEnv};
+use revm::context_interface::block::BlobExcessGasAndPrice;
+use revm::database::CacheDB;
+use revm::database_interface::DatabaseRef;
+use revm::handler::{MainBuilder, MainnetEvm};
+use revm::primitives::hardfork::SpecId;
+use revm::primitives::TxKind;
+
+use crate::spec::ChainSpec;
+
+/// The revm context over an overlay database `CacheDB<DB>`.
+pub type EvmContext<DB> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<DB>, Journal<CacheDB<DB>>, ()>;
+pub type Evm<DB> = MainnetEvm<EvmContext<DB>>;
+
+/// The block a transaction or call executes in.
+#[derive(Clone, Debug)]
+pub struct ExecBlock {
+    pub number: u64,
+    pub timestamp: u64,
+    pub beneficiary: Address,
+    pub gas_limit: u64,
+    pub base_fee: u64,
+    pub prevrandao: B256,
+    pub difficulty: U256,
+    pub excess_blob_gas: Option<u64>,
+}
+
+impl ExecBlock {
+    pub fn from_header(header: &Header) -> Self {
+        Self {
+            number: header.number,
+            timestamp: header.timestamp,
+            beneficiary: header.beneficiary,
+            gas_limit: header.gas_limit,
+            base_fee: header.base_fee_per_gas.unwrap_or_default(),
+            prevrandao: header.mix_hash,
+            difficulty: header.difficulty,
+            excess_blob_gas: header.excess_blob_gas,
+        }
+    }
+
+    pub fn env(&self, spec: &ChainSpec, spec_id: SpecId) -> BlockEnv {
+        let merged = spec_id.is_enabled_in(SpecId::MERGE);
+        BlockEnv {
+            number: U256::from(self.number),
+            beneficiary: self.beneficiary,
+            timestamp: U256::from(self.timestamp),
+            gas_limit: self.gas_limit,
+            basefee: self.base_fee,
+            difficulty: if merged { U256::ZERO } else { self.difficulty },
+            prevrandao: if merged { Some(self.prevrandao) } else { None },
+            blob_excess_gas_and_price: self.excess_blob_gas.map(|excess| {
+                BlobExcessGasAndPrice::new(excess, blob_update_fraction(spec, self.timestamp, spec_id))
+            }),
+            slot_num: 0,
+        }
+    }
+}
+
+/// The blob base-fee update fraction for the fork in force.
+fn blob_update_fraction(spec: &ChainSpec, timestamp: u64, spec_id: SpecId) -> u64 {
+    let schedule = &spec.genesis.config.blob_schedule;
+    let named = if spec_id.is_enabled_in(SpecId::OSAKA) {
+        "osaka"
+    } else if spec_id.is_enabled_in(SpecId::PRAGUE) {
+        "prague"
+    } else {
+        "cancun"
+    };
+    let _ = timestamp;
+    schedule
+        .get(named)
+        .map(|p| p.update_fraction as u64)
+        .unwrap_or_else(|| {
+            if spec_id.is_enabled_in(SpecId::PRAGUE) {
+                BlobParams::prague().update_fraction as u64
+            } else {
+                BlobParams::cancun().update_fraction as u64
+            }
+        })
+}
+
+/// How strictly a transaction is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A real transaction: every consensus check.
+    Transaction,
+    /// eth_call / eth_estimateGas / unvalidated simulation: no nonce or base-fee checks,
+    /// calls from contracts allowed, gas beyond the block limit allowed (geth's rules).
+    Call,
+}
+
+pub fn cfg_env(spec: &ChainSpec, spec_id: SpecId, mode: Mode) -> CfgEnv {
+    let mut cfg = CfgEnv::new_with_spec(spec_id);
+    cfg.chain_id = spec.chain_id();
+    if mode == Mode::Call {
+        cfg.disable_nonce_check = true;
+        cfg.disable_base_fee = true;
+        cfg.disable_eip3607 = true;
+        cfg.disable_block_gas_limit = true;
+        cfg.tx_gas_limit_cap = Some(u64::MAX);
+    }
+    cfg
+}
+
+/// An EVM over `CacheDB<DB>` for one block.
+pub fn build_evm<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
+    let spec_id = spec.spec_at(block.number, block.timestamp);
+    EvmContext::<DB>::new(db, spec_id)
+        .with_cfg(cfg_env(spec, spec_id, mode))
+        .with_block(block.env(spec, spec_id))
+        .build_mainnet()
+}
+
+/// The revm transaction for a signed transaction from `sender`.
+pub fn tx_env_from_signed(tx: &TxEnvelope, sender: Address) -> TxEnv {
+    let mut env = TxEnv {
+        tx_type: tx.ty(),
+        caller: sender,
+        gas_limit: tx.gas_limit(),
+        gas_price: if tx.is_dynamic_fee() { tx.max_fee_per_gas() } else { tx.gas_price().unwrap_or_default() },
+        kind: match tx.to() {
+            Some(to) => TxKind::Call(to),
+            None => TxKind::Create,
+        },
+        value: tx.value(),
+        data: tx.input().clone(),
+        nonce: tx.nonce(),
+        chain_id: tx.chain_id(),
+        access_list: tx.access_list().cloned().unwrap_or_default(),
+        gas_priority_fee: if tx.is_dynamic_fee() { tx.max_priority_fee_per_gas() } else { None },
+        blob_hashes: tx.blob_versioned_hashes().map(|h| h.to_vec()).unwrap_or_default(),
+        max_fee_per_blob_gas: tx.max_fee_per_blob_gas().unwrap_or_default(),
+        ..Default::default()
+    };
+    if let Some(auths) = tx.authorization_list() {
+        env.set_signed_authorization(auths.to_vec());
+    }
+    env
+}

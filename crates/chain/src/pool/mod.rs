@@ -1,0 +1,377 @@
+//! The transaction pool: per-sender nonce queues, replacement, limits and eviction.
+//!
+//! Rules (documented in docs/pool.md):
+//! - A transaction whose nonce follows the sender's (pending) state nonce without a gap is
+//!   *executable*; one after a gap is *queued* until the gap fills.
+//! - Same sender and nonce: the newcomer replaces the pooled one only if its fee cap and
+//!   its priority fee are each at least 10% higher; otherwise "replacement transaction
+//!   underpriced".
+//! - At most `max_per_sender` transactions per sender ("account limit exceeded").
+//! - At most `max_total` in all. When full, a newcomer that pays a higher priority fee
+//!   than the cheapest *last* transaction of another sender evicts that one (taking a
+//!   sender's last nonce never opens a gap); otherwise "txpool is full".
+//! - Every transaction that leaves the pool without being included is recorded with its
+//!   reason, so it is never reported as pending.
+
+pub mod journal;
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use alloy_consensus::{Transaction, TxEnvelope};
+use alloy_primitives::{
+    map::{AddressMap, B256Map},
+    Address, Bytes, B256, U256,
+};
+
+use crate::error::ChainError;
+
+/// A validated, signed transaction waiting in the pool.
+#[derive(Debug)]
+pub struct PooledTx {
+    pub tx: TxEnvelope,
+    pub raw: Bytes,
+    pub sender: Address,
+    pub hash: B256,
+    pub nonce: u64,
+    pub gas_limit: u64,
+    /// Fee cap (legacy: gas price).
+    pub max_fee: u128,
+    /// Priority fee cap (legacy: gas price).
+    pub max_priority: u128,
+    /// Arrival order, the tie-breaker between equal fees.
+    pub seq: u64,
+}
+
+impl PooledTx {
+    pub fn new(tx: TxEnvelope, raw: Bytes, sender: Address) -> Self {
+        Self {
+            hash: *tx.tx_hash(),
+            nonce: tx.nonce(),
+            gas_limit: tx.gas_limit(),
+            max_fee: tx.max_fee_per_gas(),
+            max_priority: tx.max_priority_fee_per_gas().unwrap_or_else(|| tx.max_fee_per_gas()),
+            tx,
+            raw,
+            sender,
+            seq: 0,
+        }
+    }
+
+    /// What the sender must hold: gas limit x fee cap + value.
+    pub fn cost(&self) -> U256 {
+        U256::from(self.gas_limit) * U256::from(self.max_fee) + self.tx.value()
+    }
+
+    /// Priority fee actually paid at this base fee; `None` if the fee cap is below it.
+    pub fn effective_tip(&self, base_fee: u64) -> Option<u128> {
+        let base = base_fee as u128;
+        (self.max_fee >= base).then(|| self.max_priority.min(self.max_fee - base))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolLimits {
+    pub max_per_sender: usize,
+    pub max_total: usize,
+}
+
+/// What happened to a transaction the pool once held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TxStatus {
+    Pending,
+    Queued,
+    Dropped(String),
+    Unknown,
+}
+
+/// Result of adding a transaction.
+#[derive(Debug, Default)]
+pub struct Added {
+    /// The transaction it replaced, if any.
+    pub replaced: Option<B256>,
+    /// Transactions evicted to make room.
+    pub evicted: Vec<B256>,
+}
+
+const DROPPED_MEMORY: usize = 10_000;
+
+pub struct Pool {
+    limits: PoolLimits,
+    by_hash: B256Map<Arc<PooledTx>>,
+    senders: AddressMap<BTreeMap<u64, Arc<PooledTx>>>,
+    seq: u64,
+    dropped: B256Map<String>,
+    dropped_order: VecDeque<B256>,
+}
+
+impl Pool {
+    pub fn new(limits: PoolLimits) -> Self {
+        Self {
+            limits,
+            by_hash: Default::default(),
+            senders: Default::default(),
+            seq: 0,
+            dropped: Default::default(),
+            dropped_order: VecDeque::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_hash.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_hash.is_empty()
+    }
+
+    pub fn get(&self, hash: &B256) -> Option<Arc<PooledTx>> {
+        self.by_hash.get(hash).cloned()
+    }
+
+    pub fn contains(&self, hash: &B256) -> bool {
+        self.by_hash.contains_key(hash)
+    }
+
+    /// Checks whether `tx` would be accepted, without adding it (the caller journals it
+    /// first, then calls `add`).
+    pub fn check(&self, tx: &PooledTx, state_nonce: u64) -> Result<(), ChainError> {
+        self.plan(tx, state_nonce).map(|_| ())
+    }
+
+    /// Adds a transaction. `state_nonce` is the sender's nonce in the newest pending state.
+    pub fn add(&mut self, mut tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {
+        let plan = self.plan(&tx, state_nonce)?;
+        let mut added = Added::default();
+        if let Some(old) = plan.replace {
+            self.remove(&old);
+            self.record_drop(old, "replaced by a transaction with a higher fee".into());
+            added.replaced = Some(old);
+        }
+        if let Some(victim) = plan.evict {
+            self.remove(&victim);
+            self.record_drop(victim, "evicted: the pool was full and a better-paying transaction arrived".into());
+            added.evicted.push(victim);
+        }
+        self.seq += 1;
+        tx.seq = self.seq;
+        let tx = Arc::new(tx);
+        self.senders.entry(tx.sender).or_default().insert(tx.nonce, tx.clone());
+        self.dropped.remove(&tx.hash);
+        self.by_hash.insert(tx.hash, tx);
+        Ok(added)
+    }
+
+    fn plan(&self, tx: &PooledTx, state_nonce: u64) -> Result<Plan, ChainError> {
+        if self.by_hash.contains_key(&tx.hash) {
+            return Err(ChainError::Rejected("already known".into()));
+        }
+        if tx.nonce < state_nonce {
+            return Err(ChainError::Rejected(format!(
+                "nonce too low: address {}, tx: {} state: {}",
+                tx.sender, tx.nonce, state_nonce
+            )));
+        }
+        let queue = self.senders.get(&tx.sender);
+        let mut plan = Plan::default();
+        if let Some(old) = queue.and_then(|q| q.get(&tx.nonce)) {
+            // Both the fee cap and the tip must rise by at least 10%.
+            let enough = |new: u128, old: u128| new.saturating_mul(100) >= old.saturating_mul(110);
+            if !(enough(tx.max_fee, old.max_fee) && enough(tx.max_priority, old.max_priority)) {
+                return Err(ChainError::Rejected("replacement transaction underpriced".into()));
+            }
+            plan.replace = Some(old.hash);
+            return Ok(plan);
+        }
+        let held = queue.map_or(0, |q| q.len());
+        if held >= self.limits.max_per_sender {
+            return Err(ChainError::Rejected(format!(
+                "account limit exceeded: {} already holds {held} pooled transactions",
+                tx.sender
+            )));
+        }
+        if tx.nonce >= state_nonce + self.limits.max_per_sender as u64 {
+            return Err(ChainError::Rejected(format!(
+                "nonce too high: address {}, tx: {} state: {} (gap exceeds the per-sender pool limit)",
+                tx.sender, tx.nonce, state_nonce
+            )));
+        }
+        if self.by_hash.len() >= self.limits.max_total {
+            plan.evict = Some(self.eviction_victim(tx).ok_or_else(|| ChainError::Rejected("txpool is full".into()))?);
+        }
+        Ok(plan)
+    }
+
+    /// The cheapest last-nonce transaction of another sender that `tx` outbids.
+    fn eviction_victim(&self, tx: &PooledTx) -> Option<B256> {
+        self.senders
+            .iter()
+            .filter(|(sender, _)| **sender != tx.sender)
+            .filter_map(|(_, q)| q.values().next_back())
+            .filter(|last| last.max_priority < tx.max_priority)
+            .min_by(|a, b| a.max_priority.cmp(&b.max_priority).then(b.seq.cmp(&a.seq)))
+            .map(|t| t.hash)
+    }
+
+    /// Removes a transaction (included, replaced, evicted or dropped).
+    pub fn remove(&mut self, hash: &B256) -> Option<Arc<PooledTx>> {
+        let tx = self.by_hash.remove(hash)?;
+        if let Some(q) = self.senders.get_mut(&tx.sender) {
+            q.remove(&tx.nonce);
+            if q.is_empty() {
+                self.senders.remove(&tx.sender);
+            }
+        }
+        Some(tx)
+    }
+
+    /// Removes a transaction and remembers why.
+    pub fn drop_tx(&mut self, hash: &B256, reason: String) -> Option<Arc<PooledTx>> {
+        let tx = self.remove(hash)?;
+        self.record_drop(*hash, reason);
+        Some(tx)
+    }
+
+    fn record_drop(&mut self, hash: B256, reason: String) {
+        if self.dropped.insert(hash, reason).is_none() {
+            self.dropped_order.push_back(hash);
+            if self.dropped_order.len() > DROPPED_MEMORY {
+                if let Some(old) = self.dropped_order.pop_front() {
+                    self.dropped.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Drops every pooled transaction of `sender` whose nonce is below `state_nonce`
+    /// (made stale by another transaction with the same nonce). Returns their hashes.
+    pub fn drop_stale(&mut self, sender: &Address, state_nonce: u64) -> Vec<B256> {
+        let stale: Vec<B256> = self
+            .senders
+            .get(sender)
+            .map(|q| q.range(..state_nonce).map(|(_, t)| t.hash).collect())
+            .unwrap_or_default();
+        for h in &stale {
+            self.drop_tx(h, "nonce too low: another transaction with this nonce was included".into());
+        }
+        stale
+    }
+
+    /// The nonce a new transaction of `sender` should use: after the pooled run that
+    /// continues from `state_nonce`.
+    pub fn next_nonce(&self, sender: &Address, state_nonce: u64) -> u64 {
+        let mut next = state_nonce;
+        if let Some(q) = self.senders.get(sender) {
+            for nonce in q.range(state_nonce..).map(|(n, _)| *n) {
+                if nonce != next {
+                    break;
+                }
+                next += 1;
+            }
+        }
+        next
+    }
+
+    pub fn status(&self, hash: &B256, state_nonce_of: impl Fn(&Address) -> u64) -> TxStatus {
+        if let Some(tx) = self.by_hash.get(hash) {
+            let next = self.next_nonce(&tx.sender, state_nonce_of(&tx.sender));
+            return if tx.nonce < next { TxStatus::Pending } else { TxStatus::Queued };
+        }
+        match self.dropped.get(hash) {
+            Some(reason) => TxStatus::Dropped(reason.clone()),
+            None => TxStatus::Unknown,
+        }
+    }
+
+    /// Executable transactions in the order the builder should try them: each sender's in
+    /// nonce order from its state nonce, senders interleaved by effective priority fee
+    /// (highest first, then arrival). Transactions whose fee cap is below `base_fee` wait.
+    pub fn best(&self, base_fee: u64, mut state_nonce_of: impl FnMut(&Address) -> u64) -> BestTxs {
+        let mut heads = BinaryHeap::new();
+        let mut runs: AddressMap<Vec<Arc<PooledTx>>> = Default::default();
+        for (sender, q) in &self.senders {
+            let start = state_nonce_of(sender);
+            let mut run = Vec::new();
+            let mut next = start;
+            for (nonce, tx) in q.range(start..) {
+                if *nonce != next {
+                    break;
+                }
+                run.push(tx.clone());
+                next += 1;
+            }
+            if run.is_empty() {
+                continue;
+            }
+            run.reverse(); // pop() from the end yields nonce order
+            if let Some(head) = run.last() {
+                if let Some(tip) = head.effective_tip(base_fee) {
+                    heads.push(Candidate { tip, seq: head.seq, sender: *sender });
+                    runs.insert(*sender, run);
+                }
+            }
+        }
+        BestTxs { heads, runs, base_fee }
+    }
+}
+
+#[derive(Default)]
+struct Plan {
+    replace: Option<B256>,
+    evict: Option<B256>,
+}
+
+#[derive(PartialEq, Eq)]
+struct Candidate {
+    tip: u128,
+    seq: u64,
+    sender: Address,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.tip.cmp(&other.tip).then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Iterator over executable transactions in builder order. `skip_sender` drops the rest of
+/// a sender's run (after one of its transactions failed or did not fit).
+pub struct BestTxs {
+    heads: BinaryHeap<Candidate>,
+    runs: AddressMap<Vec<Arc<PooledTx>>>,
+    base_fee: u64,
+}
+
+impl BestTxs {
+    pub fn skip_sender(&mut self, sender: &Address) {
+        self.runs.remove(sender);
+    }
+}
+
+impl Iterator for BestTxs {
+    type Item = Arc<PooledTx>;
+
+    fn next(&mut self) -> Option<Arc<PooledTx>> {
+        while let Some(c) = self.heads.pop() {
+            let Some(run) = self.runs.get_mut(&c.sender) else { continue };
+            let Some(tx) = run.pop() else { continue };
+            if let Some(next) = run.last() {
+                if let Some(tip) = next.effective_tip(self.base_fee) {
+                    self.heads.push(Candidate { tip, seq: next.seq, sender: c.sender });
+                }
+            }
+            return Some(tx);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,87 @@
+//! Chain rules: which fork is active at a given block, fee parameters.
+
+use alloy_eips::eip1559::BaseFeeParams;
+use alloy_genesis::Genesis;
+use revm::primitives::hardfork::SpecId;
+
+/// The rules of the chain, derived from its genesis file.
+#[derive(Clone, Debug)]
+pub struct ChainSpec {
+    pub genesis: Genesis,
+}
+
+impl ChainSpec {
+    pub fn new(genesis: Genesis) -> Self {
+        Self { genesis }
+    }
+
+    pub fn chain_id(&self) -> u64 {
+        self.genesis.config.chain_id
+    }
+
+    /// The EVM rules in force for a block with this number and timestamp.
+    pub fn spec_at(&self, number: u64, timestamp: u64) -> SpecId {
+        let c = &self.genesis.config;
+        let at_time = |fork: Option<u64>| fork.is_some_and(|t| timestamp >= t);
+        let at_block = |fork: Option<u64>| fork.is_some_and(|b| number >= b);
+        if at_time(c.amsterdam_time) {
+            SpecId::AMSTERDAM
+        } else if at_time(c.osaka_time) {
+            SpecId::OSAKA
+        } else if at_time(c.prague_time) {
+            SpecId::PRAGUE
+        } else if at_time(c.cancun_time) {
+            SpecId::CANCUN
+        } else if at_time(c.shanghai_time) {
+            SpecId::SHANGHAI
+        } else if self.is_merged(number) {
+            SpecId::MERGE
+        } else if at_block(c.london_block) {
+            SpecId::LONDON
+        } else if at_block(c.berlin_block) {
+            SpecId::BERLIN
+        } else if at_block(c.istanbul_block) {
+            SpecId::ISTANBUL
+        } else if at_block(c.petersburg_block) || at_block(c.constantinople_block) {
+            SpecId::PETERSBURG
+        } else if at_block(c.byzantium_block) {
+            SpecId::BYZANTIUM
+        } else if at_block(c.eip158_block) {
+            SpecId::SPURIOUS_DRAGON
+        } else if at_block(c.eip150_block) {
+            SpecId::TANGERINE
+        } else if at_block(c.homestead_block) {
+            SpecId::HOMESTEAD
+        } else {
+            SpecId::FRONTIER
+        }
+    }
+
+    /// Proof-of-stake rules (no difficulty, PREVRANDAO) from this block on.
+    pub fn is_merged(&self, number: u64) -> bool {
+        let c = &self.genesis.config;
+        c.terminal_total_difficulty_passed
+            || c.terminal_total_difficulty.is_some_and(|ttd| ttd.is_zero())
+            || c.merge_netsplit_block.is_some_and(|b| number >= b)
+    }
+
+    pub fn is_london(&self, number: u64) -> bool {
+        self.genesis.config.london_block.is_some_and(|b| number >= b)
+    }
+
+    pub fn is_shanghai(&self, timestamp: u64) -> bool {
+        self.genesis.config.shanghai_time.is_some_and(|t| timestamp >= t)
+    }
+
+    pub fn is_cancun(&self, timestamp: u64) -> bool {
+        self.genesis.config.cancun_time.is_some_and(|t| timestamp >= t)
+    }
+
+    pub fn is_prague(&self, timestamp: u64) -> bool {
+        self.genesis.config.prague_time.is_some_and(|t| timestamp >= t)
+    }
+
+    pub fn base_fee_params(&self) -> BaseFeeParams {
+        BaseFeeParams::ethereum()
+    }
+}

@@ -1,0 +1,132 @@
+//! Read views of the state for the EVM and for RPC reads.
+
+pub mod changes;
+pub mod trie;
+
+use std::sync::Arc;
+
+use alloy_primitives::{map::B256Map, Address, Bytes, B256, KECCAK256_EMPTY, U256};
+use parking_lot::RwLock;
+use revm::bytecode::Bytecode;
+use revm::database_interface::{DBErrorMarker, DatabaseRef};
+use revm::state::AccountInfo;
+
+use crate::error::{ChainError, ChainResult};
+use crate::store::StoreSnapshot;
+use changes::{AccountState, StateChanges};
+
+impl DBErrorMarker for ChainError {}
+
+/// Analysed bytecode by hash, shared by every view: code is immutable, and analysing it
+/// (jump table) on every call would cost more than the call.
+#[derive(Default)]
+pub struct CodeCache {
+    map: RwLock<B256Map<Bytecode>>,
+}
+
+const CODE_CACHE_ENTRIES: usize = 4096;
+
+impl CodeCache {
+    fn get_or_insert(&self, hash: B256, load: impl FnOnce() -> ChainResult<Option<Bytes>>) -> ChainResult<Bytecode> {
+        if let Some(code) = self.map.read().get(&hash) {
+            return Ok(code.clone());
+        }
+        let Some(raw) = load()? else {
+            return Err(ChainError::Internal(format!("missing code {hash}")));
+        };
+        let code = Bytecode::new_raw(raw);
+        let mut map = self.map.write();
+        if map.len() >= CODE_CACHE_ENTRIES {
+            map.clear();
+        }
+        map.insert(hash, code.clone());
+        Ok(code)
+    }
+}
+
+/// The state as of the end of a stored block, optionally with the pending block's
+/// changes on top. Immutable: readers hold it for as long as a request runs.
+#[derive(Clone)]
+pub struct StateView {
+    pub snapshot: Arc<StoreSnapshot>,
+    /// The stored block the reads start from.
+    pub block: u64,
+    /// Changes made after `block` (the pre-confirmed part of the block being built).
+    pub overlay: Option<Arc<StateChanges>>,
+    pub codes: Arc<CodeCache>,
+}
+
+impl StateView {
+    pub fn account(&self, address: &Address) -> ChainResult<Option<AccountState>> {
+        if let Some(overlay) = &self.overlay {
+            if let Some(known) = overlay.account(address) {
+                return Ok(known);
+            }
+        }
+        self.snapshot.account(address, self.block)
+    }
+
+    pub fn balance(&self, address: &Address) -> ChainResult<U256> {
+        Ok(self.account(address)?.map(|a| a.balance).unwrap_or_default())
+    }
+
+    pub fn nonce(&self, address: &Address) -> ChainResult<u64> {
+        Ok(self.account(address)?.map(|a| a.nonce).unwrap_or_default())
+    }
+
+    pub fn storage(&self, address: &Address, slot: &U256) -> ChainResult<U256> {
+        if let Some(overlay) = &self.overlay {
+            if let Some(v) = overlay.storage(address, slot) {
+                return Ok(v);
+            }
+        }
+        self.snapshot.storage(address, slot, self.block)
+    }
+
+    pub fn code_bytes(&self, address: &Address) -> ChainResult<Bytes> {
+        match self.account(address)? {
+            Some(a) if a.code_hash != KECCAK256_EMPTY => Ok(self.bytecode(a.code_hash)?.original_bytes()),
+            _ => Ok(Bytes::new()),
+        }
+    }
+
+    fn bytecode(&self, hash: B256) -> ChainResult<Bytecode> {
+        if hash == KECCAK256_EMPTY || hash.is_zero() {
+            return Ok(Bytecode::default());
+        }
+        self.codes.get_or_insert(hash, || {
+            if let Some(overlay) = &self.overlay {
+                if let Some(code) = overlay.codes.get(&hash) {
+                    return Ok(Some(code.clone()));
+                }
+            }
+            self.snapshot.code(&hash)
+        })
+    }
+}
+
+impl DatabaseRef for StateView {
+    type Error = ChainError;
+
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
+        Ok(self.account(&address)?.map(|a| AccountInfo {
+            balance: a.balance,
+            nonce: a.nonce,
+            code_hash: a.code_hash,
+            account_id: None,
+            code: None,
+        }))
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
+        self.bytecode(code_hash)
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
+        self.storage(&address, &index)
+    }
+
+    fn block_hash_ref(&self, number: u64) -> Result<B256, Self::Error> {
+        Ok(self.snapshot.block_hash(number)?.unwrap_or_default())
+    }
+}

@@ -1,0 +1,233 @@
+//! The on-disk chain: headers, bodies, receipts and the state history, in redb.
+//!
+//! Archive design: state is stored as history, never overwritten. Every block appends the
+//! values it changed under keys `(address, block)` and `(address, slot, block)`, big-endian,
+//! so the value of anything as of block N is one floor lookup: the last entry whose key is
+//! `<= (address, slot, N)`. Reads at the head and at any past block take the same path, and
+//! a block's writes never disturb readers of earlier blocks. (docs/storage.md explains why.)
+
+pub mod codec;
+mod snapshot;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use alloy_consensus::Header;
+use alloy_primitives::{Address, B256, U256};
+use alloy_rlp::Encodable;
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
+
+pub use codec::{StoredBody, StoredReceipts};
+pub use snapshot::StoreSnapshot;
+
+use crate::error::{ChainError, ChainResult};
+use crate::state::changes::StateChanges;
+use crate::state::trie::StateTrie;
+
+pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("headers");
+pub(crate) const HASHES: TableDefinition<u64, &[u8; 32]> = TableDefinition::new("block_hashes");
+pub(crate) const NUMBERS: TableDefinition<&[u8; 32], u64> = TableDefinition::new("block_numbers");
+pub(crate) const BODIES: TableDefinition<u64, &[u8]> = TableDefinition::new("bodies");
+pub(crate) const RECEIPTS: TableDefinition<u64, &[u8]> = TableDefinition::new("receipts");
+/// tx hash -> (block number BE, index BE)
+pub(crate) const TX_INDEX: TableDefinition<&[u8; 32], &[u8; 12]> = TableDefinition::new("tx_index");
+/// (address, block BE) -> account state, empty when the account does not exist
+pub(crate) const ACCOUNTS: TableDefinition<&[u8; 28], &[u8]> = TableDefinition::new("account_history");
+/// (address, slot, block BE) -> value
+pub(crate) const STORAGE: TableDefinition<&[u8; 60], &[u8; 32]> = TableDefinition::new("storage_history");
+pub(crate) const CODES: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("codes");
+
+const META_HEAD: &str = "head";
+const META_GENESIS: &str = "genesis_hash";
+const META_SCHEMA: &str = "schema";
+const SCHEMA_VERSION: &[u8] = b"1";
+
+/// One sealed block as the store writes it.
+pub struct BlockWrite<'a> {
+    pub header: &'a Header,
+    pub hash: B256,
+    pub body: &'a StoredBody,
+    pub receipts: &'a StoredReceipts,
+    pub tx_hashes: &'a [B256],
+    pub changes: &'a StateChanges,
+}
+
+pub struct Store {
+    db: Database,
+}
+
+impl Store {
+    /// Opens (or creates) the store in `datadir`.
+    pub fn open(datadir: &Path) -> ChainResult<Self> {
+        std::fs::create_dir_all(datadir)
+            .map_err(|e| ChainError::Config(format!("cannot create datadir {}: {e}", datadir.display())))?;
+        let path = datadir.join("chain.redb");
+        let db = Database::builder()
+            .set_cache_size(256 << 20)
+            .create(&path)
+            .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
+        Self::init(db)
+    }
+
+    /// A store that lives in memory only (`--ephemeral`).
+    pub fn in_memory() -> ChainResult<Self> {
+        let db = Database::builder()
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .map_err(ChainError::internal)?;
+        Self::init(db)
+    }
+
+    fn init(db: Database) -> ChainResult<Self> {
+        let txn = db.begin_write()?;
+        {
+            // Create every table so readers never meet a missing one.
+            let mut meta = txn.open_table(META)?;
+            txn.open_table(HEADERS)?;
+            txn.open_table(HASHES)?;
+            txn.open_table(NUMBERS)?;
+            txn.open_table(BODIES)?;
+            txn.open_table(RECEIPTS)?;
+            txn.open_table(TX_INDEX)?;
+            txn.open_table(ACCOUNTS)?;
+            txn.open_table(STORAGE)?;
+            txn.open_table(CODES)?;
+            let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
+            match schema {
+                None => {
+                    meta.insert(META_SCHEMA, SCHEMA_VERSION)?;
+                }
+                Some(v) if v == SCHEMA_VERSION => {}
+                Some(v) => {
+                    return Err(ChainError::Config(format!(
+                        "store schema {} is not supported (want {})",
+                        String::from_utf8_lossy(&v),
+                        String::from_utf8_lossy(SCHEMA_VERSION)
+                    )))
+                }
+            }
+        }
+        txn.commit()?;
+        Ok(Self { db })
+    }
+
+    /// A consistent read view of everything committed so far.
+    pub fn snapshot(&self) -> ChainResult<Arc<StoreSnapshot>> {
+        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?))
+    }
+
+    /// The genesis hash the store was created with, if any block was written.
+    pub fn genesis_hash(&self) -> ChainResult<Option<B256>> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get(META_GENESIS)?.map(|v| B256::from_slice(v.value())))
+    }
+
+    /// The number of the newest sealed block, if any.
+    pub fn head(&self) -> ChainResult<Option<u64>> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value())))
+    }
+
+    /// Writes a sealed block and its state changes in one durable transaction.
+    pub fn commit_block(&self, block: BlockWrite<'_>) -> ChainResult<()> {
+        let number = block.header.number;
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
+        {
+            let mut header_rlp = Vec::with_capacity(600);
+            block.header.encode(&mut header_rlp);
+            txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
+            txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
+            txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;
+            txn.open_table(BODIES)?.insert(number, codec::encode(block.body).as_slice())?;
+            txn.open_table(RECEIPTS)?.insert(number, codec::encode(block.receipts).as_slice())?;
+            let mut tx_index = txn.open_table(TX_INDEX)?;
+            for (i, hash) in block.tx_hashes.iter().enumerate() {
+                tx_index.insert(&hash.0, &codec::tx_location(number, i as u32))?;
+            }
+            write_state(&txn, number, block.changes)?;
+            let mut meta = txn.open_table(META)?;
+            meta.insert(META_HEAD, number.to_be_bytes().as_slice())?;
+            if number == 0 || meta.get(META_GENESIS)?.is_none() {
+                meta.insert(META_GENESIS, block.hash.as_slice())?;
+            }
+        }
+        txn.commit()?;
+        Ok(())
+    }
+
+    /// Rebuilds the state-root cache from the newest value of every account and slot.
+    pub fn load_state_trie(&self) -> ChainResult<StateTrie> {
+        let txn = self.db.begin_read()?;
+        let mut trie = StateTrie::default();
+        let accounts = txn.open_table(ACCOUNTS)?;
+        // Keys sort by (address, block): the last entry of each address is its newest state.
+        let mut current: Option<(Address, Vec<u8>)> = None;
+        for entry in accounts.iter()? {
+            let (key, value) = entry?;
+            let address = Address::from_slice(&key.value()[..20]);
+            if let Some((prev, state)) = current.take() {
+                if prev != address {
+                    if let Some(s) = codec::decode_account(&state) {
+                        trie.load_account(prev, s);
+                    }
+                }
+            }
+            current = Some((address, value.value().to_vec()));
+        }
+        if let Some((prev, state)) = current {
+            if let Some(s) = codec::decode_account(&state) {
+                trie.load_account(prev, s);
+            }
+        }
+        let storage = txn.open_table(STORAGE)?;
+        let mut current: Option<(Address, U256, U256)> = None;
+        for entry in storage.iter()? {
+            let (key, value) = entry?;
+            let k = key.value();
+            let address = Address::from_slice(&k[..20]);
+            let slot = U256::from_be_slice(&k[20..52]);
+            let value = U256::from_be_bytes(*value.value());
+            if let Some((a, s, v)) = current.take() {
+                if a != address || s != slot {
+                    trie.load_slot(a, s, v);
+                }
+            }
+            current = Some((address, slot, value));
+        }
+        if let Some((a, s, v)) = current {
+            trie.load_slot(a, s, v);
+        }
+        trie.finish_load();
+        Ok(trie)
+    }
+}
+
+/// Appends one block's state changes to the history tables.
+fn write_state(txn: &redb::WriteTransaction, number: u64, changes: &StateChanges) -> ChainResult<()> {
+    let mut accounts = txn.open_table(ACCOUNTS)?;
+    let mut storage = txn.open_table(STORAGE)?;
+    let mut codes = txn.open_table(CODES)?;
+    for (hash, code) in &changes.codes {
+        codes.insert(&hash.0, code.as_ref())?;
+    }
+    for (address, change) in &changes.accounts {
+        let encoded = change.info.map(|s| codec::encode_account(&s)).unwrap_or_default();
+        accounts.insert(&codec::account_key(address, number), encoded.as_slice())?;
+        if change.storage_wiped {
+            // Zero every slot the account held, so floor lookups at later blocks see them cleared.
+            let live = snapshot::live_slots(&storage, address)?;
+            for slot in live {
+                if !change.storage.contains_key(&slot) {
+                    storage.insert(&codec::storage_key(address, &slot, number), &[0u8; 32])?;
+                }
+            }
+        }
+        for (slot, value) in &change.storage {
+            storage.insert(&codec::storage_key(address, slot, number), &value.to_be_bytes::<32>())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! eth_sendRawTransaction: decode, validate against the newest pending state, journal,
+//! then pool. The hash is returned only once the transaction is durable.
+
+use alloy_consensus::{transaction::SignerRecoverable, Transaction, TxEnvelope};
+use alloy_eips::eip2718::Decodable2718;
+use alloy_primitives::{Bytes, B256, U256};
+use revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx;
+
+use crate::builder::events::interest;
+use crate::error::{ChainError, ChainResult};
+use crate::exec::tx_env_from_signed;
+use crate::node::Node;
+use crate::pool::PooledTx;
+
+/// geth's txMaxSize: 4 slots of 32 KiB.
+pub const MAX_TX_BYTES: usize = 128 * 1024;
+
+impl Node {
+    /// Accepts a signed transaction into the pool; returns its hash once it is journaled.
+    pub fn submit_raw(&self, raw: Bytes) -> ChainResult<B256> {
+        let ptx = self.validate_raw(raw)?;
+        let hash = ptx.hash;
+        let state_nonce = self.pending_state_nonce(&ptx.sender)?;
+        self.pool.lock().check(&ptx, state_nonce)?;
+        if let Some(journal) = &self.journal {
+            journal
+                .append(hash, &ptx.raw)
+                .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
+        }
+        let added = self.pool.lock().add(ptx, state_nonce)?;
+        if let Some(journal) = &self.journal {
+            let gone: Vec<B256> = added.replaced.iter().chain(added.evicted.iter()).copied().collect();
+            if !gone.is_empty() {
+                let _ = journal.forget(gone.iter());
+            }
+        }
+        let sink = self.events();
+        if sink.interest() & interest::PENDING_TXS != 0 {
+            sink.emit("pooled", format!("\"{hash:#x}\""));
+        }
+        Ok(hash)
+    }
+
+    /// Stateless and state checks, in geth's words.
+    pub fn validate_raw(&self, raw: Bytes) -> ChainResult<PooledTx> {
+        if raw.len() > MAX_TX_BYTES {
+            return Err(ChainError::Rejected(format!(
+                "oversized data: transaction size {}, limit {MAX_TX_BYTES}",
+                raw.len()
+            )));
+        }
+        match raw.first() {
+            None => return Err(ChainError::InvalidParams("empty transaction".into())),
+            Some(3) => {
+                return Err(ChainError::Rejected(
+                    "transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs".into(),
+                ))
+            }
+            Some(t) if *t > 4 && *t < 0xc0 => {
+                return Err(ChainError::Rejected(format!("transaction type not supported: type {t}")))
+            }
+            _ => {}
+        }
+        let tx = TxEnvelope::decode_2718_exact(&raw)
+            .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
+        let sender = tx.recover_signer().map_err(|_| ChainError::Rejected("invalid sender".into()))?;
+        if let Some(id) = tx.chain_id() {
+            if id != self.chain_id() {
+                return Err(ChainError::Rejected(format!(
+                    "invalid chain id: have {id}, want {}",
+                    self.chain_id()
+                )));
+            }
+        }
+        let view = self.view();
+        let context = self.pending_context(&view);
+        let spec_id = self.spec.spec_at(context.number, context.timestamp);
+        if tx.is_eip7702() && !spec_id.is_enabled_in(revm::primitives::hardfork::SpecId::PRAGUE) {
+            return Err(ChainError::Rejected("transaction type not supported".into()));
+        }
+        if tx.gas_limit() > context.gas_limit {
+            return Err(ChainError::Rejected("exceeds block gas limit".into()));
+        }
+        let env = tx_env_from_signed(&tx, sender);
+        let intrinsic = calculate_initial_tx_gas_for_tx(&env, spec_id, None);
+        let need = (intrinsic.initial_regular_gas + intrinsic.initial_state_gas).max(intrinsic.floor_gas);
+        if tx.gas_limit() < need {
+            return Err(ChainError::Rejected(format!(
+                "intrinsic gas too low: have {}, want {need}",
+                tx.gas_limit()
+            )));
+        }
+        if let Some(tip) = tx.max_priority_fee_per_gas() {
+            if tip > tx.max_fee_per_gas() {
+                return Err(ChainError::Rejected(format!(
+                    "max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {}",
+                    tx.max_fee_per_gas()
+                )));
+            }
+        }
+        let base_fee = context.base_fee_per_gas.unwrap_or_default();
+        if tx.max_fee_per_gas() < base_fee as u128 {
+            return Err(ChainError::Rejected(format!(
+                "max fee per gas less than block base fee: address {sender}, maxFeePerGas: {}, baseFee: {base_fee}",
+                tx.max_fee_per_gas()
+            )));
+        }
+        let ptx = PooledTx::new(tx, raw, sender);
+        let state = view.pending_state();
+        let account = state.account(&sender)?;
+        let nonce = account.map(|a| a.nonce).unwrap_or_default();
+        if ptx.nonce < nonce {
+            return Err(ChainError::Rejected(format!(
+                "nonce too low: address {sender}, tx: {} state: {nonce}",
+                ptx.nonce
+            )));
+        }
+        let balance = account.map(|a| a.balance).unwrap_or(U256::ZERO);
+        let cost = ptx.cost();
+        if balance < cost {
+            return Err(ChainError::Rejected(format!(
+                "insufficient funds for gas * price + value: balance {balance}, tx cost {cost}, overshot {}",
+                cost - balance
+            )));
+        }
+        Ok(ptx)
+    }
+
+    /// Replays the journal after a restart: every record goes through validation again;
+    /// included or no-longer-valid ones are dropped, the rest return to the pool.
+    pub fn replay_journal(&self, records: Vec<Bytes>) -> (usize, usize) {
+        let Some(journal) = &self.journal else { return (0, 0) };
+        let (mut kept, mut dropped) = (0, 0);
+        for raw in records {
+            let result = self.validate_raw(raw.clone()).and_then(|ptx| {
+                let nonce = self.pending_state_nonce(&ptx.sender)?;
+                let hash = ptx.hash;
+                self.pool.lock().add(ptx, nonce)?;
+                Ok(hash)
+            });
+            match result {
+                Ok(hash) => {
+                    journal.register(hash, raw);
+                    kept += 1;
+                }
+                Err(_) => dropped += 1,
+            }
+        }
+        if let Err(e) = journal.compact() {
+            eprintln!("[preconf-node] pool journal compaction failed: {e}");
+        }
+        (kept, dropped)
+    }
+}

@@ -1,0 +1,106 @@
+//! Chain data shared across modules: block selectors, executed transactions, blocks.
+
+use alloy_consensus::{Header, Receipt, ReceiptEnvelope, Transaction, TxEnvelope, TxType};
+use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use std::sync::Arc;
+
+use alloy_primitives::{Address, Log, B256};
+
+use crate::error::{ChainError, ChainResult};
+use crate::store::codec::StoredTx;
+
+/// Which block a request refers to. The TypeScript side validates the JSON-RPC block
+/// parameter and hands over a canonical string: a tag, a decimal number or a 0x hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockId {
+    Latest,
+    Pending,
+    Safe,
+    Finalized,
+    Earliest,
+    Number(u64),
+    Hash(B256),
+}
+
+impl BlockId {
+    pub fn parse(s: &str) -> ChainResult<Self> {
+        Ok(match s {
+            "latest" => BlockId::Latest,
+            "pending" => BlockId::Pending,
+            "safe" => BlockId::Safe,
+            "finalized" => BlockId::Finalized,
+            "earliest" => BlockId::Earliest,
+            _ if s.len() == 66 && s.starts_with("0x") => BlockId::Hash(
+                s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block hash {s}")))?,
+            ),
+            _ => BlockId::Number(
+                s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block selector {s}")))?,
+            ),
+        })
+    }
+}
+
+/// A transaction executed into a block, with its outcome.
+#[derive(Clone, Debug)]
+pub struct ExecutedTx {
+    pub tx: TxEnvelope,
+    pub sender: Address,
+    pub receipt: Receipt<Log>,
+    pub gas_used: u64,
+}
+
+impl ExecutedTx {
+    pub fn hash(&self) -> B256 {
+        *self.tx.tx_hash()
+    }
+
+    pub fn tx_type(&self) -> TxType {
+        self.tx.tx_type()
+    }
+
+    /// The consensus receipt, as hashed into `receiptsRoot` and stored.
+    pub fn receipt_envelope(&self) -> ReceiptEnvelope<Log> {
+        ReceiptEnvelope::from_typed(self.tx_type(), self.receipt.clone().with_bloom())
+    }
+
+    /// Address of the contract a creation deployed.
+    pub fn contract_address(&self) -> Option<Address> {
+        if self.tx.is_create() {
+            Some(self.sender.create(self.tx.nonce()))
+        } else {
+            None
+        }
+    }
+
+    pub fn stored_tx(&self) -> StoredTx {
+        StoredTx { raw: self.tx.encoded_2718().into(), sender: self.sender }
+    }
+
+    /// Rebuilds executed transactions from a stored body and its receipts.
+    pub fn from_stored(txs: &[StoredTx], receipts: &[alloy_primitives::Bytes]) -> ChainResult<Vec<Arc<Self>>> {
+        let mut out = Vec::with_capacity(txs.len());
+        let mut prev_cumulative = 0;
+        for (stored, raw_receipt) in txs.iter().zip(receipts) {
+            let tx = TxEnvelope::decode_2718(&mut stored.raw.as_ref())
+                .map_err(|e| ChainError::Internal(format!("corrupt stored tx: {e}")))?;
+            let envelope = ReceiptEnvelope::<Log>::decode_2718(&mut raw_receipt.as_ref())
+                .map_err(|e| ChainError::Internal(format!("corrupt stored receipt: {e}")))?;
+            let receipt = envelope.as_receipt().cloned().ok_or_else(|| ChainError::Internal("bad receipt".into()))?;
+            let gas_used = receipt.cumulative_gas_used - prev_cumulative;
+            prev_cumulative = receipt.cumulative_gas_used;
+            out.push(Arc::new(ExecutedTx { tx, sender: stored.sender, receipt, gas_used }));
+        }
+        Ok(out)
+    }
+}
+
+/// A block with everything needed to answer reads about it.
+#[derive(Clone, Debug)]
+pub struct BlockData {
+    pub header: Header,
+    /// `None` for the block being built (its hash is not known until it is sealed).
+    pub hash: Option<B256>,
+    pub txs: Vec<Arc<ExecutedTx>>,
+    /// Index of the newest pre-confirmation (only for the block being built).
+    pub preconf_index: Option<u64>,
+}

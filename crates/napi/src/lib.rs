@@ -1,0 +1,201 @@
+//! preconf-napi: the thin N-API adapter over preconf-chain. It converts strings at the
+//! boundary, runs heavy work off the JavaScript thread, and encodes every result as one
+//! string: JSON text of the result, or `E{"kind","message","data"?}` for a typed failure
+//! (see src/native.ts). napi errors (exceptions) are kept for boundary bugs.
+
+mod events;
+mod jobs;
+
+use std::sync::Arc;
+
+use alloy_primitives::{Address, B256, U256};
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+use preconf_chain::{exec, rpc, BlockId, ChainError, ChainResult, Node, NodeConfig};
+use serde_json::{json, Value};
+
+use jobs::Job;
+
+/// Encodes a result for the boundary.
+fn encode(r: ChainResult<Value>) -> String {
+    match r {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("E{}", e.to_json()),
+    }
+}
+
+fn parse_address(s: &str) -> ChainResult<Address> {
+    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid address {s}")))
+}
+
+fn parse_hash(s: &str) -> ChainResult<B256> {
+    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid hash {s}")))
+}
+
+#[napi]
+pub struct NativeNode {
+    node: Arc<Node>,
+    events: events::EventHub,
+}
+
+#[napi]
+impl NativeNode {
+    /// Opens the store (creating genesis on first start) and starts the builder.
+    #[napi(factory)]
+    pub fn open(config: String) -> napi::Result<Self> {
+        let config: NodeConfig = serde_json::from_str(&config)
+            .map_err(|e| napi::Error::from_reason(format!("invalid node config: {e}")))?;
+        let node = Arc::new(Node::open(config).map_err(|e| napi::Error::from_reason(e.to_string()))?);
+        let events = events::EventHub::default();
+        node.set_event_sink(Arc::new(events.clone()));
+        node.start().map_err(|e| napi::Error::from_reason(e.to_string()))?;
+        Ok(Self { node, events })
+    }
+
+    #[napi]
+    pub fn info(&self) -> String {
+        let view = self.node.view();
+        let accounts: Vec<Value> = self
+            .node
+            .dev_accounts
+            .iter()
+            .map(|a| json!({ "address": a.address.to_checksum(None), "privateKey": a.private_key.to_string() }))
+            .collect();
+        json!({
+            "chainId": self.node.chain_id(),
+            "genesisHash": self.node.genesis_hash().to_string(),
+            "head": view.head_number(),
+            "clientVersion": preconf_chain::node::CLIENT_VERSION,
+            "accounts": accounts,
+        })
+        .to_string()
+    }
+
+    #[napi]
+    pub fn block_number(&self) -> String {
+        encode(Ok(rpc::qty(self.node.view().head_number())))
+    }
+
+    #[napi]
+    pub fn get_balance(&self, address: String, block: String) -> String {
+        encode((|| Ok(rpc::qty(self.node.balance(parse_address(&address)?, BlockId::parse(&block)?)?)))())
+    }
+
+    #[napi]
+    pub fn get_transaction_count(&self, address: String, block: String) -> String {
+        encode((|| Ok(rpc::qty(self.node.transaction_count(parse_address(&address)?, BlockId::parse(&block)?)?)))())
+    }
+
+    #[napi]
+    pub fn get_code(&self, address: String, block: String) -> String {
+        encode((|| Ok(rpc::bytes(&self.node.code(parse_address(&address)?, BlockId::parse(&block)?)?)))())
+    }
+
+    #[napi]
+    pub fn get_storage_at(&self, address: String, slot: String, block: String) -> String {
+        encode((|| {
+            let slot: U256 = slot.parse().map_err(|_| ChainError::InvalidParams(format!("invalid slot {slot}")))?;
+            let v = self.node.storage(parse_address(&address)?, slot, BlockId::parse(&block)?)?;
+            Ok(rpc::u256_word(v))
+        })())
+    }
+
+    #[napi]
+    pub fn get_block(&self, block: String, full: bool) -> String {
+        encode((|| self.node.block_json(BlockId::parse(&block)?, full))())
+    }
+
+    #[napi]
+    pub fn get_block_receipts(&self, block: String) -> String {
+        encode((|| self.node.block_receipts_json(BlockId::parse(&block)?))())
+    }
+
+    #[napi]
+    pub fn get_transaction(&self, hash: String) -> String {
+        encode((|| self.node.transaction_json(parse_hash(&hash)?))())
+    }
+
+    #[napi]
+    pub fn get_transaction_receipt(&self, hash: String) -> String {
+        encode((|| self.node.receipt_json(parse_hash(&hash)?))())
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn call(&self, request: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let params: exec::call::CallParams = exec::request::parse(&request, "call request")?;
+            Ok(rpc::bytes(&exec::call::call(&node, &params)?))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn estimate_gas(&self, request: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let params: exec::call::EstimateParams = exec::request::parse(&request, "estimate request")?;
+            Ok(rpc::qty(exec::call::estimate_gas(&node, &params)?))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn simulate(&self, _request: String) -> AsyncTask<Job> {
+        Job::spawn(move || Err(ChainError::Unavailable("eth_simulateV1 is not implemented yet".into())))
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn send_raw_transaction(&self, raw: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let bytes: alloy_primitives::Bytes =
+                raw.parse().map_err(|_| ChainError::InvalidParams("raw transaction is not valid hex".into()))?;
+            Ok(rpc::hash(&node.submit_raw(bytes)?))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn get_logs(&self, _filter: String) -> AsyncTask<Job> {
+        Job::spawn(move || Err(ChainError::Unavailable("eth_getLogs is not implemented yet".into())))
+    }
+
+    #[napi]
+    pub fn fee_history(&self, _request: String) -> String {
+        encode(Err(ChainError::Unavailable("eth_feeHistory is not implemented yet".into())))
+    }
+
+    #[napi]
+    pub fn gas_price(&self) -> String {
+        let view = self.node.view();
+        let base = view.head.header.base_fee_per_gas.unwrap_or_default();
+        encode(Ok(rpc::qty(base)))
+    }
+
+    #[napi]
+    pub fn max_priority_fee_per_gas(&self) -> String {
+        encode(Ok(rpc::qty(0u64)))
+    }
+
+    #[napi]
+    pub fn tx_status(&self, _hash: String) -> String {
+        encode(Ok(Value::Null))
+    }
+
+    /// Registers the JavaScript receiver of builder events.
+    #[napi(ts_args_type = "callback: (kind: string, payload: string) => void")]
+    pub fn subscribe_events(&self, callback: events::EventCallback) {
+        self.events.set(callback);
+    }
+
+    /// Which event payloads JavaScript wants rendered (a bit mask; see src/native.ts).
+    #[napi]
+    pub fn set_event_interest(&self, mask: u32) {
+        self.events.set_interest(mask);
+    }
+
+    /// Stops the builder (sealing what was pre-confirmed) and flushes the store.
+    #[napi]
+    pub fn close(&self) {
+        self.node.shutdown();
+        self.events.clear();
+    }
+}

@@ -1,0 +1,136 @@
+// Command-line flags -> configuration. Every flag has a default that runs the dev chain.
+
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ChainConfig } from './native.js';
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  maxBatch: number;
+  publicEndpoint: boolean;
+  wsMaxConnections: number;
+  wsMaxSubscriptions: number;
+  wsMaxBackpressureBytes: number;
+  printAccounts: boolean;
+}
+
+export interface Config {
+  server: ServerConfig;
+  chain: ChainConfig;
+}
+
+interface Flag {
+  name: string;
+  value?: string; // placeholder when the flag takes a value
+  help: string;
+  apply(cfg: Config, v: string): void;
+}
+
+const int = (name: string, v: string, min = 0): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got "${v}"`);
+  return n;
+};
+
+const FLAGS: Flag[] = [
+  { name: 'host', value: 'ADDR', help: 'interface to listen on (default 127.0.0.1)', apply: (c, v) => void (c.server.host = v) },
+  { name: 'port', value: 'PORT', help: 'port for HTTP and WebSocket (default 8545; 0 picks a free one)', apply: (c, v) => void (c.server.port = int('port', v)) },
+  { name: 'datadir', value: 'DIR', help: 'where the chain is stored (default ./data)', apply: (c, v) => void (c.chain.datadir = resolve(v)) },
+  { name: 'ephemeral', help: 'keep the chain in memory only; nothing is written to disk', apply: (c) => void (c.chain.datadir = null) },
+  {
+    name: 'genesis',
+    value: 'FILE',
+    help: 'geth-style genesis.json (default: the embedded dev chain)',
+    apply: (c, v) => {
+      try {
+        c.chain.genesis = readFileSync(v, 'utf8');
+      } catch (e) {
+        throw new Error(`cannot read --genesis ${v}: ${(e as Error).message}`);
+      }
+    },
+  },
+  { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval (default 200)', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
+  { name: 'block-time-ms', value: 'MS', help: 'block sealing interval (default 2000)', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
+  { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
+  { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },
+  { name: 'gas-cap', value: 'GAS', help: 'gas for eth_call/estimateGas when none is given (default 50000000)', apply: (c, v) => void (c.chain.gasCap = int('gas-cap', v, 21000)) },
+  { name: 'finality-depth', value: 'N', help: 'blocks behind the head that count as finalized (default 0)', apply: (c, v) => void (c.chain.finalityDepth = int('finality-depth', v)) },
+  { name: 'max-body-bytes', value: 'N', help: 'largest HTTP request body (default 5242880)', apply: (c, v) => void (c.server.maxBodyBytes = int('max-body-bytes', v, 1024)) },
+  { name: 'max-batch', value: 'N', help: 'largest JSON-RPC batch (default 1000)', apply: (c, v) => void (c.server.maxBatch = int('max-batch', v, 1)) },
+  { name: 'pool-max-per-sender', value: 'N', help: 'pooled transactions per sender (default 1024)', apply: (c, v) => void (c.chain.poolMaxPerSender = int('pool-max-per-sender', v, 1)) },
+  { name: 'pool-max', value: 'N', help: 'pooled transactions in all (default 50000)', apply: (c, v) => void (c.chain.poolMaxTotal = int('pool-max', v, 1)) },
+  { name: 'simulate-max-blocks', value: 'N', help: 'eth_simulateV1 blocks per request (default 256)', apply: (c, v) => void (c.chain.simulateMaxBlocks = int('simulate-max-blocks', v, 1)) },
+  { name: 'simulate-max-calls', value: 'N', help: 'eth_simulateV1 calls per request (default 10000)', apply: (c, v) => void (c.chain.simulateMaxCalls = int('simulate-max-calls', v, 1)) },
+  { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget (default 5000)', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
+  { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range (default 10000)', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
+  { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size (default 10000)', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
+  { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections (default 10000)', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
+  { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection (default 100)', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
+  { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped (default 4194304)', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
+  { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
+];
+
+export function defaultConfig(): Config {
+  return {
+    server: {
+      host: '127.0.0.1',
+      port: 8545,
+      maxBodyBytes: 5 * 1024 * 1024,
+      maxBatch: 1000,
+      publicEndpoint: false,
+      wsMaxConnections: 10_000,
+      wsMaxSubscriptions: 100,
+      wsMaxBackpressureBytes: 4 * 1024 * 1024,
+      printAccounts: true,
+    },
+    chain: {
+      datadir: resolve('data'),
+      genesis: null,
+      preconf: true,
+      preconfIntervalMs: 200,
+      blockTimeMs: 2000,
+      gasCap: 50_000_000,
+      finalityDepth: 0,
+      poolMaxPerSender: 1024,
+      poolMaxTotal: 50_000,
+      simulateMaxBlocks: 256,
+      simulateMaxCallsPerBlock: 5_000,
+      simulateMaxCalls: 10_000,
+      simulateTimeoutMs: 5_000,
+      logsMaxRange: 10_000,
+      logsMaxResults: 10_000,
+    },
+  };
+}
+
+export function usage(): string {
+  const lines = FLAGS.map((f) => `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help);
+  return `Usage: preconf-node [flags]\n\n${lines.join('\n')}\n  --help                          this text\n`;
+}
+
+/** Parses argv (without node and script). Throws with a message naming the bad flag. */
+export function parseArgs(argv: string[]): Config | 'help' {
+  const cfg = defaultConfig();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const flag = FLAGS.find((f) => f.name === name);
+    if (flag === undefined) throw new Error(`unknown flag --${name} (see --help)`);
+    let value = '';
+    if (flag.value !== undefined) {
+      if (eq !== -1) value = arg.slice(eq + 1);
+      else {
+        const next = argv[++i];
+        if (next === undefined) throw new Error(`--${name} needs a value (${flag.value})`);
+        value = next;
+      }
+    } else if (eq !== -1) throw new Error(`--${name} takes no value`);
+    flag.apply(cfg, value);
+  }
+  return cfg;
+}

@@ -1,0 +1,105 @@
+// Every failure a client can see, and the one table that maps native (Rust) failures to
+// JSON-RPC codes. Messages follow geth's wording: clients such as viem match on the text.
+
+export const Code = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  Internal: -32603,
+  /** geth's generic server error: execution and state failures. */
+  Server: -32000,
+  /** eth_simulateV1 per-call VM error, and the simulate timeout. */
+  SimulateVmError: -32015,
+  Timeout: -32016,
+} as const;
+
+/** An error that becomes a JSON-RPC error object as it is. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Raised by the transport when the request itself must be refused with an HTTP status. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A failure reported by the addon: a stable `kind`, geth's message, optional data. */
+export class NativeError extends Error {
+  constructor(
+    readonly kind: string,
+    message: string,
+    readonly data?: string,
+  ) {
+    super(message);
+    this.name = 'NativeError';
+  }
+}
+
+/** kind (crates/chain/src/error.rs) -> JSON-RPC code. */
+const NATIVE_CODES: Record<string, number> = {
+  InvalidParams: Code.InvalidParams,
+  HeaderNotFound: Code.Server,
+  Reverted: Code.Server, // the product's interface fixes -32000 (geth uses 3)
+  Halted: Code.Server,
+  Rejected: Code.Server,
+  Timeout: Code.Server,
+  Unavailable: Code.MethodNotFound,
+  Config: Code.Internal,
+  Internal: Code.Internal,
+  SimNonceTooLow: -38010,
+  SimNonceTooHigh: -38011,
+  SimBaseFeeTooLow: -38012,
+  SimIntrinsicGasTooLow: -38013,
+  SimInsufficientFunds: -38014,
+  SimBlockGasLimitExceeded: -38015,
+  SimBlockNumberInvalid: -38020,
+  SimTimestampInvalid: -38021,
+  SimPrecompileSelfReference: -38022,
+  SimPrecompileDuplicateAddress: -38023,
+  SimClientLimitExceeded: -38026,
+  SimGeneric: Code.Server,
+  SimInternal: Code.Internal,
+  SimTimeout: Code.Timeout,
+};
+
+export type Logger = (message: string, error?: unknown) => void;
+
+export const logInternal: Logger = (message, error) => {
+  console.error(`[preconf-node] internal error: ${message}`, error ?? '');
+};
+
+/** Turns anything thrown by a handler into the JSON-RPC error the client sees. */
+export function toRpcError(err: unknown, log: Logger = logInternal): RpcError {
+  if (err instanceof RpcError) return err;
+  if (err instanceof NativeError) {
+    const code = NATIVE_CODES[err.kind];
+    if (code === undefined || code === Code.Internal) {
+      log(`native ${err.kind}: ${err.message}`);
+      return new RpcError(Code.Internal, err.message || 'internal error');
+    }
+    return new RpcError(code, err.message, err.data);
+  }
+  log('unexpected exception', err);
+  return new RpcError(Code.Internal, 'internal error');
+}
+
+export const invalidParams = (message: string): RpcError => new RpcError(Code.InvalidParams, message);

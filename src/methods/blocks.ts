@@ -1,0 +1,56 @@
+// Blocks, transactions and receipts by number, hash or tag.
+
+import { blockSelector } from '../validation/block.js';
+import { argPath, bool, hash32, quantity64, toNumber } from '../validation/primitives.js';
+import type { MethodOptions, MethodTable } from './index.js';
+
+export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTable {
+  const fullFlag = (v: unknown): boolean => (v === undefined ? false : bool(v, argPath(1), 'full transactions flag'));
+  const txInBlock = (block: string, index: unknown): string => {
+    const i = toNumber(quantity64(index, argPath(1), 'transaction index'));
+    const parsed = JSON.parse(chain.getBlock(block, true)) as { transactions: unknown[] } | null;
+    return JSON.stringify(parsed?.transactions[i] ?? null);
+  };
+  const txCount = (block: string): string => {
+    const parsed = JSON.parse(chain.getBlock(block, false)) as { transactions: unknown[] } | null;
+    return parsed === null ? 'null' : JSON.stringify(`0x${parsed.transactions.length.toString(16)}`);
+  };
+  return {
+    eth_getBlockByNumber: {
+      maxParams: 2,
+      handler: (p) => chain.getBlock(blockSelector(p[0], 0), fullFlag(p[1])),
+    },
+    eth_getBlockByHash: {
+      maxParams: 2,
+      handler: (p) => chain.getBlock(hash32(p[0], argPath(0), 'block hash'), fullFlag(p[1])),
+    },
+    eth_getBlockReceipts: {
+      maxParams: 1,
+      forbidden: publicEndpoint,
+      handler: (p) => chain.getBlockReceipts(blockSelector(p[0], 0)),
+    },
+    eth_getTransactionByHash: {
+      maxParams: 1,
+      handler: (p) => chain.getTransaction(hash32(p[0], argPath(0), 'transaction hash')),
+    },
+    eth_getTransactionReceipt: {
+      maxParams: 1,
+      handler: (p) => chain.getTransactionReceipt(hash32(p[0], argPath(0), 'transaction hash')),
+    },
+    eth_getBlockTransactionCountByNumber: { maxParams: 1, handler: (p) => txCount(blockSelector(p[0], 0)) },
+    eth_getBlockTransactionCountByHash: {
+      maxParams: 1,
+      handler: (p) => txCount(hash32(p[0], argPath(0), 'block hash')),
+    },
+    eth_getTransactionByBlockNumberAndIndex: {
+      maxParams: 2,
+      handler: (p) => txInBlock(blockSelector(p[0], 0), p[1]),
+    },
+    eth_getTransactionByBlockHashAndIndex: {
+      maxParams: 2,
+      handler: (p) => txInBlock(hash32(p[0], argPath(0), 'block hash'), p[1]),
+    },
+    eth_getUncleCountByBlockNumber: { maxParams: 1, handler: (p) => (blockSelector(p[0], 0), '"0x0"') },
+    eth_getUncleCountByBlockHash: { maxParams: 1, handler: (p) => (hash32(p[0], argPath(0)), '"0x0"') },
+  };
+}

@@ -1,0 +1,40 @@
+// EVM execution: eth_call, eth_estimateGas, eth_simulateV1. These run off the event loop
+// in the addon, so a heavy call never holds up other connections.
+
+import { blockSelector } from '../validation/block.js';
+import { blockOverrides, callObject, stateOverrides } from '../validation/call.js';
+import { argPath } from '../validation/primitives.js';
+import { simulatePayload } from '../validation/simulate.js';
+import type { MethodOptions, MethodTable } from './index.js';
+
+export function executionMethods({ chain, preconf }: MethodOptions): MethodTable {
+  const table: MethodTable = {
+    eth_call: {
+      maxParams: 4,
+      handler: (p) =>
+        chain.call({
+          tx: callObject(p[0], argPath(0)),
+          block: blockSelector(p[1], 1, 'latest'),
+          stateOverrides: stateOverrides(p[2], argPath(2)),
+          blockOverrides: blockOverrides(p[3], argPath(3)),
+        }),
+    },
+    eth_estimateGas: {
+      maxParams: 3,
+      handler: (p) =>
+        chain.estimateGas({
+          tx: callObject(p[0], argPath(0)),
+          block: blockSelector(p[1], 1, 'latest'),
+          stateOverrides: stateOverrides(p[2], argPath(2)),
+        }),
+    },
+  };
+  if (preconf) {
+    // Simulation serves the block being built; without pre-confirmations it does not exist.
+    table.eth_simulateV1 = {
+      maxParams: 2,
+      handler: (p) => chain.simulate({ payload: simulatePayload(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest') }),
+    };
+  }
+  return table;
+}

@@ -1,0 +1,42 @@
+// Fee data for wallets: gas price, priority fee, fee history.
+
+import { blockSelector } from '../validation/block.js';
+import { argPath, fail, quantity64, toNumber } from '../validation/primitives.js';
+import type { MethodOptions, MethodTable } from './index.js';
+
+const MAX_FEE_HISTORY_BLOCKS = 1024;
+
+export function feeMethods({ chain }: MethodOptions): MethodTable {
+  return {
+    eth_gasPrice: { maxParams: 0, handler: () => chain.gasPrice() },
+    eth_maxPriorityFeePerGas: { maxParams: 0, handler: () => chain.maxPriorityFeePerGas() },
+    eth_feeHistory: {
+      maxParams: 3,
+      handler: (p) => {
+        // geth accepts the block count as a hex quantity or a plain number.
+        const count =
+          typeof p[0] === 'number' && Number.isInteger(p[0]) && p[0] >= 0
+            ? p[0]
+            : toNumber(quantity64(p[0], argPath(0), 'block count'));
+        const newest = blockSelector(p[1], 1);
+        let percentiles: number[] = [];
+        if (p[2] !== undefined && p[2] !== null) {
+          if (!Array.isArray(p[2]) || p[2].some((x) => typeof x !== 'number' || !(x >= 0 && x <= 100))) {
+            throw fail(argPath(2), 'reward percentiles must be an array of numbers between 0 and 100');
+          }
+          for (let i = 1; i < p[2].length; i++) {
+            if ((p[2][i] as number) < (p[2][i - 1] as number)) {
+              throw fail(argPath(2), 'reward percentiles must be in increasing order');
+            }
+          }
+          percentiles = p[2] as number[];
+        }
+        return chain.feeHistory({
+          blockCount: Math.min(count, MAX_FEE_HISTORY_BLOCKS),
+          newestBlock: newest,
+          rewardPercentiles: percentiles,
+        });
+      },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// Assembles the node: the chain (addon), the method registry, and the transports on one
+// uWebSockets.js app. Used by the CLI and by the tests, which start it on a free port.
+
+import uWS from 'uWebSockets.js';
+import { Chain } from './native.js';
+import { Dispatcher } from './protocol/jsonrpc.js';
+import { buildMethods } from './methods/index.js';
+import { mountHttp } from './transport/http.js';
+import type { Config } from './cli.js';
+
+export interface RunningNode {
+  chain: Chain;
+  host: string;
+  port: number;
+  url: string;
+  wsUrl: string;
+  chainId: number;
+  /** Stops listening, stops the builder and flushes the store. */
+  close(): void;
+}
+
+export async function startNode(config: Config): Promise<RunningNode> {
+  const chain = Chain.open(config.chain);
+  const info = chain.info();
+  const methods = buildMethods({
+    chain,
+    chainId: info.chainId,
+    clientVersion: info.clientVersion,
+    publicEndpoint: config.server.publicEndpoint,
+    preconf: config.chain.preconf,
+  });
+  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
+  const app = uWS.App();
+  mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () =>
+    JSON.stringify({ status: 'ok', chainId: info.chainId, head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16) }),
+  );
+  const { host } = config.server;
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(host, config.server.port, (token) => {
+      if (token) resolve(token);
+      else reject(new Error(`cannot listen on ${host}:${config.server.port}`));
+    });
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+  let closed = false;
+  return {
+    chain,
+    host,
+    port,
+    url: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}`,
+    chainId: info.chainId,
+    close() {
+      if (closed) return;
+      closed = true;
+      uWS.us_listen_socket_close(listenSocket);
+      app.close();
+      chain.close();
+    },
+  };
+}

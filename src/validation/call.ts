@@ -1,0 +1,178 @@
+// Transaction call objects, state overrides and block overrides (eth_call, eth_estimateGas,
+// eth_simulateV1), normalised to the JSON the addon deserialises.
+
+import {
+  address,
+  bool,
+  expectKeys,
+  fail,
+  hash32,
+  hexBytes,
+  isObject,
+  quantity,
+  quantity64,
+  storageSlot,
+  type Path,
+} from './primitives.js';
+
+export interface CallObject {
+  [key: string]: unknown;
+}
+
+const QUANTITY_FIELDS = ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'value'] as const;
+const QUANTITY64_FIELDS = ['gas', 'nonce', 'chainId'] as const;
+
+/** geth's TransactionArgs: unknown members are ignored, as geth ignores them. */
+export function callObject(v: unknown, path: Path, requireTo = false): CallObject {
+  if (!isObject(v)) throw fail(path, `transaction call object expected, got ${JSON.stringify(v)}`);
+  const out: CallObject = {};
+  if (v.from !== undefined && v.from !== null) out.from = address(v.from, `${path}.from`);
+  if (v.to !== undefined && v.to !== null) out.to = address(v.to, `${path}.to`);
+  else if (requireTo) throw fail(path, 'missing "to" in transaction call object');
+  for (const key of QUANTITY_FIELDS) {
+    if (v[key] !== undefined && v[key] !== null) out[key] = quantity(v[key], `${path}.${key}`, key);
+  }
+  for (const key of QUANTITY64_FIELDS) {
+    if (v[key] !== undefined && v[key] !== null) out[key] = quantity64(v[key], `${path}.${key}`, key);
+  }
+  if (v.type !== undefined && v.type !== null) out.type = quantity64(v.type, `${path}.type`, 'type');
+  const data = v.data ?? undefined;
+  const input = v.input ?? undefined;
+  if (data !== undefined && input !== undefined) {
+    const d = hexBytes(data, `${path}.data`);
+    const i = hexBytes(input, `${path}.input`);
+    if (d !== i) {
+      throw fail(path, 'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data');
+    }
+    out.input = i;
+  } else if (input !== undefined) out.input = hexBytes(input, `${path}.input`);
+  else if (data !== undefined) out.input = hexBytes(data, `${path}.data`);
+  if (out.gasPrice !== undefined && (out.maxFeePerGas !== undefined || out.maxPriorityFeePerGas !== undefined)) {
+    throw fail(path, 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
+  }
+  if (v.accessList !== undefined && v.accessList !== null) out.accessList = accessList(v.accessList, `${path}.accessList`);
+  if (v.authorizationList !== undefined && v.authorizationList !== null) {
+    out.authorizationList = authorizationList(v.authorizationList, `${path}.authorizationList`);
+  }
+  if (v.blobVersionedHashes !== undefined && v.blobVersionedHashes !== null) {
+    if (!Array.isArray(v.blobVersionedHashes)) throw fail(`${path}.blobVersionedHashes`, 'array of hashes expected');
+    out.blobVersionedHashes = v.blobVersionedHashes.map((h, i) => hash32(h, `${path}.blobVersionedHashes[${i}]`));
+  }
+  return out;
+}
+
+function accessList(v: unknown, path: Path): unknown[] {
+  if (!Array.isArray(v)) throw fail(path, 'access list must be an array');
+  return v.map((item, i) => {
+    const p = `${path}[${i}]`;
+    if (!isObject(item)) throw fail(p, 'access list entry must be an object');
+    const keys = item.storageKeys ?? [];
+    if (!Array.isArray(keys)) throw fail(`${p}.storageKeys`, 'storageKeys must be an array');
+    return {
+      address: address(item.address, `${p}.address`),
+      storageKeys: keys.map((k, j) => hash32(k, `${p}.storageKeys[${j}]`, 'storage key')),
+    };
+  });
+}
+
+function authorizationList(v: unknown, path: Path): unknown[] {
+  if (!Array.isArray(v)) throw fail(path, 'authorization list must be an array');
+  return v.map((item, i) => {
+    const p = `${path}[${i}]`;
+    if (!isObject(item)) throw fail(p, 'authorization must be an object');
+    const yParity = item.yParity ?? item.v;
+    return {
+      chainId: quantity(item.chainId, `${p}.chainId`, 'chainId'),
+      address: address(item.address, `${p}.address`),
+      nonce: quantity64(item.nonce, `${p}.nonce`, 'nonce'),
+      yParity: quantity64(yParity, `${p}.yParity`, 'yParity'),
+      r: quantity(item.r, `${p}.r`, 'r'),
+      s: quantity(item.s, `${p}.s`, 's'),
+    };
+  });
+}
+
+const OVERRIDE_KEYS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress']);
+
+/** geth's StateOverride: address -> {balance, nonce, code, state | stateDiff, movePrecompileToAddress}. */
+export function stateOverrides(v: unknown, path: Path): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw fail(path, 'state overrides must be an object keyed by address');
+  const out: Record<string, unknown> = {};
+  for (const [addr, override] of Object.entries(v)) {
+    const a = address(addr, `${path} (override key)`);
+    const p = `${path}.${addr}`;
+    if (!isObject(override)) throw fail(p, 'account override must be an object');
+    expectKeys(override, OVERRIDE_KEYS, p, 'account override');
+    const o: Record<string, unknown> = {};
+    if (override.balance != null) o.balance = quantity(override.balance, `${p}.balance`, 'balance');
+    if (override.nonce != null) o.nonce = quantity64(override.nonce, `${p}.nonce`, 'nonce');
+    if (override.code != null) o.code = hexBytes(override.code, `${p}.code`, 'code');
+    if (override.state != null && override.stateDiff != null) {
+      throw fail(p, `account ${a} has both 'state' and 'stateDiff'`);
+    }
+    if (override.state != null) o.state = slotMap(override.state, `${p}.state`);
+    if (override.stateDiff != null) o.stateDiff = slotMap(override.stateDiff, `${p}.stateDiff`);
+    if (override.movePrecompileToAddress != null) {
+      o.movePrecompileToAddress = address(override.movePrecompileToAddress, `${p}.movePrecompileToAddress`);
+    }
+    if (a in out) throw fail(p, `duplicate override for ${a}`);
+    out[a] = o;
+  }
+  return out;
+}
+
+function slotMap(v: unknown, path: Path): Record<string, string> {
+  if (!isObject(v)) throw fail(path, 'storage override must be an object of slot -> value');
+  const out: Record<string, string> = {};
+  for (const [slot, value] of Object.entries(v)) {
+    out[storageSlot(slot, `${path} (slot)`)] = hash32(value, `${path}.${slot}`, 'storage value');
+  }
+  return out;
+}
+
+const BLOCK_OVERRIDE_KEYS = new Set([
+  'number',
+  'difficulty',
+  'time',
+  'gasLimit',
+  'feeRecipient',
+  'prevRandao',
+  'baseFeePerGas',
+  'blobBaseFee',
+  'beaconRoot',
+  'withdrawals',
+]);
+
+/** geth's BlockOverrides. */
+export function blockOverrides(v: unknown, path: Path): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw fail(path, 'block overrides must be an object');
+  expectKeys(v, BLOCK_OVERRIDE_KEYS, path, 'block overrides');
+  const out: Record<string, unknown> = {};
+  for (const key of ['number', 'time', 'gasLimit'] as const) {
+    if (v[key] != null) out[key] = quantity64(v[key], `${path}.${key}`, key);
+  }
+  for (const key of ['difficulty', 'baseFeePerGas', 'blobBaseFee'] as const) {
+    if (v[key] != null) out[key] = quantity(v[key], `${path}.${key}`, key);
+  }
+  if (v.feeRecipient != null) out.feeRecipient = address(v.feeRecipient, `${path}.feeRecipient`);
+  if (v.prevRandao != null) out.prevRandao = hash32(v.prevRandao, `${path}.prevRandao`, 'prevRandao');
+  if (v.beaconRoot != null) out.beaconRoot = hash32(v.beaconRoot, `${path}.beaconRoot`, 'beaconRoot');
+  if (v.withdrawals != null) {
+    if (!Array.isArray(v.withdrawals)) throw fail(`${path}.withdrawals`, 'withdrawals must be an array');
+    out.withdrawals = v.withdrawals.map((w, i) => {
+      const p = `${path}.withdrawals[${i}]`;
+      if (!isObject(w)) throw fail(p, 'withdrawal must be an object');
+      return {
+        index: quantity64(w.index, `${p}.index`, 'index'),
+        validatorIndex: quantity64(w.validatorIndex, `${p}.validatorIndex`, 'validatorIndex'),
+        address: address(w.address, `${p}.address`),
+        amount: quantity64(w.amount, `${p}.amount`, 'amount'),
+      };
+    });
+  }
+  return out;
+}
+
+export { bool };

@@ -1,0 +1,33 @@
+// eth_simulateV1's first parameter: {blockStateCalls, traceTransfers?, validation?,
+// returnFullTransactions?}. Shape checks here; sequencing rules and limits in the addon.
+
+import { blockOverrides, callObject, stateOverrides } from './call.js';
+import { bool, expectKeys, fail, isObject, type Path } from './primitives.js';
+
+const PAYLOAD_KEYS = new Set(['blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions']);
+const BLOCK_KEYS = new Set(['calls', 'stateOverrides', 'blockOverrides']);
+
+export function simulatePayload(v: unknown, path: Path): Record<string, unknown> {
+  if (!isObject(v)) throw fail(path, 'simulation payload must be an object with blockStateCalls');
+  expectKeys(v, PAYLOAD_KEYS, path, 'simulation payload');
+  if (!Array.isArray(v.blockStateCalls)) throw fail(path, 'blockStateCalls must be an array');
+  const blocks = v.blockStateCalls.map((b: unknown, i: number) => {
+    const p = `${path}.blockStateCalls[${i}]`;
+    if (!isObject(b)) throw fail(p, 'block state call must be an object');
+    expectKeys(b, BLOCK_KEYS, p, 'block state call');
+    const calls = b.calls ?? [];
+    if (!Array.isArray(calls)) throw fail(`${p}.calls`, 'calls must be an array');
+    return {
+      calls: calls.map((c: unknown, j: number) => callObject(c, `${p}.calls[${j}]`)),
+      stateOverrides: stateOverrides(b.stateOverrides, `${p}.stateOverrides`),
+      blockOverrides: blockOverrides(b.blockOverrides, `${p}.blockOverrides`),
+    };
+  });
+  return {
+    blockStateCalls: blocks,
+    traceTransfers: v.traceTransfers == null ? false : bool(v.traceTransfers, `${path}.traceTransfers`),
+    validation: v.validation == null ? false : bool(v.validation, `${path}.validation`),
+    returnFullTransactions:
+      v.returnFullTransactions == null ? false : bool(v.returnFullTransactions, `${path}.returnFullTransactions`),
+  };
+}
