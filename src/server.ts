@@ -1,7 +1,7 @@
 // Assembles the node: the chain (addon), the method registry, and the transports on one
 // uWebSockets.js app. Used by the CLI and by the tests, which start it on a free port.
 
-import uWS from 'uWebSockets.js';
+import uWS from './transport/uws.js';
 import { Chain } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';

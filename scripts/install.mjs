@@ -1,0 +1,74 @@
+// npm install hook: use a prebuilt addon when one fits this machine, otherwise build it
+// from the Rust sources (needs cargo). Kept dependency-free: it runs before anything else.
+
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const triple = `${process.platform}-${process.arch}-gnu`;
+const local = join(root, 'native', `preconf-node.${triple}.node`);
+
+function loads(path) {
+  try {
+    require(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function prebuilt() {
+  if (existsSync(local) && loads(local)) return local;
+  try {
+    const pkg = require.resolve(`preconf-node-${triple}`);
+    if (loads(pkg)) return pkg;
+  } catch {
+    // no platform package installed
+  }
+  return null;
+}
+
+function run(cmd, args) {
+  console.log(`preconf-node: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  return r.status === 0;
+}
+
+if (process.env.PRECONF_NODE_FORCE_BUILD !== '1') {
+  const found = prebuilt();
+  if (found) {
+    console.log(`preconf-node: using prebuilt addon ${found}`);
+    process.exit(0);
+  }
+}
+
+if (!existsSync(join(root, 'crates', 'napi', 'Cargo.toml'))) {
+  console.error(`preconf-node: no prebuilt addon for ${triple} and no Rust sources to build one`);
+  process.exit(1);
+}
+
+const napiCli = join(root, 'node_modules', '.bin', 'napi');
+let ok = false;
+if (existsSync(napiCli)) {
+  ok = run(napiCli, [
+    'build', '--platform', '--release',
+    '--manifest-path', 'crates/napi/Cargo.toml',
+    '--output-dir', 'native', '--js', 'false', '--dts', 'native.d.ts',
+  ]);
+} else {
+  // Installed without dev dependencies: build with cargo directly.
+  ok = run('cargo', ['build', '--release', '-p', 'preconf-napi']);
+  if (ok) {
+    mkdirSync(join(root, 'native'), { recursive: true });
+    copyFileSync(join(root, 'target', 'release', 'libpreconf_napi.so'), local);
+  }
+}
+if (!ok || !loads(local)) {
+  console.error('preconf-node: building the native addon failed (is Rust installed? https://rustup.rs)');
+  process.exit(1);
+}
+console.log(`preconf-node: built ${local}`);
