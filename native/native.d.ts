@@ -30,6 +30,7 @@ export declare class NativeNode {
   feeHistory(request: string): string
   gasPrice(): string
   maxPriorityFeePerGas(): string
+  /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string
   /** Registers the JavaScript receiver of builder events. */
   subscribeEvents(callback: (kind: string, payload: string) => void): void

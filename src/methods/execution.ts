@@ -21,10 +21,13 @@ export function executionMethods({ chain, preconf }: MethodOptions): MethodTable
     },
     eth_estimateGas: {
       maxParams: 3,
+      // Without a block, estimate against the newest pre-confirmation: a wallet estimating
+      // its next transaction must see its previous one (geth defaults to latest, where a
+      // contract deployed 200 ms ago does not exist yet). Documented in the README.
       handler: (p) =>
         chain.estimateGas({
           tx: callObject(p[0], argPath(0)),
-          block: blockSelector(p[1], 1, 'latest'),
+          block: blockSelector(p[1], 1, 'pending'),
           stateOverrides: stateOverrides(p[2], argPath(2)),
         }),
     },

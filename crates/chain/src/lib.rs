@@ -6,6 +6,7 @@ pub mod builder;
 pub mod config;
 pub mod error;
 pub mod exec;
+pub mod fees;
 pub mod genesis;
 pub mod node;
 pub mod pool;

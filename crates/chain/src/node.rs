@@ -319,14 +319,51 @@ impl Node {
         Ok(self.block_data(&view, Resolved::Sealed(number))?.map(|b| (b, index as usize)))
     }
 
+    /// A transaction: executed (pre-confirmed or sealed), else still in the pool
+    /// (with null block fields, as geth reports pooled transactions).
     pub fn transaction_json(&self, hash: B256) -> ChainResult<Value> {
         let view = self.view();
-        Ok(match self.find_tx(&view, &hash)? {
-            Some((block, i)) => {
-                let etx = &block.txs[i];
-                rpc::tx_json(&etx.tx, &etx.sender, Some(rpc::position_in(&block, i)))
-            }
+        if let Some((block, i)) = self.find_tx(&view, &hash)? {
+            let etx = &block.txs[i];
+            return Ok(rpc::tx_json(&etx.tx, &etx.sender, Some(rpc::position_in(&block, i))));
+        }
+        Ok(match self.pool.lock().get(&hash) {
+            Some(ptx) => rpc::tx_json(&ptx.tx, &ptx.sender, None),
             None => Value::Null,
+        })
+    }
+
+    /// Where a transaction stands: pending or queued in the pool, pre-confirmed, included
+    /// in a sealed block, dropped (with the reason), or unknown.
+    pub fn tx_status_json(&self, hash: B256) -> ChainResult<Value> {
+        let view = self.view();
+        if let Some(p) = &view.pending {
+            if let Some(&i) = p.tx_index.get(&hash) {
+                return Ok(serde_json::json!({
+                    "status": "preconfirmed",
+                    "blockNumber": rpc::qty(p.block.header.number),
+                    "transactionIndex": rpc::qty(i as u64),
+                    "preconfIndex": rpc::qty(p.block.preconf_index.unwrap_or_default()),
+                }));
+            }
+        }
+        if let Some((n, i)) = view.snapshot.tx_location(&hash)? {
+            if n <= view.head_number() {
+                return Ok(serde_json::json!({
+                    "status": "included",
+                    "blockNumber": rpc::qty(n),
+                    "blockHash": view.snapshot.block_hash(n)?.map(|h| rpc::hash(&h)).unwrap_or(Value::Null),
+                    "transactionIndex": rpc::qty(i as u64),
+                }));
+            }
+        }
+        let state = view.pending_state();
+        let status = self.pool.lock().status(&hash, |a| state.nonce(a).unwrap_or_default());
+        Ok(match status {
+            crate::pool::TxStatus::Pending => serde_json::json!({ "status": "pending" }),
+            crate::pool::TxStatus::Queued => serde_json::json!({ "status": "queued" }),
+            crate::pool::TxStatus::Dropped(reason) => serde_json::json!({ "status": "dropped", "reason": reason }),
+            crate::pool::TxStatus::Unknown => serde_json::json!({ "status": "unknown" }),
         })
     }
 

@@ -159,25 +159,27 @@ impl NativeNode {
     }
 
     #[napi]
-    pub fn fee_history(&self, _request: String) -> String {
-        encode(Err(ChainError::Unavailable("eth_feeHistory is not implemented yet".into())))
+    pub fn fee_history(&self, request: String) -> String {
+        encode((|| {
+            let params: preconf_chain::fees::FeeHistoryParams = exec::request::parse(&request, "fee history request")?;
+            self.node.fee_history(&params)
+        })())
     }
 
     #[napi]
     pub fn gas_price(&self) -> String {
-        let view = self.node.view();
-        let base = view.head.header.base_fee_per_gas.unwrap_or_default();
-        encode(Ok(rpc::qty(base)))
+        encode(self.node.gas_price().map(rpc::qty))
     }
 
     #[napi]
     pub fn max_priority_fee_per_gas(&self) -> String {
-        encode(Ok(rpc::qty(0u64)))
+        encode(self.node.suggested_tip().map(rpc::qty))
     }
 
+    /// Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped.
     #[napi]
-    pub fn tx_status(&self, _hash: String) -> String {
-        encode(Ok(Value::Null))
+    pub fn tx_status(&self, hash: String) -> String {
+        encode((|| self.node.tx_status_json(parse_hash(&hash)?))())
     }
 
     /// Registers the JavaScript receiver of builder events.

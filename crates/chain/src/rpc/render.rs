@@ -111,13 +111,19 @@ pub fn tx_json(tx: &TxEnvelope, sender: &Address, position: Option<TxPosition>) 
     Value::Object(m)
 }
 
+/// Receipts and logs of pre-confirmed transactions carry the zero hash as `blockHash`: the
+/// block is not sealed, so it has no hash yet, and clients such as ethers reject null there.
+fn receipt_block_hash(h: Option<B256>) -> Value {
+    hash(&h.unwrap_or(B256::ZERO))
+}
+
 pub fn log_json(log: &Log, position: &TxPosition, tx_hash: &B256, log_index: u64) -> Value {
     json!({
         "address": addr(&log.address),
         "topics": log.topics().iter().map(hash).collect::<Vec<_>>(),
         "data": bytes(&log.data.data),
         "blockNumber": qty(position.block_number),
-        "blockHash": opt_hash(position.block_hash),
+        "blockHash": receipt_block_hash(position.block_hash),
         "blockTimestamp": qty(position.block_timestamp),
         "transactionHash": hash(tx_hash),
         "transactionIndex": qty(position.index),
@@ -138,7 +144,7 @@ pub fn receipt_json(etx: &ExecutedTx, position: &TxPosition, first_log_index: u6
         .map(|(i, log)| log_json(log, position, &tx_hash, first_log_index + i as u64))
         .collect();
     json!({
-        "blockHash": opt_hash(position.block_hash),
+        "blockHash": receipt_block_hash(position.block_hash),
         "blockNumber": qty(position.block_number),
         "contractAddress": etx.contract_address().map(|a| addr(&a)).unwrap_or(Value::Null),
         "cumulativeGasUsed": qty(etx.receipt.cumulative_gas_used),
