@@ -1,0 +1,102 @@
+// Runs the Rust load generator (crates/loadgen) and parses its JSON report.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './util.js';
+
+export const LOADGEN = join(ROOT, 'target', 'release', 'loadgen');
+
+export function buildLoadgen(): void {
+  execFileSync('cargo', ['build', '--release', '-p', 'loadgen'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+export interface Latency {
+  count: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+export interface RunReport {
+  mode: 'run';
+  connections: number;
+  pipeline: number;
+  window_s: number;
+  requests: number;
+  ok: number;
+  errors: number;
+  rps: number;
+  latency_us: Latency;
+  bytes_in: number;
+  cpu_s: number;
+  wall_s: number;
+  error_sample: string | null;
+  /** With --timestamps: [body index, sent, done (unix µs), ok 0/1]. */
+  timestamps?: [number, number, number, number][];
+}
+
+export interface WatchEvent {
+  prev_send_us: number;
+  send_us: number;
+  recv_us: number;
+  values: Record<string, string>;
+}
+
+export interface WatchReport {
+  mode: 'watch';
+  polls: number;
+  errors: number;
+  rtt_us: Latency;
+  error_sample: string | null;
+  events: WatchEvent[];
+}
+
+export interface LoadSpec {
+  url: string;
+  bodies: string[]; // one JSON-RPC body per entry, cycled over the connections
+  connections: number;
+  duration: number;
+  warmup?: number;
+  pipeline?: number;
+  rate?: number;
+  once?: boolean;
+  timestamps?: boolean;
+}
+
+async function exec(args: string[], bodies: string[]): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'loadgen-'));
+  try {
+    const file = join(dir, 'bodies.jsonl');
+    writeFileSync(file, bodies.join('\n') + '\n');
+    const child = spawn(LOADGEN, [...args, '--bodies', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`loadgen exited with ${code}: ${err}`);
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runLoad(spec: LoadSpec): Promise<RunReport> {
+  for (const b of spec.bodies) if (b.includes('\n')) throw new Error('a request body must be one line');
+  const args = ['run', '--url', spec.url, '--connections', String(spec.connections), '--duration', String(spec.duration)];
+  args.push('--warmup', String(spec.warmup ?? 0), '--pipeline', String(spec.pipeline ?? 1));
+  if (spec.rate) args.push('--rate', String(spec.rate));
+  if (spec.once) args.push('--once');
+  if (spec.timestamps) args.push('--timestamps');
+  return JSON.parse(await exec(args, spec.bodies)) as RunReport;
+}
+
+export async function runWatch(url: string, body: string, duration: number, intervalMs: number): Promise<WatchReport> {
+  const args = ['watch', '--url', url, '--duration', String(duration), '--interval-ms', String(intervalMs)];
+  return JSON.parse(await exec(args, [body])) as WatchReport;
+}

@@ -1,0 +1,98 @@
+// Flags of `npm run bench -- ...`.
+
+import { parseArgs } from 'node:util';
+
+export const SCENARIO_GROUPS = ['calibrate', 'reads', 'tx', 'cadence'] as const;
+export type Group = (typeof SCENARIO_GROUPS)[number];
+
+export interface Options {
+  duration: number; // measured seconds per scenario per target
+  warmup: number; // seconds of load before measuring
+  connections: number;
+  pipeline: number;
+  only: Set<Group>;
+  url: string | null; // bench only this target
+  pid: number | null; // its server process, for RSS and CPU
+  nodeArgs: string[]; // extra flags for our node
+  txCount: number; // transactions in the flood
+  txRate: number; // transactions per second in the paced phase
+  pollMs: number; // receipt polling period
+  watchMs: number; // pending-block polling period for the cadence side channel
+  longS: number; // seconds of the cadence and paced-transfer phases
+  out: string | null; // raw results as JSON
+  build: boolean;
+}
+
+export const USAGE = `npm run bench -- [flags]
+
+Benchmarks this node and anvil side by side (both started on free loopback ports), or only
+the server at --url. Prints Markdown tables.
+
+  --duration S        measured seconds per scenario per target (default 5)
+  --warmup S          seconds of load before each measurement (default 1)
+  --connections N     load generator connections (default 8)
+  --pipeline D        requests in flight per connection (default 1)
+  --only LIST         comma-separated groups: ${SCENARIO_GROUPS.join(',')} (default all)
+  --url URL           bench only this JSON-RPC server (no node or anvil is started)
+  --pid PID           with --url: the server's process id, for RSS and CPU figures
+  --node-args "..."   extra flags for our node (e.g. "--preconf-interval-ms 100")
+  --tx-count N        pre-signed transfers in the flood (default 4000)
+  --tx-rate R         transfers per second in the paced phase (default 200)
+  --poll-ms MS        receipt polling period (default 10)
+  --watch-ms MS       pending-block polling period for the cadence measurement (default 2)
+  --long-s S       seconds of the cadence observations and of the paced-transfer phase (default 10)
+  --out FILE          also write the raw results as JSON
+  --no-build          do not run cargo build --release -p loadgen first
+`;
+
+export function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '1' },
+      connections: { type: 'string', default: '8' },
+      pipeline: { type: 'string', default: '1' },
+      only: { type: 'string', default: SCENARIO_GROUPS.join(',') },
+      url: { type: 'string' },
+      pid: { type: 'string' },
+      'node-args': { type: 'string', default: '' },
+      'tx-count': { type: 'string', default: '4000' },
+      'tx-rate': { type: 'string', default: '200' },
+      'poll-ms': { type: 'string', default: '10' },
+      'watch-ms': { type: 'string', default: '2' },
+      'long-s': { type: 'string', default: '10' },
+      out: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return null;
+  const num = (name: string, v: string, min: number): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min}, got "${v}"`);
+    return n;
+  };
+  const only = new Set<Group>();
+  for (const g of values.only.split(',').filter(Boolean)) {
+    if (!(SCENARIO_GROUPS as readonly string[]).includes(g)) throw new Error(`--only: unknown group "${g}"`);
+    only.add(g as Group);
+  }
+  return {
+    duration: num('duration', values.duration, 0.5),
+    warmup: num('warmup', values.warmup, 0),
+    connections: Math.floor(num('connections', values.connections, 1)),
+    pipeline: Math.floor(num('pipeline', values.pipeline, 1)),
+    only,
+    url: values.url ?? null,
+    pid: values.pid === undefined ? null : Math.floor(num('pid', values.pid, 1)),
+    nodeArgs: values['node-args'].split(/\s+/).filter(Boolean),
+    txCount: Math.floor(num('tx-count', values['tx-count'], 8)),
+    txRate: num('tx-rate', values['tx-rate'], 1),
+    pollMs: num('poll-ms', values['poll-ms'], 1),
+    watchMs: num('watch-ms', values['watch-ms'], 0.1),
+    longS: num('long-s', values['long-s'], 1),
+    out: values.out ?? null,
+    build: !values['no-build'],
+  };
+}

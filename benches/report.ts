@@ -1,0 +1,137 @@
+// Markdown tables of the results (readable in a terminal and pasted into RESULTS.md).
+
+import type { CadenceStats } from './cadence.js';
+import type { RunReport } from './loadgen.js';
+import type { ProcUsage } from './servers.js';
+import type { FloodResult, PacedResult } from './txs.js';
+
+export interface Measured {
+  report: RunReport;
+  proc: ProcUsage | null;
+  load1: number; // machine load average when the run started
+}
+
+export interface Results {
+  meta: Record<string, unknown>;
+  targets: string[];
+  /** The trivial uWS responder at the scenarios' settings, and with 8 requests in flight. */
+  calibration: { label: string; m: Measured }[];
+  reads: { name: string; description: string; perTarget: Record<string, Measured> }[];
+  flood: Record<string, FloodResult>;
+  paced: Record<string, PacedResult>;
+  cadence: Record<string, Record<string, CadenceStats>>;
+}
+
+const f = (n: number | undefined, digits = 0): string =>
+  n === undefined || !Number.isFinite(n) ? '—' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (us: number) => f(us / 1000, 2);
+const pair = (a: string, b: string) => `${a} / ${b}`;
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function readsTables(r: Results): string {
+  const t = r.targets;
+  const ratio = t.length === 2;
+  const head = ['scenario', ...t.flatMap((n) => [`${n} req/s`, `${n} p50 / p99 ms`]), ...(ratio ? [`req/s ${t[0]} ÷ ${t[1]}`] : []), 'errors'];
+  const rows: string[][] = [];
+  for (const { label, m: cal } of r.calibration) {
+    const cells = t.flatMap((_, i) =>
+      i === 0 ? [f(cal.report.rps), pair(ms(cal.report.latency_us.p50), ms(cal.report.latency_us.p99))] : ['', ''],
+    );
+    rows.push([`*calibration: ${label}*`, ...cells, ...(ratio ? [''] : []), String(cal.report.errors)]);
+  }
+  for (const s of r.reads) {
+    const m = t.map((n) => s.perTarget[n]);
+    const cells = m.flatMap((x) => (x ? [f(x.report.rps), pair(ms(x.report.latency_us.p50), ms(x.report.latency_us.p99))] : ['—', '—']));
+    const q = ratio && m[0] && m[1] ? [f(m[0].report.rps / m[1].report.rps, 2) + '×'] : ratio ? ['—'] : [];
+    rows.push([s.name, ...cells, ...q, m.map((x) => (x ? String(x.report.errors) : '—')).join(' / ')]);
+  }
+  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', 'load avg (1 min)'];
+  const resRows: string[][] = [];
+  const res = (x: Measured | undefined) =>
+    x?.proc ? [pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)), f(x.proc.cores, 2)] : ['—', '—'];
+  const lg = (xs: (Measured | undefined)[]) =>
+    xs.map((x) => (x ? f(x.report.cpu_s / x.report.wall_s, 2) : '—')).join(' / ');
+  for (const { label, m: cal } of r.calibration) {
+    resRows.push([`*calibration: ${label}*`, ...t.flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), lg([cal]), f(cal.load1, 2)]);
+  }
+  for (const s of r.reads) {
+    const m = t.map((n) => s.perTarget[n]);
+    resRows.push([s.name, ...m.flatMap(res), lg(m), m.map((x) => (x ? f(x.load1, 2) : '—')).join(' / ')]);
+  }
+  return `### Reads\n\n${table(head, rows)}\n\n### Server memory and CPU during the reads\n\n${table(resHead, resRows)}`;
+}
+
+function txTables(r: Results): string {
+  const out: string[] = [];
+  const floods = Object.entries(r.flood);
+  if (floods.length > 0) {
+    const head = ['target', 'sent', 'accepted', 'errors', 'accepted tx/s', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'all included after s', 'included tx/s', 'RSS / peak MiB', 'cores'];
+    const rows = floods.map(([n, x]) => [
+      n,
+      f(x.sent),
+      f(x.accepted),
+      String(x.errors) + (x.missing ? ` (${x.missing} receipts missing)` : ''),
+      f(x.acceptedTps),
+      pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)),
+      `${f(x.toReceipt.p50, 1)} / ${f(x.toReceipt.p99, 1)} / ${f(x.toReceipt.max, 1)}`,
+      `${x.toReceipt.n} (${f(x.toReceipt.resolutionMs, 1)})`,
+      f(x.drainS, 2),
+      f(x.includedTps),
+      x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',
+      x.proc ? f(x.proc.cores, 2) : '—',
+    ]);
+    out.push(`### Transaction flood (eth_sendRawTransaction, ${floods[0]![1].sent} pre-signed transfers)\n\n${table(head, rows)}`);
+  }
+  const paced = Object.entries(r.paced);
+  if (paced.length > 0) {
+    const idle = (n: string) => r.reads.find((s) => s.name === 'eth_getBalance')?.perTarget[n]?.report.rps;
+    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB'];
+    const rows = paced.map(([n, x]) => [
+      n,
+      f(x.achievedTps),
+      String(x.errors) + (x.missing ? ` (${x.missing} receipts missing)` : ''),
+      pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)),
+      `${f(x.toReceipt.p50, 1)} / ${f(x.toReceipt.p99, 1)} / ${f(x.toReceipt.max, 1)}`,
+      `${x.toReceipt.n} (${f(x.toReceipt.resolutionMs, 1)})`,
+      f(x.reads.rps),
+      f(idle(n)),
+      pair(ms(x.reads.latency_us.p50), ms(x.reads.latency_us.p99)),
+      String(x.reads.errors),
+      x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',
+    ]);
+    out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
+  }
+  return out.join('\n\n');
+}
+
+function cadenceTable(r: Results): string {
+  const head = ['target', 'condition', 'intervals', 'interval p50 / p99 ms', 'min / max ms', 'block interval p50 ms', 'pre-confs per block', 'skipped', 'resolution p50 / p99 ms', 'poll RTT p50 / p99 ms', 'polls/s'];
+  const rows: string[][] = [];
+  for (const [n, conds] of Object.entries(r.cadence)) {
+    for (const [cond, c] of Object.entries(conds)) {
+      rows.push([
+        n,
+        cond,
+        String(c.preconfs),
+        pair(f(c.intervalMs.p50, 1), f(c.intervalMs.p99, 1)),
+        pair(f(c.intervalMs.min, 1), f(c.intervalMs.max, 1)),
+        f(c.blockIntervalMs, 0),
+        c.perBlock,
+        String(c.skipped),
+        pair(f(c.resolutionMs.p50, 2), f(c.resolutionMs.p99, 2)),
+        pair(f(c.pollRttMs.p50, 2), f(c.pollRttMs.p99, 2)),
+        f(c.pollsPerS),
+      ]);
+    }
+  }
+  return rows.length ? `### Pre-confirmation cadence\n\n${table(head, rows)}` : '';
+}
+
+export function render(r: Results): string {
+  const parts = [r.reads.length || r.calibration.length ? readsTables(r) : '', txTables(r), cadenceTable(r)];
+  return parts.filter(Boolean).join('\n\n');
+}

@@ -1,0 +1,115 @@
+// The servers under test, started as child processes on free loopback ports, and what
+// /proc says about them (RSS, peak RSS, CPU time).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { anvilBinary, freePort } from '../test/helpers/anvil.js';
+import { ROOT, sleep } from './util.js';
+
+export interface Server {
+  name: string;
+  url: string;
+  pid: number | null;
+  /** Our node: has pre-confirmations, so the cadence scenario applies. */
+  preconf: boolean;
+  stop(): Promise<void>;
+}
+
+async function startProcess(name: string, cmd: string, args: string[], url: string): Promise<ChildProcess> {
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited early:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not start:\n${out}`);
+    try {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
+      if (r.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await sleep(50);
+  }
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+}
+
+export async function startPreconfNode(extraArgs: string[]): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = [join(ROOT, 'bin', 'preconf-node.js'), '--ephemeral', '--port', String(port), '--quiet', ...extraArgs];
+  const child = await startProcess('preconf-node', process.execPath, args, url);
+  return { name: 'preconf-node', url, pid: child.pid ?? null, preconf: true, stop: stopper(child) };
+}
+
+export async function startAnvil(): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--hardfork', 'prague', '--silent'];
+  const child = await startProcess('anvil', anvilBinary(), args, url);
+  return { name: 'anvil', url, pid: child.pid ?? null, preconf: false, stop: stopper(child) };
+}
+
+export async function startCalibrationServer(): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['--import', 'tsx', join(ROOT, 'benches', 'calibrate-server.ts'), String(port)];
+  const child = await startProcess('calibration server', process.execPath, args, url);
+  return { name: 'uWS calibration', url, pid: child.pid ?? null, preconf: false, stop: stopper(child) };
+}
+
+export interface ProcSnapshot {
+  rssMiB: number;
+  hwmMiB: number;
+  cpuS: number; // user + system seconds since the process started
+  threads: number;
+}
+
+/** /proc/PID/status and /proc/PID/stat of a server; null when unknown or gone. */
+export function procSnapshot(pid: number | null): ProcSnapshot | null {
+  if (pid === null) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 'NaN');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, USER_HZ = 100
+    return {
+      rssMiB: kb('VmRSS') / 1024,
+      hwmMiB: kb('VmHWM') / 1024,
+      cpuS: ticks / 100,
+      threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 'NaN'),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `work` and reports the server's RSS after it and the cores it used meanwhile. */
+export async function measured<T>(pid: number | null, work: () => Promise<T>): Promise<{ result: T; proc: ProcUsage | null }> {
+  const before = procSnapshot(pid);
+  const t0 = performance.now();
+  const result = await work();
+  const wall = (performance.now() - t0) / 1000;
+  const after = procSnapshot(pid);
+  const proc =
+    before && after ? { rssMiB: after.rssMiB, hwmMiB: after.hwmMiB, cores: (after.cpuS - before.cpuS) / wall } : null;
+  return { result, proc };
+}
+
+export interface ProcUsage {
+  rssMiB: number;
+  hwmMiB: number;
+  /** Server CPU seconds per wall second during the scenario (warm-up included). */
+  cores: number;
+}

@@ -1,0 +1,204 @@
+// The transaction scenarios.
+//
+// flood: pre-signed transfers (dev accounts 1..8, one connection per sender so each sends
+// its nonces in order) go out through the load generator as fast as they are answered.
+// Reports accepted tx/s, the submission latency, the time from submission to a visible
+// receipt for a sample (see receipts.ts), and the time until the last one was included.
+//
+// paced: transfers at a fixed rate from this process while the load generator runs
+// eth_getBalance at full speed: read throughput while the builder is busy, and the time
+// to receipt at a load both servers can take.
+
+import type { Hex } from 'viem';
+import { keccak256 } from 'viem';
+import { devAccount } from '../test/helpers/node.js';
+import { syntheticAddress } from './fixtures.js';
+import { runLoad, type RunReport } from './loadgen.js';
+import { ReceiptTracker, summarize, type LatencySummary } from './receipts.js';
+import { measured, type ProcUsage, type Server } from './servers.js';
+import { nowUs, percentile, rpc, sleep } from './util.js';
+
+const SENDERS = [1, 2, 3, 4, 5, 6, 7, 8];
+const CHAIN_ID = 31337; // both the dev chain and anvil
+
+export interface SignedTx {
+  raw: Hex;
+  hash: Hex;
+}
+
+const signed = new Map<string, SignedTx>();
+
+/** A 1-wei transfer to a fresh address; the same (sender, nonce) signs the same bytes. */
+async function transfer(sender: number, nonce: number): Promise<SignedTx> {
+  const key = `${sender}:${nonce}`;
+  let tx = signed.get(key);
+  if (!tx) {
+    const raw = await devAccount(sender).signTransaction({
+      chainId: CHAIN_ID,
+      type: 'eip1559',
+      to: syntheticAddress(`to-${sender}`, nonce),
+      value: 1n,
+      nonce,
+      gas: 21_000n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    tx = { raw, hash: keccak256(raw) };
+    signed.set(key, tx);
+  }
+  return tx;
+}
+
+async function nonces(url: string): Promise<number[]> {
+  return Promise.all(SENDERS.map(async (s) => Number(await rpc<string>(url, 'eth_getTransactionCount', [devAccount(s).address, 'pending']))));
+}
+
+/** `count` transfers, round-robin over the senders: tx j is sender j % 8's next nonce. */
+async function signBatch(url: string, count: number): Promise<SignedTx[]> {
+  const base = await nonces(url);
+  const out: SignedTx[] = [];
+  for (let j = 0; j < count; j++) {
+    const s = j % SENDERS.length;
+    out.push(await transfer(SENDERS[s]!, base[s]! + Math.floor(j / SENDERS.length)));
+  }
+  return out;
+}
+
+export async function presign(url: string, count: number): Promise<void> {
+  await signBatch(url, count);
+}
+
+const sendBody = (tx: SignedTx, id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [tx.raw] });
+
+export interface FloodResult {
+  sent: number;
+  accepted: number;
+  errors: number;
+  errorSample: string | null;
+  acceptedTps: number;
+  submitMs: { p50: number; p99: number };
+  toReceipt: LatencySummary;
+  /** From the first submission until the last transaction's receipt was visible. */
+  drainS: number;
+  includedTps: number;
+  missing: number;
+  proc: ProcUsage | null;
+}
+
+export async function flood(server: Server, count: number, pollMs: number): Promise<FloodResult> {
+  const txs = await signBatch(server.url, count);
+  const sampleEvery = Math.max(1, Math.ceil(count / 100));
+  const tracker = new ReceiptTracker(server.url, pollMs);
+  const tracked = txs.filter((_, j) => j % sampleEvery === 0 || j >= count - SENDERS.length);
+  for (const t of tracked) tracker.track(t.hash);
+  tracker.start();
+  const { result: report, proc } = await measured(server.pid, () =>
+    runLoad({ url: server.url, bodies: txs.map(sendBody), connections: SENDERS.length, duration: 120, once: true, timestamps: true }),
+  );
+  await tracker.finish(60_000);
+  const submitted = new Map<Hex, number>();
+  let first = Number.POSITIVE_INFINITY;
+  for (const [idx, sent] of report.timestamps ?? []) {
+    first = Math.min(first, sent);
+    if (tracked.includes(txs[idx]!)) submitted.set(txs[idx]!.hash, sent);
+  }
+  const lastSeen = Math.max(...txs.slice(-SENDERS.length).map((t) => tracker.seen.get(t.hash)?.recvUs ?? Number.NaN));
+  const drainS = (lastSeen - first) / 1e6;
+  return {
+    sent: count,
+    accepted: report.ok,
+    errors: report.errors,
+    errorSample: report.error_sample,
+    acceptedTps: report.rps,
+    submitMs: { p50: report.latency_us.p50 / 1000, p99: report.latency_us.p99 / 1000 },
+    toReceipt: summarize(tracker.latencies(submitted)),
+    drainS,
+    includedTps: count / drainS,
+    missing: tracker.missing,
+    proc,
+  };
+}
+
+export interface PacedResult {
+  rate: number;
+  sent: number;
+  accepted: number;
+  errors: number;
+  errorSample: string | null;
+  achievedTps: number;
+  submitMs: { p50: number; p99: number };
+  toReceipt: LatencySummary;
+  missing: number;
+  reads: RunReport;
+  proc: ProcUsage | null;
+}
+
+export interface PacedOptions {
+  rate: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+  pipeline: number;
+  pollMs: number;
+  readBodies: string[];
+  /** Runs alongside for the measured part (e.g. the cadence side channel). */
+  alongside?: () => Promise<unknown>;
+}
+
+export async function pacedWithReads(server: Server, o: PacedOptions): Promise<PacedResult> {
+  const total = Math.ceil(o.rate * (o.warmup + o.duration));
+  const txs = await signBatch(server.url, total);
+  const tracker = new ReceiptTracker(server.url, o.pollMs);
+  const submitted = new Map<Hex, number>();
+  const submitMs: number[] = [];
+  let accepted = 0;
+  let errors = 0;
+  let errorSample: string | null = null;
+  const inflight: Promise<void>[] = [];
+  const fire = async (tx: SignedTx, j: number) => {
+    const sent = nowUs();
+    if (j % 4 === 0) {
+      submitted.set(tx.hash, sent);
+      tracker.track(tx.hash);
+    }
+    try {
+      await rpc(server.url, 'eth_sendRawTransaction', [tx.raw]);
+      accepted++;
+    } catch (e) {
+      errors++;
+      errorSample ??= (e as Error).message;
+    }
+    submitMs.push((nowUs() - sent) / 1000);
+  };
+  const { result, proc } = await measured(server.pid, async () => {
+    tracker.start();
+    const reads = runLoad({ url: server.url, bodies: o.readBodies, connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline });
+    const side = o.alongside ? sleep(o.warmup * 1000).then(o.alongside) : Promise.resolve();
+    const t0 = performance.now();
+    for (let j = 0; j < total; j++) {
+      const due = t0 + (j * 1000) / o.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inflight.push(fire(txs[j]!, j));
+    }
+    const achievedTps = total / ((performance.now() - t0) / 1000);
+    await Promise.all(inflight);
+    const [readReport] = await Promise.all([reads, side]);
+    return { readReport, achievedTps };
+  });
+  await tracker.finish(30_000);
+  return {
+    rate: o.rate,
+    sent: total,
+    accepted,
+    errors,
+    errorSample,
+    achievedTps: result.achievedTps,
+    submitMs: { p50: percentile(submitMs, 50), p99: percentile(submitMs, 99) },
+    toReceipt: summarize(tracker.latencies(submitted)),
+    missing: tracker.missing,
+    reads: result.readReport,
+    proc,
+  };
+}
