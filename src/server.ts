@@ -6,6 +6,8 @@ import { Chain } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
+import { mountWebSocket } from './transport/ws.js';
+import { SubscriptionHub } from './subscriptions/hub.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -22,7 +24,9 @@ export interface RunningNode {
 export async function startNode(config: Config): Promise<RunningNode> {
   const chain = Chain.open(config.chain);
   const info = chain.info();
+  const hub = new SubscriptionHub(chain);
   const methods = buildMethods({
+    hub,
     chain,
     chainId: info.chainId,
     clientVersion: info.clientVersion,
@@ -31,8 +35,21 @@ export async function startNode(config: Config): Promise<RunningNode> {
   });
   const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
   const app = uWS.App();
+  // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
+  const ws = mountWebSocket(app, dispatcher, hub, {
+    maxConnections: config.server.wsMaxConnections,
+    maxSubscriptions: config.server.wsMaxSubscriptions,
+    maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
+    maxPayloadBytes: config.server.maxBodyBytes,
+  });
   mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () =>
-    JSON.stringify({ status: 'ok', chainId: info.chainId, head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16) }),
+    JSON.stringify({
+      status: 'ok',
+      chainId: info.chainId,
+      head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
+      wsConnections: ws.connections(),
+      subscriptions: hub.count(),
+    }),
   );
   const { host } = config.server;
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {

@@ -62,6 +62,7 @@ const NATIVE_CODES: Record<string, number> = {
   Halted: Code.Server,
   Rejected: Code.Server,
   Timeout: Code.Server,
+  LimitExceeded: -32005,
   Unavailable: Code.MethodNotFound,
   Config: Code.Internal,
   Internal: Code.Internal,

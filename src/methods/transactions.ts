@@ -1,13 +1,47 @@
-// Submitting transactions.
+// Submitting transactions, and following them.
 
-import { argPath, hash32, hexBytes } from '../validation/primitives.js';
+import { RpcError } from '../errors/index.js';
+import { argPath, fail, hash32, hexBytes, quantity64, toNumber } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
-export function transactionMethods({ chain }: MethodOptions): MethodTable {
+/** eth_sendRawTransactionSync waits this long by default, and at most this long. */
+export const SYNC_DEFAULT_TIMEOUT_MS = 5_000;
+export const SYNC_MAX_TIMEOUT_MS = 60_000;
+/** EIP-7966: the transaction is in the pool but did not land in time; `data` is its hash. */
+export const SYNC_TIMEOUT_CODE = 4;
+
+function syncTimeout(v: unknown): number {
+  if (v === undefined || v === null) return SYNC_DEFAULT_TIMEOUT_MS;
+  const ms = typeof v === 'number' ? v : toNumber(quantity64(v, argPath(1), 'timeout'));
+  if (!Number.isInteger(ms) || ms <= 0) throw fail(argPath(1), 'timeout must be a positive number of milliseconds');
+  if (ms > SYNC_MAX_TIMEOUT_MS) throw fail(argPath(1), `timeout above the maximum of ${SYNC_MAX_TIMEOUT_MS} ms`);
+  return ms;
+}
+
+export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {
   return {
     eth_sendRawTransaction: {
       maxParams: 1,
       handler: (p) => chain.sendRawTransaction(hexBytes(p[0], argPath(0), 'raw transaction')),
+    },
+    // EIP-7966: submit, then answer with the receipt once the transaction is pre-confirmed.
+    eth_sendRawTransactionSync: {
+      maxParams: 2,
+      handler: async (p) => {
+        const raw = hexBytes(p[0], argPath(0), 'raw transaction');
+        const timeout = syncTimeout(p[1]);
+        const hash = JSON.parse(await chain.sendRawTransaction(raw)) as string;
+        // Register, then look: both on this tick, so no pre-confirmation falls in between.
+        const landed = hub.waitForTx(hash, timeout);
+        const receipt = chain.getTransactionReceipt(hash);
+        if (receipt !== 'null') return receipt;
+        if (await landed) return chain.getTransactionReceipt(hash);
+        throw new RpcError(
+          SYNC_TIMEOUT_CODE,
+          `the transaction was added to the pool but was not pre-confirmed within ${timeout} ms; poll eth_getTransactionReceipt with the hash in data`,
+          hash,
+        );
+      },
     },
     // Where a transaction stands: pending | queued | preconfirmed | included | dropped (with
     // the reason) | unknown. Never reports a dropped transaction as pending.

@@ -48,9 +48,10 @@ export class Dispatcher {
   /**
    * Answers one HTTP body or WebSocket message. Returns the response text, or null when
    * nothing is to be sent (only notifications). Synchronous when every handler was.
+   * `local` holds methods that exist only on this connection (eth_subscribe over WebSocket).
    * Throws HttpError when the transport must refuse the request with an HTTP status.
    */
-  handle(body: string, overHttp: boolean): string | null | Promise<string | null> {
+  handle(body: string, overHttp: boolean, local?: ReadonlyMap<string, Method>): string | null | Promise<string | null> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -59,7 +60,7 @@ export class Dispatcher {
     }
     if (!Array.isArray(parsed)) {
       if (overHttp && this.isForbidden(parsed)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(parsed));
-      return this.one(parsed);
+      return this.one(parsed, local);
     }
     if (parsed.length === 0) return errorResponse(null, new RpcError(Code.InvalidRequest, 'empty batch'));
     if (parsed.length > this.limits.maxBatch) {
@@ -71,7 +72,7 @@ export class Dispatcher {
     for (const item of parsed) {
       if (overHttp && this.isForbidden(item)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(item));
     }
-    const parts = parsed.map((item) => this.one(item));
+    const parts = parsed.map((item) => this.one(item, local));
     if (!parts.some(isPromise)) return joinBatch(parts as (string | null)[]);
     return Promise.all(parts).then(joinBatch);
   }
@@ -88,7 +89,7 @@ export class Dispatcher {
   }
 
   /** One request object: its response, or null for a notification. */
-  private one(item: unknown): string | null | Promise<string | null> {
+  private one(item: unknown, local?: ReadonlyMap<string, Method>): string | null | Promise<string | null> {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       return errorResponse(null, new RpcError(Code.InvalidRequest, 'invalid request: a request must be a JSON object'));
     }
@@ -109,7 +110,7 @@ export class Dispatcher {
       return errorResponse(rid, new RpcError(Code.InvalidRequest, 'invalid request: "params" must be an array'));
     }
     const params = (req.params ?? []) as unknown[];
-    const method = this.methods.get(req.method);
+    const method = local?.get(req.method) ?? this.methods.get(req.method);
     let out: string | null | Promise<string | null>;
     if (method === undefined) {
       out = errorResponse(

@@ -102,7 +102,7 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     const { contractAddress } = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     for (let i = 0; i < 3; i++) {
       const before = await t.publicClient.getBlock({ blockTag: 'pending' });
-      const [number, timestamp, basefee] = await t.publicClient.readContract({ address: contractAddress!, abi: probe.abi, functionName: 'context', blockTag: 'pending' });
+      const [number, timestamp, basefee] = (await t.publicClient.readContract({ address: contractAddress!, abi: probe.abi, functionName: 'context', blockTag: 'pending' })) as readonly [bigint, bigint, bigint, bigint];
       const after = await t.publicClient.getBlock({ blockTag: 'pending' });
       // The block being built may roll over between the reads; the call matches one of them.
       const match = [before, after].find((b) => b.number === number);

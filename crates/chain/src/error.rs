@@ -31,6 +31,9 @@ pub enum ChainError {
     /// The request took longer than its time budget.
     #[error("{0}")]
     Timeout(String),
+    /// A request went past a documented limit (log range or result size).
+    #[error("{0}")]
+    LimitExceeded(String),
     /// The feature is switched off in this node's mode.
     #[error("{0}")]
     Unavailable(String),
@@ -57,6 +60,8 @@ pub enum SimulateError {
     Generic,
     /// Errors geth reports with -32603 inside simulate (e.g. nonce overflow).
     InternalError,
+    /// The simulation ran past its wall-clock budget (-32016).
+    Timeout,
 }
 
 impl ChainError {
@@ -83,8 +88,10 @@ impl ChainError {
                 SimulateError::ClientLimitExceeded => "SimClientLimitExceeded",
                 SimulateError::Generic => "SimGeneric",
                 SimulateError::InternalError => "SimInternal",
+                SimulateError::Timeout => "SimTimeout",
             },
             ChainError::Timeout(_) => "Timeout",
+            ChainError::LimitExceeded(_) => "LimitExceeded",
             ChainError::Unavailable(_) => "Unavailable",
             ChainError::Internal(_) => "Internal",
         }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod exec;
 pub mod fees;
 pub mod genesis;
+pub mod logs;
 pub mod node;
 pub mod pool;
 pub mod rpc;

@@ -3,13 +3,15 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
+use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use parking_lot::Mutex;
 use preconf_chain::builder::events::EventSink;
 
-/// `(kind, payload)`; weak, so a pending event never keeps the process alive.
-pub type EventCallback = ThreadsafeFunction<(String, String), (), (String, String), Status, false, true>;
+/// Called as `(kind, payload)` (FnArgs spreads the tuple into two arguments); weak, so a
+/// queued event never keeps the process alive.
+pub type EventCallback = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(String, String)>, Status, false, true>;
 
 #[derive(Default, Clone)]
 pub struct EventHub {
@@ -37,7 +39,7 @@ impl EventHub {
     pub fn emit(&self, kind: &str, payload: String) {
         let cb = self.callback.lock().clone();
         if let Some(cb) = cb {
-            cb.call((kind.to_string(), payload), ThreadsafeFunctionCallMode::NonBlocking);
+            cb.call((kind.to_string(), payload).into(), ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }

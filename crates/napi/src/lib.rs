@@ -154,8 +154,12 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn get_logs(&self, _filter: String) -> AsyncTask<Job> {
-        Job::spawn(move || Err(ChainError::Unavailable("eth_getLogs is not implemented yet".into())))
+    pub fn get_logs(&self, filter: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let filter: preconf_chain::logs::LogFilter = exec::request::parse(&filter, "log filter")?;
+            node.logs(&filter)
+        })
     }
 
     #[napi]

@@ -228,23 +228,24 @@ impl Builder {
         self.block.announced = self.block.txs.len();
     }
 
+    /// Tells subscribers about a pre-confirmation, after it is visible to readers. Each
+    /// payload is rendered once, and only for the kinds someone listens to.
     fn announce_preconf(&self, p: &PendingBlock) {
         let sink = self.node.events();
         let wanted = sink.interest();
         let block = &p.block;
-        let new = &block.txs[self.block.announced..];
-        let hashes: Vec<Value> = new.iter().map(|t| rpc::hash(&t.hash())).collect();
-        let mut payload = json!({
+        let first = self.block.announced;
+        let new = &block.txs[first..];
+        let summary = json!({
             "number": rpc::qty(block.header.number),
             "index": block.preconf_index.unwrap_or_default(),
-            "txHashes": hashes,
+            "txHashes": new.iter().map(|t| rpc::hash(&t.hash())).collect::<Vec<_>>(),
         });
+        sink.emit("preconf", summary.to_string());
         if wanted & interest::FLASHBLOCKS != 0 {
-            payload["block"] = rpc::block_json(block, false);
+            sink.emit("flashblock", rpc::block_json(block, false).to_string());
         }
         if wanted & (interest::FLASHBLOCK_TXS | interest::PENDING_LOGS) != 0 {
-            let first = self.block.announced;
-            let mut txs = Vec::with_capacity(new.len());
             let mut logs = Vec::new();
             let mut log_index: u64 = block.txs[..first].iter().map(|t| t.receipt.logs.len() as u64).sum();
             for (offset, etx) in new.iter().enumerate() {
@@ -260,14 +261,14 @@ impl Builder {
                 if wanted & interest::FLASHBLOCK_TXS != 0 {
                     let mut t = rpc::tx_json(&etx.tx, &etx.sender, Some(position));
                     t["logs"] = Value::Array(tx_logs.clone());
-                    txs.push(t);
+                    sink.emit("flashblockTx", t.to_string());
                 }
                 logs.extend(tx_logs);
             }
-            payload["txs"] = Value::Array(txs);
-            payload["logs"] = Value::Array(logs);
+            if wanted & interest::PENDING_LOGS != 0 && !logs.is_empty() {
+                sink.emit("pendingLogs", Value::Array(logs).to_string());
+            }
         }
-        sink.emit("preconf", payload.to_string());
     }
 
     /// Seals the open block: post-block system calls, roots, state root, hash; commits it
@@ -351,11 +352,16 @@ impl Builder {
     fn announce_head(&self, head: &BlockData) {
         let sink = self.node.events();
         let wanted = sink.interest();
-        let mut payload = json!({ "number": rpc::qty(head.header.number), "hash": rpc::hash(&head.hash.unwrap_or_default()), "txHashes": head.txs.iter().map(|t| rpc::hash(&t.hash())).collect::<Vec<_>>() });
+        let summary = json!({
+            "number": rpc::qty(head.header.number),
+            "hash": rpc::hash(&head.hash.unwrap_or_default()),
+            "txHashes": head.txs.iter().map(|t| rpc::hash(&t.hash())).collect::<Vec<_>>(),
+        });
+        sink.emit("head", summary.to_string());
         if wanted & interest::NEW_HEADS != 0 {
             let mut h = rpc::header_json(&head.header, head.hash);
             h.insert("size".into(), rpc::qty(rpc::block_size(&head.header, &head.txs)));
-            payload["header"] = Value::Object(h);
+            sink.emit("newHead", Value::Object(h).to_string());
         }
         if wanted & interest::LOGS != 0 {
             let mut logs = Vec::new();
@@ -367,9 +373,10 @@ impl Builder {
                     log_index += 1;
                 }
             }
-            payload["logs"] = Value::Array(logs);
+            if !logs.is_empty() {
+                sink.emit("logs", Value::Array(logs).to_string());
+            }
         }
-        sink.emit("head", payload.to_string());
     }
 }
 

@@ -1,0 +1,16 @@
+// eth_getLogs over sealed blocks and the block being built.
+
+import { logsQuery } from '../validation/filter.js';
+import type { MethodOptions, MethodTable } from './index.js';
+
+export function logMethods({ chain }: MethodOptions): MethodTable {
+  return {
+    eth_getLogs: {
+      maxParams: 1,
+      handler: (p) => {
+        const q = logsQuery(p[0], 0);
+        return chain.getLogs({ fromBlock: q.fromBlock, toBlock: q.toBlock, blockHash: q.blockHash, addresses: q.addresses, topics: q.topics });
+      },
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// WebSocket transport on the same uWebSockets.js app and port: every JSON-RPC method, plus
+// eth_subscribe / eth_unsubscribe. Each connection has a bounded send buffer: one that falls
+// too far behind is closed with 1008 and a reason, so nobody else waits for it.
+//
+// uWS notes (measured): above its own maxBackpressure uWS drops messages silently, and even
+// the close frame. So uWS's limit is set far above ours and we police the buffered amount.
+
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import uWS from './uws.js';
+import { Code, RpcError } from '../errors/index.js';
+import type { Dispatcher, Method } from '../protocol/jsonrpc.js';
+import { SUBSCRIPTION_KINDS, type Subscriber, type SubscriptionHub, type SubscriptionKind } from '../subscriptions/hub.js';
+import { topicFilter } from '../validation/filter.js';
+import { argPath, bool, fail, isObject } from '../validation/primitives.js';
+
+export interface WsLimits {
+  maxConnections: number;
+  maxSubscriptions: number;
+  /** Unsent bytes after which a connection is closed as too slow. */
+  maxBackpressureBytes: number;
+  maxPayloadBytes: number;
+}
+
+export const CLOSE_TOO_SLOW = 1008;
+const UWS_HARD_LIMIT = 1024 * 1024 * 1024;
+
+interface ConnState {
+  session?: Session;
+}
+
+/** One WebSocket connection: its subscriptions and its send policy. */
+class Session implements Subscriber {
+  closed = false;
+  readonly subscriptions = new Set<string>();
+  readonly methods: Map<string, Method>;
+
+  constructor(
+    private readonly ws: WebSocket<ConnState>,
+    private readonly hub: SubscriptionHub,
+    private readonly limits: WsLimits,
+  ) {
+    this.methods = new Map<string, Method>([
+      ['eth_subscribe', { maxParams: 2, handler: (p) => this.subscribe(p) }],
+      ['eth_unsubscribe', { maxParams: 1, handler: (p) => this.unsubscribe(p) }],
+    ]);
+  }
+
+  send(text: string): void {
+    if (this.closed) return;
+    this.ws.send(text, false);
+    const buffered = this.ws.getBufferedAmount();
+    if (buffered > this.limits.maxBackpressureBytes) {
+      this.close(CLOSE_TOO_SLOW, `subscriber too slow: ${buffered} bytes unsent (limit ${this.limits.maxBackpressureBytes})`);
+    }
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ws.end(code, reason);
+  }
+
+  private subscribe(p: unknown[]): string {
+    const kind = p[0];
+    if (typeof kind !== 'string' || !(SUBSCRIPTION_KINDS as readonly string[]).includes(kind)) {
+      throw fail(argPath(0), `unsupported subscription type ${JSON.stringify(kind)} (one of ${SUBSCRIPTION_KINDS.join(', ')})`);
+    }
+    if (this.subscriptions.size >= this.limits.maxSubscriptions) {
+      throw new RpcError(-32005, `too many subscriptions on this connection (limit ${this.limits.maxSubscriptions})`);
+    }
+    let full = false;
+    let filter;
+    const k = kind as SubscriptionKind;
+    if (k === 'logs' || k === 'pendingLogs') {
+      if (p[1] !== undefined && p[1] !== null) {
+        if (!isObject(p[1])) throw fail(argPath(1), 'filter must be an object with address and topics');
+        filter = topicFilter(p[1], argPath(1));
+      }
+    } else if (k === 'newFlashblockTransactions' || k === 'newPendingTransactions') {
+      if (p[1] !== undefined && p[1] !== null) full = bool(p[1], argPath(1), 'full transactions flag');
+      if (k === 'newPendingTransactions' && full) {
+        throw fail(argPath(1), 'newPendingTransactions streams hashes only');
+      }
+    } else if (p.length > 1) {
+      throw fail(argPath(1), `${k} takes no parameters`);
+    }
+    const id = this.hub.subscribe(this, k, full, filter);
+    this.subscriptions.add(id);
+    return JSON.stringify(id);
+  }
+
+  private unsubscribe(p: unknown[]): string {
+    if (typeof p[0] !== 'string') throw fail(argPath(0), 'subscription id must be a string');
+    const ok = this.subscriptions.delete(p[0]) && this.hub.unsubscribe(this, p[0]);
+    return ok ? 'true' : 'false';
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.hub.drop(this, this.subscriptions);
+    this.subscriptions.clear();
+  }
+}
+
+export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: SubscriptionHub, limits: WsLimits): { connections(): number } {
+  let open = 0;
+  app.ws<ConnState>('/*', {
+    compression: uWS.DISABLED,
+    maxPayloadLength: limits.maxPayloadBytes,
+    maxBackpressure: UWS_HARD_LIMIT,
+    closeOnBackpressureLimit: 0,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => {
+      if (open >= limits.maxConnections) {
+        res.writeStatus('503 Service Unavailable').end(`too many WebSocket connections (limit ${limits.maxConnections})`);
+        return;
+      }
+      res.upgrade<ConnState>(
+        {},
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    open: (ws) => {
+      open++;
+      ws.getUserData().session = new Session(ws, hub, limits);
+    },
+    message: (ws, message) => {
+      const session = ws.getUserData().session!;
+      const text = Buffer.from(message).toString('utf8');
+      let out;
+      try {
+        out = dispatcher.handle(text, false, session.methods);
+      } catch (e) {
+        out = JSON.stringify({ jsonrpc: '2.0', id: null, error: new RpcError(Code.Internal, String(e)).toJSON() });
+      }
+      if (typeof out === 'string') session.send(out);
+      else if (out !== null) {
+        void out.then((text) => {
+          if (text !== null) session.send(text);
+        });
+      }
+    },
+    close: (ws) => {
+      open--;
+      ws.getUserData().session?.dispose();
+    },
+  });
+  return { connections: () => open };
+}
