@@ -71,6 +71,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       if (closed) return;
       closed = true;
       uWS.us_listen_socket_close(listenSocket);
+      ws.closeAll('server shutting down');
       app.close();
       chain.close();
     },

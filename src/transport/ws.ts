@@ -102,8 +102,15 @@ class Session implements Subscriber {
   }
 }
 
-export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: SubscriptionHub, limits: WsLimits): { connections(): number } {
+export interface WebSocketServer {
+  connections(): number;
+  /** Closes every connection with 1001 (going away), for a clean shutdown. */
+  closeAll(reason: string): void;
+}
+
+export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: SubscriptionHub, limits: WsLimits): WebSocketServer {
   let open = 0;
+  const sessions = new Set<Session>();
   app.ws<ConnState>('/*', {
     compression: uWS.DISABLED,
     maxPayloadLength: limits.maxPayloadBytes,
@@ -126,7 +133,9 @@ export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: S
     },
     open: (ws) => {
       open++;
-      ws.getUserData().session = new Session(ws, hub, limits);
+      const session = new Session(ws, hub, limits);
+      sessions.add(session);
+      ws.getUserData().session = session;
     },
     message: (ws, message) => {
       const session = ws.getUserData().session!;
@@ -146,8 +155,17 @@ export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: S
     },
     close: (ws) => {
       open--;
-      ws.getUserData().session?.dispose();
+      const session = ws.getUserData().session;
+      if (session) {
+        sessions.delete(session);
+        session.dispose();
+      }
     },
   });
-  return { connections: () => open };
+  return {
+    connections: () => open,
+    closeAll: (reason) => {
+      for (const s of [...sessions]) s.close(1001, reason);
+    },
+  };
 }

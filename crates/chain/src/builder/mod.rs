@@ -88,6 +88,10 @@ struct Builder {
     block: OpenBlock,
 }
 
+fn unix_now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default()
+}
+
 fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default()
 }
@@ -243,7 +247,10 @@ impl Builder {
         });
         sink.emit("preconf", summary.to_string());
         if wanted & interest::FLASHBLOCKS != 0 {
-            sink.emit("flashblock", rpc::block_json(block, false).to_string());
+            let mut b = rpc::block_json(block, false);
+            // When this pre-confirmation became visible: lets subscribers measure freshness.
+            b["preconfTimestampMs"] = json!(unix_now_ms());
+            sink.emit("flashblock", b.to_string());
         }
         if wanted & (interest::FLASHBLOCK_TXS | interest::PENDING_LOGS) != 0 {
             let mut logs = Vec::new();
