@@ -255,7 +255,7 @@ impl Node {
 
     pub fn block_data(&self, view: &ChainView, at: Resolved) -> ChainResult<Option<Arc<BlockData>>> {
         match at {
-            Resolved::Pending => Ok(view.pending.as_ref().map(|p| Arc::new(p.block.clone()))),
+            Resolved::Pending => Ok(view.pending.as_ref().map(|p| p.block.clone())),
             Resolved::Sealed(n) if n == view.head_number() => Ok(Some(view.head.clone())),
             Resolved::Sealed(n) => Ok(load_block(&view.snapshot, n)?.map(Arc::new)),
         }
@@ -309,7 +309,7 @@ impl Node {
     pub fn find_tx(&self, view: &ChainView, hash: &B256) -> ChainResult<Option<(Arc<BlockData>, usize)>> {
         if let Some(p) = &view.pending {
             if let Some(&i) = p.tx_index.get(hash) {
-                return Ok(Some((Arc::new(p.block.clone()), i)));
+                return Ok(Some((p.block.clone(), i)));
             }
         }
         let Some((number, index)) = view.snapshot.tx_location(hash)? else { return Ok(None) };

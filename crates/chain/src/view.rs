@@ -15,7 +15,7 @@ use crate::types::BlockData;
 pub struct PendingBlock {
     /// Header fields of the block being built (number, timestamp, base fee, gas limit,
     /// beneficiary, prevrandao, parent hash); roots are those of the transactions so far.
-    pub block: BlockData,
+    pub block: Arc<BlockData>,
     /// State changes of the pre-confirmed transactions (and the block's system calls).
     pub changes: Arc<StateChanges>,
     /// Transaction hash -> index in `block.txs`.

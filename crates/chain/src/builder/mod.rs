@@ -216,7 +216,7 @@ impl Builder {
             header.transactions_root = tx_root(&b.txs);
             header.receipts_root = receipt_root(&b.txs);
             Some(Arc::new(PendingBlock {
-                block: BlockData { header, hash: None, txs: b.txs.clone(), preconf_index: Some(b.preconf_index) },
+                block: Arc::new(BlockData { header, hash: None, txs: b.txs.clone(), preconf_index: Some(b.preconf_index) }),
                 changes: Arc::new(b.changes.clone()),
                 tx_index: b.tx_index.clone(),
             }))
