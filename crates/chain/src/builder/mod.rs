@@ -149,7 +149,14 @@ impl Builder {
         let mut candidates = candidates;
         let mut included = Vec::new();
         let mut dropped: Vec<(B256, String)> = Vec::new();
+        // Hold the cadence: whatever does not fit in three quarters of an interval waits
+        // for the next pre-confirmation.
+        let budget = Duration::from_millis(self.node.config.preconf_interval_ms.max(1) * 3 / 4);
+        let started = Instant::now();
         while let Some(ptx) = candidates.next() {
+            if started.elapsed() > budget {
+                break;
+            }
             match self.execute(&ptx) {
                 Outcome::Included => included.push(ptx.hash),
                 Outcome::NoRoom => candidates.skip_sender(&ptx.sender),
