@@ -3,7 +3,8 @@
 
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { analyze, watchPending, type CadenceStats } from './cadence.js';
 import { deployToken, holders } from './fixtures.js';
 import { buildLoadgen, runLoad } from './loadgen.js';
@@ -25,8 +26,20 @@ function sh(cmd: string, args: string[]): string {
   }
 }
 
+/** When the node's built files were last written: the bench runs dist/ and native/, not the sources. */
+function builtAt(dir: string, suffix: string): string {
+  try {
+    const times = readdirSync(join(ROOT, dir)).filter((f) => f.endsWith(suffix)).map((f) => statSync(join(ROOT, dir, f)).mtimeMs);
+    return new Date(Math.max(...times)).toISOString();
+  } catch {
+    return '?';
+  }
+}
+
 function meta(o: Options): Record<string, unknown> {
   return {
+    addonBuilt: builtAt('native', '.node'),
+    distBuilt: builtAt('dist', '.js'),
     date: new Date().toISOString(),
     cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
     memGiB: Math.round(totalmem() / 2 ** 30),
@@ -140,12 +153,15 @@ async function main(): Promise<void> {
     return;
   }
   if (o.build) buildLoadgen();
+  const load1 = loadavg()[0]!;
+  if (load1 > 0.5) log(`warning: load average is ${load1.toFixed(2)} on ${cpus().length} cores; results will be noisy`);
   const results = await run(o);
   const m = results.meta;
   process.stdout.write(
     `## Benchmark ${m.date}\n\n` +
       `Machine: ${m.cpus}, ${m.memGiB} GiB; load average ${m.loadAvgAtStart} at start, ${m.loadAvgAtEnd} at end. ` +
-      `Node ${m.node}${m.anvil ? `, ${m.anvil}` : ''}; commit ${m.commit}${m.dirty ? ' (node sources modified)' : ''}. ` +
+      `Node ${m.node}${m.anvil ? `, ${m.anvil}` : ''}; commit ${m.commit}${m.dirty ? ' (node sources modified)' : ''}, ` +
+      `addon built ${m.addonBuilt}, dist built ${m.distBuilt}. ` +
       `${o.connections} connections, pipeline ${o.pipeline}, ${o.warmup} s warm-up + ${o.duration} s measured per scenario per target.\n\n` +
       render(results) +
       '\n',
