@@ -22,6 +22,8 @@ export interface CadenceStats {
   pollRttMs: { p50: number; p99: number };
   pollsPerS: number;
   errors: number;
+  /** Every change: [ms since the first, block number, preconfIndex]. */
+  changes: [number, number, number][];
 }
 
 export function watchPending(url: string, duration: number, watchMs: number): Promise<WatchReport> {
@@ -35,11 +37,13 @@ export function analyze(w: WatchReport, duration: number): CadenceStats {
   let skipped = 0;
   const perBlock = new Map<number, number>();
   let prev: { n: number; i: number } | null = null;
+  const changes: [number, number, number][] = [];
   let sawBlockStart = false; // count a block only if its first pre-confirmation was seen
   for (const e of w.events) {
     const n = Number(e.values.number);
     const i = Number(e.values.preconfIndex);
     const t = (e.prev_send_us + e.recv_us) / 2;
+    changes.push([Math.round((t - w.events[0]!.recv_us) / 100) / 10, n, i]);
     if (prev !== null) {
       // The first event is just the value at the start, not a change.
       if (n === prev.n ? i !== prev.i + 1 : i !== 0) skipped++;
@@ -70,5 +74,6 @@ export function analyze(w: WatchReport, duration: number): CadenceStats {
     pollRttMs: { p50: w.rtt_us.p50 / 1000, p99: w.rtt_us.p99 / 1000 },
     pollsPerS: w.polls / duration,
     errors: w.errors,
+    changes,
   };
 }

@@ -35,10 +35,14 @@ export class ReceiptTracker {
     this.loop ??= this.run();
   }
 
-  /** Waits until every tracked receipt was seen, or `timeoutMs` passed. */
-  async finish(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.waiting.size > 0 && Date.now() < deadline) await sleep(this.periodMs);
+  /** Waits until every tracked receipt was seen, or none has appeared for `stallMs`. */
+  async finish(stallMs: number): Promise<void> {
+    let seen = this.seen.size;
+    let progressAt = Date.now();
+    while (this.waiting.size > 0 && Date.now() - progressAt < stallMs) {
+      await sleep(this.periodMs);
+      if (this.seen.size !== seen) [seen, progressAt] = [this.seen.size, Date.now()];
+    }
     this.stopping = true;
     await this.loop;
   }

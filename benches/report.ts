@@ -65,6 +65,12 @@ function readsTables(r: Results): string {
   return `### Reads\n\n${table(head, rows)}\n\n### Server memory and CPU during the reads\n\n${table(resHead, resRows)}`;
 }
 
+function errorsCell(x: { errors: number; missing: number; stuck: number }): string {
+  const notes = [x.missing ? `${x.missing} sampled receipts never seen` : '', x.stuck ? `${x.stuck} stuck in the pool` : ''];
+  const n = notes.filter(Boolean).join('; ');
+  return n ? `${x.errors} (${n})` : String(x.errors);
+}
+
 function txTables(r: Results): string {
   const out: string[] = [];
   const floods = Object.entries(r.flood);
@@ -74,7 +80,7 @@ function txTables(r: Results): string {
       n,
       f(x.sent),
       f(x.accepted),
-      String(x.errors) + (x.missing ? ` (${x.missing} receipts missing)` : ''),
+      errorsCell(x),
       f(x.acceptedTps),
       pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)),
       `${f(x.toReceipt.p50, 1)} / ${f(x.toReceipt.p99, 1)} / ${f(x.toReceipt.max, 1)}`,
@@ -93,7 +99,7 @@ function txTables(r: Results): string {
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
-      String(x.errors) + (x.missing ? ` (${x.missing} receipts missing)` : ''),
+      errorsCell(x),
       pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)),
       `${f(x.toReceipt.p50, 1)} / ${f(x.toReceipt.p99, 1)} / ${f(x.toReceipt.max, 1)}`,
       `${x.toReceipt.n} (${f(x.toReceipt.resolutionMs, 1)})`,

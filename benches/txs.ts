@@ -68,6 +68,22 @@ export async function presign(url: string, count: number): Promise<void> {
   await signBatch(url, count);
 }
 
+/** How long without a new receipt before the tracked rest counts as stuck. */
+const STALL_MS = 5_000;
+
+/**
+ * anvil's automine can leave ready transactions in its pool for good when many arrive at
+ * once (foundry-rs/foundry#10122). Counts what is stuck and mines it with evm_mine, so the
+ * next phase starts from an empty pool. Only for the anvil this run started.
+ */
+async function flushStuck(server: Server): Promise<number> {
+  if (server.name !== 'anvil') return 0;
+  const pending = async () => Number((await rpc<{ pending: string }>(server.url, 'txpool_status')).pending);
+  const stuck = await pending();
+  for (let i = 0; i < 50 && (await pending()) > 0; i++) await rpc(server.url, 'evm_mine');
+  return stuck;
+}
+
 const sendBody = (tx: SignedTx, id: number) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [tx.raw] });
 
@@ -83,6 +99,8 @@ export interface FloodResult {
   drainS: number;
   includedTps: number;
   missing: number;
+  /** Transactions anvil left in its pool (then mined with evm_mine). */
+  stuck: number;
   proc: ProcUsage | null;
 }
 
@@ -96,7 +114,8 @@ export async function flood(server: Server, count: number, pollMs: number): Prom
   const { result: report, proc } = await measured(server.pid, () =>
     runLoad({ url: server.url, bodies: txs.map(sendBody), connections: SENDERS.length, duration: 120, once: true, timestamps: true }),
   );
-  await tracker.finish(60_000);
+  await tracker.finish(STALL_MS);
+  const stuck = await flushStuck(server);
   const submitted = new Map<Hex, number>();
   let first = Number.POSITIVE_INFINITY;
   for (const [idx, sent] of report.timestamps ?? []) {
@@ -116,6 +135,7 @@ export async function flood(server: Server, count: number, pollMs: number): Prom
     drainS,
     includedTps: count / drainS,
     missing: tracker.missing,
+    stuck,
     proc,
   };
 }
@@ -130,6 +150,7 @@ export interface PacedResult {
   submitMs: { p50: number; p99: number };
   toReceipt: LatencySummary;
   missing: number;
+  stuck: number;
   reads: RunReport;
   proc: ProcUsage | null;
 }
@@ -187,7 +208,8 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
     const [readReport] = await Promise.all([reads, side]);
     return { readReport, achievedTps };
   });
-  await tracker.finish(30_000);
+  await tracker.finish(STALL_MS);
+  const stuck = await flushStuck(server);
   return {
     rate: o.rate,
     sent: total,
@@ -198,6 +220,7 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
     submitMs: { p50: percentile(submitMs, 50), p99: percentile(submitMs, 99) },
     toReceipt: summarize(tracker.latencies(submitted)),
     missing: tracker.missing,
+    stuck,
     reads: result.readReport,
     proc,
   };
