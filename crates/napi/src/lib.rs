@@ -139,8 +139,12 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn simulate(&self, _request: String) -> AsyncTask<Job> {
-        Job::spawn(move || Err(ChainError::Unavailable("eth_simulateV1 is not implemented yet".into())))
+    pub fn simulate(&self, request: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let params: exec::simulate::SimulateParams = exec::request::parse(&request, "simulation request")?;
+            exec::simulate::simulate(&node, &params)
+        })
     }
 
     #[napi(ts_return_type = "Promise<string>")]

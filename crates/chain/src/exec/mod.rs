@@ -5,6 +5,7 @@
 pub mod call;
 pub mod errors;
 pub mod request;
+pub mod simulate;
 
 use alloy_consensus::{Header, Transaction as _, TxEnvelope};
 use alloy_eips::{eip7840::BlobParams, Typed2718};
@@ -114,13 +115,18 @@ pub fn cfg_env(spec: &ChainSpec, spec_id: SpecId, mode: Mode) -> CfgEnv {
     cfg
 }
 
-/// An EVM over `CacheDB<DB>` for one block.
-pub fn build_evm<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
+/// The revm context (rules, block, database) for one block. Every EVM is built from it,
+/// whatever inspector or precompile set it then gets (eth_simulateV1 adds both).
+pub fn evm_context<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> EvmContext<DB> {
     let spec_id = spec.spec_at(block.number, block.timestamp);
     EvmContext::<DB>::new(db, spec_id)
         .with_cfg(cfg_env(spec, spec_id, mode))
         .with_block(block.env(spec, spec_id))
-        .build_mainnet()
+}
+
+/// An EVM over `CacheDB<DB>` for one block.
+pub fn build_evm<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
+    evm_context(db, spec, block, mode).build_mainnet()
 }
 
 /// The revm transaction for a signed transaction from `sender`.

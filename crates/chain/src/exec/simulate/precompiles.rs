@@ -1,0 +1,167 @@
+//! The precompile set of one simulated block: the fork's precompiles, with
+//! `movePrecompileToAddress` applied. revm's precompiles cannot be re-addressed, so the
+//! provider wraps the fork's set and redirects calls.
+
+use std::collections::HashMap;
+
+use alloy_primitives::Address;
+use revm::context::Cfg;
+use revm::context_interface::ContextTr;
+use revm::handler::{precompile_output_to_interpreter_result, EthPrecompiles, PrecompileProvider};
+use revm::interpreter::{CallInputs, InterpreterResult};
+use revm::primitives::{hardfork::SpecId, AddressSet};
+
+use crate::error::{ChainError, ChainResult, SimulateError};
+use crate::exec::request::StateOverrides;
+
+#[derive(Clone, Debug)]
+pub struct SimPrecompiles {
+    inner: EthPrecompiles,
+    /// New address -> the precompile moved there.
+    moved: HashMap<Address, Address>,
+    /// Fork precompiles that no longer run at their own address (moved away or overridden).
+    removed: AddressSet,
+    /// Addresses that run a precompile now (warm from the start of every transaction).
+    active: AddressSet,
+    /// The journal must re-read `active` before the next transaction.
+    dirty: bool,
+}
+
+impl SimPrecompiles {
+    pub fn new(spec: SpecId) -> Self {
+        let mut set = Self {
+            inner: EthPrecompiles::new(spec),
+            moved: HashMap::new(),
+            removed: AddressSet::default(),
+            active: AddressSet::default(),
+            dirty: true,
+        };
+        set.rebuild();
+        set
+    }
+
+    fn rebuild(&mut self) {
+        let mut active = self.inner.warm_addresses().clone();
+        for a in &self.removed {
+            active.remove(a);
+        }
+        active.extend(self.moved.keys().copied());
+        self.active = active;
+        self.dirty = true;
+    }
+
+    /// Applies a block's state overrides to the set, with geth's rules: only a precompile
+    /// can move, not onto itself, not onto an address another precompile moves to or that
+    /// is overridden itself; and any overridden precompile address stops being one (its
+    /// override, e.g. `code`, takes over).
+    pub fn apply_overrides(&mut self, overrides: &StateOverrides) -> ChainResult<()> {
+        for (address, o) in overrides {
+            let Some(to) = o.move_precompile_to_address else { continue };
+            if !self.inner.contains(address) {
+                return Err(ChainError::sim(SimulateError::Generic, format!("account {address} is not a precompile")));
+            }
+            if to == *address {
+                return Err(ChainError::sim(
+                    SimulateError::PrecompileSelfReference,
+                    format!("precompile {address} cannot be moved onto itself"),
+                ));
+            }
+            if let Some(other) = self.moved.get(&to) {
+                return Err(ChainError::sim(
+                    SimulateError::PrecompileDuplicateAddress,
+                    format!("precompiles {other} and {address} are both moved to {to}"),
+                ));
+            }
+            if overrides.contains_key(&to) {
+                return Err(ChainError::sim(SimulateError::Generic, format!("account {to} is already overridden")));
+            }
+            self.moved.insert(to, *address);
+        }
+        for address in overrides.keys() {
+            if self.inner.contains(address) {
+                self.removed.insert(*address);
+            }
+        }
+        self.rebuild();
+        Ok(())
+    }
+}
+
+impl<CTX: ContextTr> PrecompileProvider<CTX> for SimPrecompiles {
+    type Output = InterpreterResult;
+
+    fn set_spec(&mut self, spec: <CTX::Cfg as Cfg>::Spec) -> bool {
+        if <EthPrecompiles as PrecompileProvider<CTX>>::set_spec(&mut self.inner, spec) {
+            self.rebuild();
+        }
+        // `true` makes the journal warm `active` again.
+        std::mem::take(&mut self.dirty)
+    }
+
+    fn run(&mut self, context: &mut CTX, inputs: &CallInputs) -> Result<Option<InterpreterResult>, String> {
+        let address = inputs.bytecode_address;
+        if let Some(original) = self.moved.get(&address) {
+            let Some(precompile) = self.inner.precompiles.get(original) else { return Ok(None) };
+            let output = precompile
+                .execute(&inputs.input.as_bytes(context), inputs.gas_limit, inputs.reservoir)
+                .map_err(|e| e.to_string())?;
+            return Ok(Some(precompile_output_to_interpreter_result(output, inputs.gas_limit)));
+        }
+        if self.removed.contains(&address) {
+            // Runs the account's code (an override's, or none).
+            return Ok(None);
+        }
+        <EthPrecompiles as PrecompileProvider<CTX>>::run(&mut self.inner, context, inputs)
+    }
+
+    fn warm_addresses(&self) -> &AddressSet {
+        &self.active
+    }
+
+    fn contains(&self, address: &Address) -> bool {
+        self.active.contains(address)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::request::AccountOverride;
+    use alloy_primitives::address;
+
+    const ECRECOVER: Address = address!("0x0000000000000000000000000000000000000001");
+    const SHA256: Address = address!("0x0000000000000000000000000000000000000002");
+    const NEW: Address = address!("0x0000000000000000000000000000000000123456");
+
+    fn moves(list: &[(Address, Address)]) -> StateOverrides {
+        list.iter()
+            .map(|(from, to)| (*from, AccountOverride { move_precompile_to_address: Some(*to), ..Default::default() }))
+            .collect()
+    }
+
+    #[test]
+    fn a_moved_precompile_runs_at_its_new_address_only() {
+        let mut p = SimPrecompiles::new(SpecId::PRAGUE);
+        p.apply_overrides(&moves(&[(ECRECOVER, NEW)])).unwrap();
+        assert!(p.active.contains(&NEW));
+        assert!(!p.active.contains(&ECRECOVER));
+        assert!(p.active.contains(&SHA256));
+    }
+
+    #[test]
+    fn moves_are_checked() {
+        let kind = |list: &[(Address, Address)]| SimPrecompiles::new(SpecId::PRAGUE).apply_overrides(&moves(list)).unwrap_err().kind();
+        assert_eq!(kind(&[(NEW, ECRECOVER)]), "SimGeneric"); // not a precompile
+        assert_eq!(kind(&[(ECRECOVER, ECRECOVER)]), "SimPrecompileSelfReference");
+        assert_eq!(kind(&[(ECRECOVER, NEW), (SHA256, NEW)]), "SimPrecompileDuplicateAddress");
+        assert_eq!(kind(&[(ECRECOVER, SHA256), (SHA256, NEW)]), "SimGeneric"); // destination overridden
+    }
+
+    #[test]
+    fn an_overridden_precompile_stops_being_one() {
+        let mut p = SimPrecompiles::new(SpecId::PRAGUE);
+        let o: StateOverrides = [(SHA256, AccountOverride { code: Some(vec![0x00].into()), ..Default::default() })].into();
+        p.apply_overrides(&o).unwrap();
+        assert!(!p.active.contains(&SHA256));
+    }
+}
