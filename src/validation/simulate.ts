@@ -20,7 +20,7 @@ export function simulatePayload(v: unknown, path: Path): Record<string, unknown>
     return {
       calls: calls.map((c: unknown, j: number) => callObject(c, `${p}.calls[${j}]`)),
       stateOverrides: stateOverrides(b.stateOverrides, `${p}.stateOverrides`),
-      blockOverrides: blockOverrides(b.blockOverrides, `${p}.blockOverrides`),
+      blockOverrides: blockOverrides(randaoAsHash(b.blockOverrides), `${p}.blockOverrides`),
     };
   });
   return {
@@ -30,4 +30,12 @@ export function simulatePayload(v: unknown, path: Path): Record<string, unknown>
     returnFullTransactions:
       v.returnFullTransactions == null ? false : bool(v.returnFullTransactions, `${path}.returnFullTransactions`),
   };
+}
+
+/** viem (ox) sends `prevRandao` as a quantity where geth takes a 32-byte hash: accept both. */
+function randaoAsHash(overrides: unknown): unknown {
+  if (!isObject(overrides) || typeof overrides.prevRandao !== 'string') return overrides;
+  const randao = overrides.prevRandao;
+  if (!/^0x[0-9a-fA-F]{1,63}$/.test(randao)) return overrides;
+  return { ...overrides, prevRandao: `0x${randao.slice(2).padStart(64, '0')}` };
 }
