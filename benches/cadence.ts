@@ -3,8 +3,16 @@
 // keep-alive connection every --watch-ms and records each poll at which the pending
 // block's (number, preconfIndex) changed. A change is placed in the middle of
 // [send of the previous poll, answer of this one]; the width of that bracket is the
-// resolution, reported with the intervals. A jump of more than one pre-confirmation
-// between two polls is counted as skipped (its interval is then not a single one).
+// resolution, reported with the intervals.
+//
+// What the node does (crates/chain/src/builder): every interval it publishes the next
+// pre-confirmation (index 1, 2, ...); the tick that reaches the last index also seals the
+// block, and the new block opens with index 0 and no transactions. So a pre-confirmation
+// is a change to index >= 1, and the change to (number + 1, 0) is the end of a seal. When
+// that change comes less than half an interval after the previous one, the previous one was
+// the block's last pre-confirmation (visible only while the seal ran); otherwise the last
+// one came and went between two polls and the change stands for it. Index jumps are counted
+// as skipped and the intervals across them left out.
 
 import { runWatch, type WatchReport } from './loadgen.js';
 import { percentile } from './util.js';
@@ -14,10 +22,11 @@ export const PENDING_BLOCK = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'et
 export interface CadenceStats {
   preconfs: number;
   intervalMs: { p50: number; p99: number; min: number; max: number };
+  /** How long the last pre-confirmation of a block was visible before the next block opened. */
+  sealMs: { p50: number; max: number };
   blockIntervalMs: number; // median time between new pending block numbers
+  lastIndex: number; // highest preconfIndex seen (pre-confirmations per block, if the last was seen)
   skipped: number;
-  /** Pre-confirmations per complete block, as "count×blocks" (e.g. "10×4, 11×1"). */
-  perBlock: string;
   resolutionMs: { p50: number; p99: number };
   pollRttMs: { p50: number; p99: number };
   pollsPerS: number;
@@ -31,34 +40,43 @@ export function watchPending(url: string, duration: number, watchMs: number): Pr
 }
 
 export function analyze(w: WatchReport, duration: number): CadenceStats {
-  const times: number[] = [];
-  const blockTimes: number[] = [];
+  const obs = w.events.map((e) => ({
+    t: (e.prev_send_us + e.recv_us) / 2,
+    bracketMs: (e.recv_us - e.prev_send_us) / 1000,
+    n: Number(e.values.number),
+    i: Number(e.values.preconfIndex),
+  }));
+  const lastIndex = Math.max(0, ...obs.map((o) => o.i));
+  const typical = percentile(
+    obs.slice(1).flatMap((o, k) => (o.n === obs[k]!.n && o.i === obs[k]!.i + 1 ? [(o.t - obs[k]!.t) / 1000] : [])),
+    50,
+  );
+  const intervals: number[] = [];
+  const seals: number[] = [];
+  const blockStarts: number[] = [];
   const brackets: number[] = [];
   let skipped = 0;
-  const perBlock = new Map<number, number>();
-  let prev: { n: number; i: number } | null = null;
-  const changes: [number, number, number][] = [];
-  let sawBlockStart = false; // count a block only if its first pre-confirmation was seen
-  for (const e of w.events) {
-    const n = Number(e.values.number);
-    const i = Number(e.values.preconfIndex);
-    const t = (e.prev_send_us + e.recv_us) / 2;
-    changes.push([Math.round((t - w.events[0]!.recv_us) / 100) / 10, n, i]);
-    if (prev !== null) {
-      // The first event is just the value at the start, not a change.
-      if (n === prev.n ? i !== prev.i + 1 : i !== 0) skipped++;
-      if (n !== prev.n) {
-        blockTimes.push(t);
-        if (sawBlockStart) perBlock.set(prev.i + 1, (perBlock.get(prev.i + 1) ?? 0) + 1);
-        sawBlockStart = i === 0;
-      }
-      times.push(t);
-      brackets.push((e.recv_us - e.prev_send_us) / 1000);
+  let lastTick: number | null = null; // time of the previous pre-confirmation, null after a skip
+  const tick = (t: number) => {
+    if (lastTick !== null) intervals.push((t - lastTick) / 1000);
+    lastTick = t;
+  };
+  for (let k = 1; k < obs.length; k++) {
+    const [p, o] = [obs[k - 1]!, obs[k]!];
+    brackets.push(o.bracketMs);
+    if (o.n === p.n && o.i === p.i + 1) tick(o.t);
+    else if (o.n === p.n + 1 && o.i === 0) {
+      blockStarts.push(o.t);
+      const gap = (o.t - p.t) / 1000;
+      if (gap < typical / 2) seals.push(gap);
+      else tick(o.t); // the block's last pre-confirmation came and went between two polls
+    } else {
+      skipped += Math.max(1, o.n === p.n ? o.i - p.i - 1 : 1);
+      lastTick = o.i >= 1 ? o.t : null;
     }
-    prev = { n, i };
   }
-  const intervals = times.slice(1).map((t, k) => (t - times[k]!) / 1000);
-  const blockIntervals = blockTimes.slice(1).map((t, k) => (t - blockTimes[k]!) / 1000);
+  const blockIntervals = blockStarts.slice(1).map((t, k) => (t - blockStarts[k]!) / 1000);
+  const t0 = obs[0]?.t ?? 0;
   return {
     preconfs: intervals.length,
     intervalMs: {
@@ -67,13 +85,14 @@ export function analyze(w: WatchReport, duration: number): CadenceStats {
       min: percentile(intervals, 0),
       max: percentile(intervals, 100),
     },
+    sealMs: { p50: percentile(seals, 50), max: percentile(seals, 100) },
     blockIntervalMs: percentile(blockIntervals, 50),
+    lastIndex,
     skipped,
-    perBlock: [...perBlock].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}×${v}`).join(', ') || '—',
     resolutionMs: { p50: percentile(brackets, 50), p99: percentile(brackets, 99) },
     pollRttMs: { p50: w.rtt_us.p50 / 1000, p99: w.rtt_us.p99 / 1000 },
     pollsPerS: w.polls / duration,
     errors: w.errors,
-    changes,
+    changes: obs.map((o) => [Math.round((o.t - t0) / 100) / 10, o.n, o.i]),
   };
 }

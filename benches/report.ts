@@ -115,7 +115,7 @@ function txTables(r: Results): string {
 }
 
 function cadenceTable(r: Results): string {
-  const head = ['target', 'condition', 'intervals', 'interval p50 / p99 ms', 'min / max ms', 'block interval p50 ms', 'pre-confs per block', 'skipped', 'resolution p50 / p99 ms', 'poll RTT p50 / p99 ms', 'polls/s'];
+  const head = ['target', 'condition', 'intervals', 'interval p50 / p99 ms', 'min / max ms', 'highest index seen', 'block interval p50 ms', 'last pre-conf visible p50 / max ms', 'skipped', 'resolution p50 / p99 ms', 'poll RTT p50 / p99 ms', 'polls/s'];
   const rows: string[][] = [];
   for (const [n, conds] of Object.entries(r.cadence)) {
     for (const [cond, c] of Object.entries(conds)) {
@@ -125,8 +125,9 @@ function cadenceTable(r: Results): string {
         String(c.preconfs),
         pair(f(c.intervalMs.p50, 1), f(c.intervalMs.p99, 1)),
         pair(f(c.intervalMs.min, 1), f(c.intervalMs.max, 1)),
+        String(c.lastIndex),
         f(c.blockIntervalMs, 0),
-        c.perBlock,
+        pair(f(c.sealMs.p50, 1), f(c.sealMs.max, 1)),
         String(c.skipped),
         pair(f(c.resolutionMs.p50, 2), f(c.resolutionMs.p99, 2)),
         pair(f(c.pollRttMs.p50, 2), f(c.pollRttMs.p99, 2)),
