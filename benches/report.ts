@@ -49,18 +49,23 @@ function readsTables(r: Results): string {
     const q = ratio && m[0] && m[1] ? [f(m[0].report.rps / m[1].report.rps, 2) + '×'] : ratio ? ['—'] : [];
     rows.push([s.name, ...cells, ...q, m.map((x) => (x ? String(x.report.errors) : '—')).join(' / ')]);
   }
-  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', 'load avg (1 min)'];
+  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', 'other processes, cores', 'load avg (1 min)'];
   const resRows: string[][] = [];
   const res = (x: Measured | undefined) =>
     x?.proc ? [pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)), f(x.proc.cores, 2)] : ['—', '—'];
   const lg = (xs: (Measured | undefined)[]) =>
     xs.map((x) => (x ? f(x.report.cpu_s / x.report.wall_s, 2) : '—')).join(' / ');
+  // Busy CPU not used by the server, the load generator or this driver: someone else's load.
+  const other = (xs: (Measured | undefined)[]) =>
+    xs
+      .map((x) => (x?.proc ? f(Math.max(0, x.proc.machineCores - x.proc.cores - x.report.cpu_s / x.report.wall_s - x.proc.driverCores), 2) : '—'))
+      .join(' / ');
   for (const { label, m: cal } of r.calibration) {
-    resRows.push([`*calibration: ${label}*`, ...t.flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), lg([cal]), f(cal.load1, 2)]);
+    resRows.push([`*calibration: ${label}*`, ...t.flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), lg([cal]), other([cal]), f(cal.load1, 2)]);
   }
   for (const s of r.reads) {
     const m = t.map((n) => s.perTarget[n]);
-    resRows.push([s.name, ...m.flatMap(res), lg(m), m.map((x) => (x ? f(x.load1, 2) : '—')).join(' / ')]);
+    resRows.push([s.name, ...m.flatMap(res), lg(m), other(m), m.map((x) => (x ? f(x.load1, 2) : '—')).join(' / ')]);
   }
   return `### Reads\n\n${table(head, rows)}\n\n### Server memory and CPU during the reads\n\n${table(resHead, resRows)}`;
 }

@@ -95,15 +95,33 @@ export function procSnapshot(pid: number | null): ProcSnapshot | null {
   }
 }
 
+/** CPU seconds all cores have spent busy since boot (/proc/stat), for spotting other load. */
+function machineBusyS(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = f;
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
+}
+
 /** Runs `work` and reports the server's RSS after it and the cores it used meanwhile. */
 export async function measured<T>(pid: number | null, work: () => Promise<T>): Promise<{ result: T; proc: ProcUsage | null }> {
   const before = procSnapshot(pid);
+  const machine0 = machineBusyS();
+  const driver0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await work();
   const wall = (performance.now() - t0) / 1000;
   const after = procSnapshot(pid);
+  const driver = process.cpuUsage(driver0);
   const proc =
-    before && after ? { rssMiB: after.rssMiB, hwmMiB: after.hwmMiB, cores: (after.cpuS - before.cpuS) / wall } : null;
+    before && after
+      ? {
+          rssMiB: after.rssMiB,
+          hwmMiB: after.hwmMiB,
+          cores: (after.cpuS - before.cpuS) / wall,
+          machineCores: (machineBusyS() - machine0) / wall,
+          driverCores: (driver.user + driver.system) / 1e6 / wall,
+        }
+      : null;
   return { result, proc };
 }
 
@@ -112,4 +130,8 @@ export interface ProcUsage {
   hwmMiB: number;
   /** Server CPU seconds per wall second during the scenario (warm-up included). */
   cores: number;
+  /** All CPUs' busy seconds per wall second, whoever used them. */
+  machineCores: number;
+  /** This driver process's CPU per wall second. */
+  driverCores: number;
 }
