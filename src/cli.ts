@@ -62,6 +62,7 @@ const FLAGS: Flag[] = [
   { name: 'pool-max-per-sender', value: 'N', help: 'pooled transactions per sender (default 1024)', apply: (c, v) => void (c.chain.poolMaxPerSender = int('pool-max-per-sender', v, 1)) },
   { name: 'pool-max', value: 'N', help: 'pooled transactions in all (default 50000)', apply: (c, v) => void (c.chain.poolMaxTotal = int('pool-max', v, 1)) },
   { name: 'simulate-max-blocks', value: 'N', help: 'eth_simulateV1 blocks per request (default 256)', apply: (c, v) => void (c.chain.simulateMaxBlocks = int('simulate-max-blocks', v, 1)) },
+  { name: 'simulate-max-calls-per-block', value: 'N', help: 'eth_simulateV1 calls per block (default 5000)', apply: (c, v) => void (c.chain.simulateMaxCallsPerBlock = int('simulate-max-calls-per-block', v, 1)) },
   { name: 'simulate-max-calls', value: 'N', help: 'eth_simulateV1 calls per request (default 10000)', apply: (c, v) => void (c.chain.simulateMaxCalls = int('simulate-max-calls', v, 1)) },
   { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget (default 5000)', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
   { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range (default 10000)', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
