@@ -80,7 +80,7 @@ function txTables(r: Results): string {
   const out: string[] = [];
   const floods = Object.entries(r.flood);
   if (floods.length > 0) {
-    const head = ['target', 'sent', 'accepted', 'errors', 'accepted tx/s', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'all included after s', 'included tx/s', 'RSS / peak MiB', 'cores'];
+    const head = ['target', 'sent', 'accepted', 'errors', 'accepted tx/s', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'all included after s', 'included tx/s', 'RSS / peak MiB', 'server / driver / machine cores'];
     const rows = floods.map(([n, x]) => [
       n,
       f(x.sent),
@@ -93,14 +93,14 @@ function txTables(r: Results): string {
       f(x.drainS, 2),
       f(x.includedTps),
       x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',
-      x.proc ? f(x.proc.cores, 2) : '—',
+      x.proc ? `${f(x.proc.cores, 2)} / ${f(x.proc.driverCores, 2)} / ${f(x.proc.machineCores, 2)}` : '—',
     ]);
     out.push(`### Transaction flood (eth_sendRawTransaction, ${floods[0]![1].sent} pre-signed transfers)\n\n${table(head, rows)}`);
   }
   const paced = Object.entries(r.paced);
   if (paced.length > 0) {
     const idle = (n: string) => r.reads.find((s) => s.name === 'eth_getBalance')?.perTarget[n]?.report.rps;
-    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB'];
+    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'server / other cores'];
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
@@ -113,6 +113,7 @@ function txTables(r: Results): string {
       pair(ms(x.reads.latency_us.p50), ms(x.reads.latency_us.p99)),
       String(x.reads.errors),
       x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',
+      x.proc ? pair(f(x.proc.cores, 2), f(Math.max(0, x.proc.machineCores - x.proc.cores - x.reads.cpu_s / x.reads.wall_s - x.proc.driverCores), 2)) : '—',
     ]);
     out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
   }

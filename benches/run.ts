@@ -12,7 +12,7 @@ import { parseOptions, USAGE, type Options } from './options.js';
 import { readScenarios } from './reads.js';
 import { render, type Measured, type Results } from './report.js';
 import { measured, startAnvil, startCalibrationServer, startPreconfNode, type Server } from './servers.js';
-import { flood, pacedWithReads, presign } from './txs.js';
+import { flood, pacedWithReads } from './txs.js';
 import { ROOT, rpc } from './util.js';
 import { anvilBinary } from '../test/helpers/anvil.js';
 
@@ -122,12 +122,7 @@ async function run(o: Options): Promise<Results> {
     }
 
     if (o.only.has('tx')) {
-      log(`signing ${o.txCount} + ${Math.ceil(o.txRate * (o.warmup + o.longS))} transfers`);
-      for (const s of servers) await presign(s.url, o.txCount);
-      for (const s of servers) {
-        log(`tx flood → ${s.name}`);
-        results.flood[s.name] = await flood(s, o.txCount, o.pollMs);
-      }
+      // Paced first: a flood can leave anvil's automine stuck (see txs.ts).
       for (const s of servers) {
         log(`transfers at ${o.txRate} tx/s + eth_getBalance load → ${s.name}`);
         let cadence: CadenceStats | null = null;
@@ -137,6 +132,10 @@ async function run(o: Options): Promise<Results> {
             : undefined;
         results.paced[s.name] = await pacedWithReads(s, { ...base, duration: o.longS, rate: o.txRate, pollMs: o.pollMs, readBodies: balanceBodies, alongside });
         if (cadence) results.cadence[s.name]![`eth_getBalance load + ${o.txRate} tx/s`] = cadence;
+      }
+      for (const s of servers) {
+        log(`tx flood → ${s.name}`);
+        results.flood[s.name] = await flood(s, o.txCount, o.pollMs);
       }
     }
   } finally {

@@ -53,7 +53,9 @@ async function nonces(url: string): Promise<number[]> {
   return Promise.all(SENDERS.map(async (s) => Number(await rpc<string>(url, 'eth_getTransactionCount', [devAccount(s).address, 'pending']))));
 }
 
-/** `count` transfers, round-robin over the senders: tx j is sender j % 8's next nonce. */
+/** `count` transfers, round-robin over the senders: tx j is sender j % 8's next nonce.
+ *  Signed before any measurement (about 1 ms each), and once for both servers when their
+ *  nonces agree. */
 async function signBatch(url: string, count: number): Promise<SignedTx[]> {
   const base = await nonces(url);
   const out: SignedTx[] = [];
@@ -62,10 +64,6 @@ async function signBatch(url: string, count: number): Promise<SignedTx[]> {
     out.push(await transfer(SENDERS[s]!, base[s]! + Math.floor(j / SENDERS.length)));
   }
   return out;
-}
-
-export async function presign(url: string, count: number): Promise<void> {
-  await signBatch(url, count);
 }
 
 /** How long without a new receipt before the tracked rest counts as stuck. */
