@@ -14,7 +14,7 @@ interface Seen {
 }
 
 export class ReceiptTracker {
-  private readonly waiting = new Set<Hex>();
+  private readonly waiting = new Map<Hex, number>(); // hash -> poll it from (unix µs)
   private readonly lastSend = new Map<Hex, number>();
   readonly seen = new Map<Hex, Seen>();
   polls = 0;
@@ -27,8 +27,9 @@ export class ReceiptTracker {
     private readonly periodMs: number,
   ) {}
 
-  track(hash: Hex): void {
-    if (!this.seen.has(hash)) this.waiting.add(hash);
+  /** Polls for `hash` from `fromUs` on (when it is due to be submitted). */
+  track(hash: Hex, fromUs = 0): void {
+    if (!this.seen.has(hash)) this.waiting.set(hash, fromUs);
   }
 
   start(): void {
@@ -53,8 +54,8 @@ export class ReceiptTracker {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      const hashes = [...this.waiting];
       const s = nowUs();
+      const hashes = [...this.waiting].filter(([, from]) => from <= s).map(([h]) => h);
       if (hashes.length > 0) await this.poll(hashes, s);
       const spent = (nowUs() - s) / 1000;
       await sleep(Math.max(0, this.periodMs - spent));

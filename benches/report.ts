@@ -100,7 +100,7 @@ function txTables(r: Results): string {
   const paced = Object.entries(r.paced);
   if (paced.length > 0) {
     const idle = (n: string) => r.reads.find((s) => s.name === 'eth_getBalance')?.perTarget[n]?.report.rps;
-    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'server / other cores'];
+    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
@@ -113,7 +113,11 @@ function txTables(r: Results): string {
       pair(ms(x.reads.latency_us.p50), ms(x.reads.latency_us.p99)),
       String(x.reads.errors),
       x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',
-      x.proc ? pair(f(x.proc.cores, 2), f(Math.max(0, x.proc.machineCores - x.proc.cores - x.reads.cpu_s / x.reads.wall_s - x.proc.driverCores), 2)) : '—',
+      x.proc
+        ? [x.proc.cores, x.loadgenCores, x.proc.driverCores, Math.max(0, x.proc.machineCores - x.proc.cores - x.loadgenCores - x.proc.driverCores)]
+            .map((v) => f(v, 2))
+            .join(' / ')
+        : '—',
     ]);
     out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
   }

@@ -5,7 +5,7 @@
 // Reports accepted tx/s, the submission latency, the time from submission to a visible
 // receipt for a sample (see receipts.ts), and the time until the last one was included.
 //
-// paced: transfers at a fixed rate from this process while the load generator runs
+// paced: transfers at a fixed rate (paced by the load generator) while it also runs
 // eth_getBalance at full speed: read throughput while the builder is busy, and the time
 // to receipt at a load both servers can take.
 
@@ -16,7 +16,7 @@ import { syntheticAddress } from './fixtures.js';
 import { runLoad, type RunReport } from './loadgen.js';
 import { ReceiptTracker, summarize, type LatencySummary } from './receipts.js';
 import { measured, type ProcUsage, type Server } from './servers.js';
-import { nowUs, percentile, rpc, sleep } from './util.js';
+import { nowUs, rpc, sleep } from './util.js';
 
 const SENDERS = [1, 2, 3, 4, 5, 6, 7, 8];
 const CHAIN_ID = 31337; // both the dev chain and anvil
@@ -150,6 +150,8 @@ export interface PacedResult {
   missing: number;
   stuck: number;
   reads: RunReport;
+  /** Both load generator runs (transfers and reads), CPU seconds per wall second. */
+  loadgenCores: number;
   proc: ProcUsage | null;
 }
 
@@ -165,61 +167,43 @@ export interface PacedOptions {
   alongside?: () => Promise<unknown>;
 }
 
+/** Every 4th paced transfer's receipt is polled for. */
+const PACED_SAMPLE = 4;
+
 export async function pacedWithReads(server: Server, o: PacedOptions): Promise<PacedResult> {
   const total = Math.ceil(o.rate * (o.warmup + o.duration));
   const txs = await signBatch(server.url, total);
   const tracker = new ReceiptTracker(server.url, o.pollMs);
-  const submitted = new Map<Hex, number>();
-  const submitMs: number[] = [];
-  let accepted = 0;
-  let errors = 0;
-  let errorSample: string | null = null;
-  const inflight: Promise<void>[] = [];
-  const fire = async (tx: SignedTx, j: number) => {
-    const sent = nowUs();
-    if (j % 4 === 0) {
-      submitted.set(tx.hash, sent);
-      tracker.track(tx.hash);
-    }
-    try {
-      await rpc(server.url, 'eth_sendRawTransaction', [tx.raw]);
-      accepted++;
-    } catch (e) {
-      errors++;
-      errorSample ??= (e as Error).message;
-    }
-    submitMs.push((nowUs() - sent) / 1000);
-  };
   const { result, proc } = await measured(server.pid, async () => {
+    // The load generator paces the transfers too (one connection per sender, nonces in
+    // order): tx j is due at start + j / rate, which is when its receipt is first polled for.
+    const start = nowUs();
+    txs.forEach((t, j) => j % PACED_SAMPLE === 0 && tracker.track(t.hash, start + (j * 1e6) / o.rate));
     tracker.start();
     const reads = runLoad({ url: server.url, bodies: o.readBodies, connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline });
     const side = o.alongside ? sleep(o.warmup * 1000).then(o.alongside) : Promise.resolve();
-    const t0 = performance.now();
-    for (let j = 0; j < total; j++) {
-      const due = t0 + (j * 1000) / o.rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      inflight.push(fire(txs[j]!, j));
-    }
-    const achievedTps = total / ((performance.now() - t0) / 1000);
-    await Promise.all(inflight);
-    const [readReport] = await Promise.all([reads, side]);
-    return { readReport, achievedTps };
+    const sends = runLoad({ url: server.url, bodies: txs.map(sendBody), connections: SENDERS.length, duration: o.warmup + o.duration + 30, rate: o.rate, once: true, timestamps: true });
+    const [sendReport, readReport] = await Promise.all([sends, reads, side]);
+    return { sendReport, readReport };
   });
   await tracker.finish(STALL_MS);
   const stuck = await flushStuck(server);
+  const submitted = new Map<Hex, number>();
+  for (const [idx, sent] of result.sendReport.timestamps ?? []) if (idx % PACED_SAMPLE === 0) submitted.set(txs[idx]!.hash, sent);
+  const r = result.sendReport;
   return {
     rate: o.rate,
     sent: total,
-    accepted,
-    errors,
-    errorSample,
-    achievedTps: result.achievedTps,
-    submitMs: { p50: percentile(submitMs, 50), p99: percentile(submitMs, 99) },
+    accepted: r.ok,
+    errors: r.errors,
+    errorSample: r.error_sample,
+    achievedTps: r.rps,
+    submitMs: { p50: r.latency_us.p50 / 1000, p99: r.latency_us.p99 / 1000 },
     toReceipt: summarize(tracker.latencies(submitted)),
     missing: tracker.missing,
     stuck,
     reads: result.readReport,
+    loadgenCores: r.cpu_s / r.wall_s + result.readReport.cpu_s / result.readReport.wall_s,
     proc,
   };
 }

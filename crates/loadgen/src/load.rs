@@ -55,7 +55,8 @@ fn worker(cfg: &Config, c: usize, t0: Instant, measure_from: Instant, stop_at: I
     let mut samples = Samples::new();
     let mut tally = Tally::default();
     let n = cfg.requests.len();
-    let interval = cfg.rate.map(|r| Duration::from_secs_f64(cfg.connections as f64 / r));
+    // Paced: the connections take turns, so request j overall is due at t0 + j / rate.
+    let due = |sent: u64| cfg.rate.map(|r| t0 + Duration::from_secs_f64((sent as f64 * cfg.connections as f64 + c as f64) / r));
     let mut conn = match cfg.target.connect() {
         Ok(conn) => conn,
         Err(e) => {
@@ -72,8 +73,7 @@ fn worker(cfg: &Config, c: usize, t0: Instant, measure_from: Instant, stop_at: I
             if now >= stop_at {
                 break;
             }
-            if let Some(iv) = interval {
-                let due = t0 + iv * sent as u32;
+            if let Some(due) = due(sent) {
                 if due > now {
                     if !inflight.is_empty() {
                         break; // collect a response while waiting
