@@ -96,11 +96,22 @@ function txTables(r: Results): string {
       x.proc ? `${f(x.proc.cores, 2)} / ${f(x.proc.driverCores, 2)} / ${f(x.proc.machineCores, 2)}` : '—',
     ]);
     out.push(`### Transaction flood (eth_sendRawTransaction, ${floods[0]![1].sent} pre-signed transfers)\n\n${table(head, rows)}`);
+    const t = r.targets;
+    const lookups = (pick: (x: FloodResult) => RunReport | undefined) =>
+      t.flatMap((n) => {
+        const x = r.flood[n] ? pick(r.flood[n]!) : undefined;
+        return x ? [f(x.rps), pair(ms(x.latency_us.p50), ms(x.latency_us.p99)), String(x.errors)] : ['—', '—', '—'];
+      });
+    const lhead = ['lookup', ...t.flatMap((n) => [`${n} req/s`, `${n} p50 / p99 ms`, `${n} errors`])];
+    const lrows = [
+      ['eth_getTransactionReceipt', ...lookups((x) => x.sealed?.receipt)],
+      ['eth_getTransactionByHash', ...lookups((x) => x.sealed?.transaction)],
+    ];
+    out.push(`### Lookups of the flood's transactions once sealed (256 hashes)\n\n${table(lhead, lrows)}`);
   }
   const paced = Object.entries(r.paced);
   if (paced.length > 0) {
-    const idle = (n: string) => r.reads.find((s) => s.name === 'eth_getBalance')?.perTarget[n]?.report.rps;
-    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s idle', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
+    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
@@ -109,7 +120,7 @@ function txTables(r: Results): string {
       `${f(x.toReceipt.p50, 1)} / ${f(x.toReceipt.p99, 1)} / ${f(x.toReceipt.max, 1)}`,
       `${x.toReceipt.n} (${f(x.toReceipt.resolutionMs, 1)})`,
       f(x.reads.rps),
-      f(idle(n)),
+      f(x.readsBefore.rps),
       pair(ms(x.reads.latency_us.p50), ms(x.reads.latency_us.p99)),
       String(x.reads.errors),
       x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',

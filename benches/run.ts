@@ -135,7 +135,7 @@ async function run(o: Options): Promise<Results> {
       }
       for (const s of servers) {
         log(`tx flood → ${s.name}`);
-        results.flood[s.name] = await flood(s, o.txCount, o.pollMs);
+        results.flood[s.name] = await flood(s, o.txCount, o.pollMs, base);
       }
     }
   } finally {

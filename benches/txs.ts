@@ -85,6 +85,12 @@ async function flushStuck(server: Server): Promise<number> {
 const sendBody = (tx: SignedTx, id: number) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [tx.raw] });
 
+/** Lookups of the flood's transactions once they are all in sealed blocks. */
+export interface SealedLookups {
+  receipt: RunReport;
+  transaction: RunReport;
+}
+
 export interface FloodResult {
   sent: number;
   accepted: number;
@@ -100,9 +106,40 @@ export interface FloodResult {
   /** Transactions anvil left in its pool (then mined with evm_mine). */
   stuck: number;
   proc: ProcUsage | null;
+  sealed: SealedLookups | null;
 }
 
-export async function flood(server: Server, count: number, pollMs: number): Promise<FloodResult> {
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
+
+/** Waits until the receipt of `hash` carries a block hash (sealed, not just pre-confirmed). */
+async function waitSealed(url: string, hash: Hex, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await rpc<{ blockHash: string } | null>(url, 'eth_getTransactionReceipt', [hash]);
+    if (r && r.blockHash !== ZERO_HASH) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+/** eth_getTransactionReceipt and eth_getTransactionByHash over 256 of the flood's hashes. */
+async function sealedLookups(server: Server, txs: SignedTx[], load: LookupLoad): Promise<SealedLookups | null> {
+  if (!(await waitSealed(server.url, txs[txs.length - 1]!.hash, 15_000))) return null;
+  const sample = txs.filter((_, j) => j % Math.max(1, Math.floor(txs.length / 256)) === 0).slice(0, 256);
+  const bodies = (method: string) => sample.map((t, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: [t.hash] }));
+  const receipt = await runLoad({ ...load, url: server.url, bodies: bodies('eth_getTransactionReceipt') });
+  const transaction = await runLoad({ ...load, url: server.url, bodies: bodies('eth_getTransactionByHash') });
+  return { receipt, transaction };
+}
+
+export interface LookupLoad {
+  connections: number;
+  duration: number;
+  warmup: number;
+  pipeline: number;
+}
+
+export async function flood(server: Server, count: number, pollMs: number, load: LookupLoad): Promise<FloodResult> {
   const txs = await signBatch(server.url, count);
   const sampleEvery = Math.max(1, Math.ceil(count / 100));
   const tracker = new ReceiptTracker(server.url, pollMs);
@@ -135,6 +172,7 @@ export async function flood(server: Server, count: number, pollMs: number): Prom
     missing: tracker.missing,
     stuck,
     proc,
+    sealed: await sealedLookups(server, txs, load),
   };
 }
 
@@ -150,6 +188,7 @@ export interface PacedResult {
   missing: number;
   stuck: number;
   reads: RunReport;
+  readsBefore: RunReport;
   /** Both load generator runs (transfers and reads), CPU seconds per wall second. */
   loadgenCores: number;
   proc: ProcUsage | null;
@@ -174,6 +213,9 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
   const total = Math.ceil(o.rate * (o.warmup + o.duration));
   const txs = await signBatch(server.url, total);
   const tracker = new ReceiptTracker(server.url, o.pollMs);
+  // The same reads alone just before: this machine's speed drifts over minutes, so the
+  // read-scenario figure from earlier is no baseline.
+  const readsBefore = await runLoad({ url: server.url, bodies: o.readBodies, connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline });
   const { result, proc } = await measured(server.pid, async () => {
     // The load generator paces the transfers too (one connection per sender, nonces in
     // order): tx j is due at start + j / rate, which is when its receipt is first polled for.
@@ -203,6 +245,7 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
     missing: tracker.missing,
     stuck,
     reads: result.readReport,
+    readsBefore,
     loadgenCores: r.cpu_s / r.wall_s + result.readReport.cpu_s / result.readReport.wall_s,
     proc,
   };
