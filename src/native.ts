@@ -14,6 +14,7 @@ import { NativeError } from './errors/index.js';
 /** The raw addon class, as crates/napi exports it. */
 interface RawNode {
   info(): string;
+  health(): string;
   blockNumber(): string;
   getBalance(address: string, block: string): string;
   getTransactionCount(address: string, block: string): string;
@@ -126,6 +127,8 @@ export class Chain {
     return JSON.parse(unwrap(this.raw.info())) as ChainInfo;
   }
   blockNumber = (): string => unwrap(this.raw.blockNumber());
+  /** null while healthy, otherwise why the node is degraded. */
+  health = (): string | null => JSON.parse(unwrap(this.raw.health())) as string | null;
   getBalance = (address: string, block: string): string => unwrap(this.raw.getBalance(address, block));
   getTransactionCount = (address: string, block: string): string =>
     unwrap(this.raw.getTransactionCount(address, block));

@@ -42,15 +42,18 @@ export async function startNode(config: Config): Promise<RunningNode> {
     maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
     maxPayloadBytes: config.server.maxBodyBytes,
   });
-  mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () =>
-    JSON.stringify({
-      status: 'ok',
+  mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () => {
+    const problem = chain.health();
+    const body = JSON.stringify({
+      status: problem === null ? 'ok' : 'degraded',
+      ...(problem === null ? {} : { reason: problem }),
       chainId: info.chainId,
       head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
-    }),
-  );
+    });
+    return { healthy: problem === null, body };
+  });
   const { host } = config.server;
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(host, config.server.port, (token) => {

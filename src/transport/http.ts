@@ -108,8 +108,9 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   });
 }
 
+/** The health report and whether the node is healthy (503 otherwise). */
 export interface HealthSource {
-  (): string;
+  (): { healthy: boolean; body: string };
 }
 
 export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: HttpLimits, health: HealthSource): void {
@@ -127,7 +128,8 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
   });
   app.get('/health', (res) => {
     const state: Pending = { closed: false };
-    writeJson(res, state, '200 OK', health());
+    const h = health();
+    writeJson(res, state, h.healthy ? '200 OK' : '503 Service Unavailable', h.body);
   });
   app.any('/*', (res) => {
     const state: Pending = { closed: false };

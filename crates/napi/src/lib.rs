@@ -71,6 +71,12 @@ impl NativeNode {
         .to_string()
     }
 
+    /// `null` while healthy, or why the node is degraded (the builder stopped).
+    #[napi]
+    pub fn health(&self) -> String {
+        encode(Ok(self.node.health().map(Value::String).unwrap_or(Value::Null)))
+    }
+
     #[napi]
     pub fn block_number(&self) -> String {
         encode(Ok(rpc::qty(self.node.view().head_number())))
