@@ -28,6 +28,8 @@ interface RawNode {
   estimateGas(request: string): Promise<string>;
   simulate(request: string): Promise<string>;
   sendRawTransaction(raw: string): Promise<string>;
+  sendTransaction(request: string): Promise<string>;
+  accounts(): string;
   getLogs(filter: string): Promise<string>;
   feeHistory(request: string): string;
   gasPrice(): string;
@@ -148,6 +150,8 @@ export class Chain {
   estimateGas = (request: object): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request)));
   simulate = (request: object): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request)));
   sendRawTransaction = (raw: string): Promise<string> => unwrapAsync(this.raw.sendRawTransaction(raw));
+  sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
+  accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
 
   /** Receives builder events (pre-confirmations, sealed blocks, pooled transactions). */

@@ -15,7 +15,8 @@ export function chainMethods({ chain, chainId, clientVersion }: MethodOptions): 
     eth_syncing: { maxParams: 0, handler: () => 'false' },
     eth_mining: { maxParams: 0, handler: () => 'false' },
     eth_hashrate: { maxParams: 0, handler: () => '"0x0"' },
-    eth_accounts: { maxParams: 0, handler: () => '[]' },
+    // The dev chain's funded accounts (their keys are public); none on other chains.
+    eth_accounts: { maxParams: 0, handler: () => chain.accounts() },
     eth_blockNumber: { maxParams: 0, handler: () => chain.blockNumber() },
   };
 }

@@ -1,6 +1,7 @@
 // Submitting transactions, and following them.
 
 import { RpcError } from '../errors/index.js';
+import { callObject } from '../validation/call.js';
 import { argPath, fail, hash32, hexBytes, quantity64, toNumber } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
@@ -23,6 +24,11 @@ export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {
     eth_sendRawTransaction: {
       maxParams: 1,
       handler: (p) => chain.sendRawTransaction(hexBytes(p[0], argPath(0), 'raw transaction')),
+    },
+    // Signs with a dev account's key (embedded dev chain only): nonce, gas and fees filled in.
+    eth_sendTransaction: {
+      maxParams: 1,
+      handler: (p) => chain.sendTransaction(callObject(p[0], argPath(0))),
     },
     // EIP-7966: submit, then answer with the receipt once the transaction is pre-confirmed.
     eth_sendRawTransactionSync: {

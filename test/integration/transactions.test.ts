@@ -2,7 +2,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createWalletClient,
   encodeFunctionData,
+  http,
   keccak256,
   parseEther,
   parseSignature,
@@ -102,6 +104,21 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     expect(written.logs[0]!.address.toLowerCase()).toBe(address.toLowerCase());
     const balance = await t.publicClient.readContract({ address, abi: token.abi, functionName: 'balanceOf', args: [friend], blockTag: 'pending' });
     expect(balance).toBe(250n);
+  });
+
+  it('eth_sendTransaction signs for the dev accounts (viem JSON-RPC account), and for nobody else', async () => {
+    const accounts = (await rpc(t.node.url, 'eth_accounts')).result as string[];
+    expect(accounts).toHaveLength(10);
+    expect(accounts[0]).toBe(devAccount(0).address.toLowerCase());
+    const jsonRpcWallet = createWalletClient({ chain: t.chain, transport: http(t.node.url), account: devAccount(5).address });
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await jsonRpcWallet.sendTransaction({ to, value: 77n });
+    const receipt = await until(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000);
+    expect(receipt.status).toBe('success');
+    expect(receipt.from.toLowerCase()).toBe(devAccount(5).address.toLowerCase());
+    expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(77n);
+    const stranger = await rpc(t.node.url, 'eth_sendTransaction', [{ from: to, to, value: '0x1' }]);
+    expect(stranger.error).toEqual({ code: -32000, message: 'unknown account' });
   });
 
   it('a pending eth_call sees the block being built: its number, timestamp and base fee', async () => {

@@ -46,6 +46,8 @@ pub struct Node {
     events: parking_lot::RwLock<Arc<dyn EventSink>>,
     builder: parking_lot::Mutex<Option<BuilderHandle>>,
     unhealthy: parking_lot::Mutex<Option<String>>,
+    /// Serialises eth_sendTransaction so concurrent sends get consecutive nonces.
+    pub(crate) send_lock: parking_lot::Mutex<()>,
 }
 
 impl Node {
@@ -121,6 +123,7 @@ impl Node {
             events: parking_lot::RwLock::new(Arc::new(NoEvents)),
             builder: parking_lot::Mutex::new(None),
             unhealthy: parking_lot::Mutex::new(None),
+            send_lock: parking_lot::Mutex::new(()),
         })
     }
 

@@ -152,3 +152,75 @@ impl Node {
         (kept, dropped)
     }
 }
+
+impl Node {
+    /// eth_sendTransaction for the embedded dev chain's accounts (whose keys are public):
+    /// fills nonce, gas and fees like a wallet would, signs, and submits. Other chains hold
+    /// no keys and refuse it.
+    pub fn send_transaction(&self, req: &crate::exec::request::CallRequest) -> ChainResult<B256> {
+        use alloy_consensus::{SignableTransaction, TxEip1559, TxLegacy};
+        use alloy_eips::eip2718::Encodable2718;
+        use alloy_primitives::TxKind;
+        use alloy_signer::SignerSync;
+        use alloy_signer_local::PrivateKeySigner;
+
+        let from = req.from.ok_or_else(|| ChainError::InvalidParams("missing \"from\" in transaction".into()))?;
+        let account = self
+            .dev_accounts
+            .iter()
+            .find(|a| a.address == from)
+            .ok_or_else(|| ChainError::Rejected("unknown account".into()))?;
+        let signer = PrivateKeySigner::from_bytes(&account.private_key).map_err(ChainError::internal)?;
+        // One at a time, so two concurrent sends never pick the same nonce.
+        let _guard = self.send_lock.lock();
+        let nonce = match req.nonce {
+            Some(n) => n.to::<u64>(),
+            None => self.transaction_count(from, crate::types::BlockId::Pending)?,
+        };
+        let gas_limit = match req.gas {
+            Some(g) => g.to::<u64>(),
+            None => crate::exec::call::estimate_gas(
+                self,
+                &crate::exec::call::EstimateParams { tx: req.clone(), block: "pending".into(), state_overrides: None },
+            )?,
+        };
+        let to = match req.to {
+            Some(to) => TxKind::Call(to),
+            None => TxKind::Create,
+        };
+        let value = req.value.unwrap_or_default();
+        let input = req.input.clone().unwrap_or_default();
+        let chain_id = self.chain_id();
+        let u128_of = |v: U256| u128::try_from(v).map_err(|_| ChainError::InvalidParams("fee does not fit 128 bits".into()));
+        let raw: Vec<u8> = if let Some(price) = req.gas_price {
+            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price: u128_of(price)?, gas_limit, to, value, input };
+            let sig = signer.sign_hash_sync(&tx.signature_hash()).map_err(ChainError::internal)?;
+            TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+        } else {
+            let view = self.view();
+            let base = self.pending_context(&view).base_fee_per_gas.unwrap_or_default() as u128;
+            let tip = match req.max_priority_fee_per_gas {
+                Some(t) => u128_of(t)?,
+                None => self.suggested_tip()?,
+            };
+            let max_fee = match req.max_fee_per_gas {
+                Some(f) => u128_of(f)?,
+                None => 2 * base + tip,
+            };
+            let tx = TxEip1559 {
+                chain_id,
+                nonce,
+                gas_limit,
+                max_fee_per_gas: max_fee,
+                max_priority_fee_per_gas: tip,
+                to,
+                value,
+                input,
+                access_list: req.access_list.clone().unwrap_or_default(),
+            };
+            let sig = signer.sign_hash_sync(&tx.signature_hash()).map_err(ChainError::internal)?;
+            TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+        };
+        self.submit_raw(Bytes::from(raw))
+    }
+}

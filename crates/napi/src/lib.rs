@@ -163,6 +163,23 @@ impl NativeNode {
         })
     }
 
+    /// eth_sendTransaction for the dev chain's funded accounts.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn send_transaction(&self, request: String) -> AsyncTask<Job> {
+        let node = self.node.clone();
+        Job::spawn(move || {
+            let tx: exec::request::CallRequest = exec::request::parse(&request, "transaction")?;
+            Ok(rpc::hash(&node.send_transaction(&tx)?))
+        })
+    }
+
+    /// Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise).
+    #[napi]
+    pub fn accounts(&self) -> String {
+        let list: Vec<Value> = self.node.dev_accounts.iter().map(|a| rpc::addr(&a.address)).collect();
+        Value::Array(list).to_string()
+    }
+
     #[napi(ts_return_type = "Promise<string>")]
     pub fn get_logs(&self, filter: String) -> AsyncTask<Job> {
         let node = self.node.clone();
