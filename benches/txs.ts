@@ -124,7 +124,11 @@ async function waitSealed(url: string, hash: Hex, timeoutMs: number): Promise<bo
 
 /** eth_getTransactionReceipt and eth_getTransactionByHash over 256 of the flood's hashes. */
 async function sealedLookups(server: Server, txs: SignedTx[], load: LookupLoad): Promise<SealedLookups | null> {
-  if (!(await waitSealed(server.url, txs[txs.length - 1]!.hash, 15_000))) return null;
+  const last = txs[txs.length - 1]!.hash;
+  // anvil can strand transactions again after the first flush: flush once more.
+  if (!(await waitSealed(server.url, last, 10_000)) && ((await flushStuck(server)) === 0 || !(await waitSealed(server.url, last, 5_000)))) {
+    return null;
+  }
   const sample = txs.filter((_, j) => j % Math.max(1, Math.floor(txs.length / 256)) === 0).slice(0, 256);
   const bodies = (method: string) => sample.map((t, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: [t.hash] }));
   const receipt = await runLoad({ ...load, url: server.url, bodies: bodies('eth_getTransactionReceipt') });
