@@ -48,6 +48,35 @@ pub struct Node {
     unhealthy: parking_lot::Mutex<Option<String>>,
     /// Serialises eth_sendTransaction so concurrent sends get consecutive nonces.
     pub(crate) send_lock: parking_lot::Mutex<()>,
+    /// Recently read sealed blocks, decoded: a receipt lookup must not decode a whole
+    /// block every time (sealed blocks never change, so entries never go stale).
+    blocks: parking_lot::Mutex<BlockCache>,
+}
+
+/// A small FIFO cache of decoded sealed blocks.
+#[derive(Default)]
+struct BlockCache {
+    map: std::collections::HashMap<u64, Arc<BlockData>>,
+    order: std::collections::VecDeque<u64>,
+}
+
+const BLOCK_CACHE_ENTRIES: usize = 128;
+
+impl BlockCache {
+    fn get(&self, n: u64) -> Option<Arc<BlockData>> {
+        self.map.get(&n).cloned()
+    }
+
+    fn insert(&mut self, n: u64, block: Arc<BlockData>) {
+        if self.map.insert(n, block).is_none() {
+            self.order.push_back(n);
+            if self.order.len() > BLOCK_CACHE_ENTRIES {
+                if let Some(old) = self.order.pop_front() {
+                    self.map.remove(&old);
+                }
+            }
+        }
+    }
 }
 
 impl Node {
@@ -124,6 +153,7 @@ impl Node {
             builder: parking_lot::Mutex::new(None),
             unhealthy: parking_lot::Mutex::new(None),
             send_lock: parking_lot::Mutex::new(()),
+            blocks: parking_lot::Mutex::new(BlockCache::default()),
         })
     }
 
@@ -260,7 +290,14 @@ impl Node {
         match at {
             Resolved::Pending => Ok(view.pending.as_ref().map(|p| p.block.clone())),
             Resolved::Sealed(n) if n == view.head_number() => Ok(Some(view.head.clone())),
-            Resolved::Sealed(n) => Ok(load_block(&view.snapshot, n)?.map(Arc::new)),
+            Resolved::Sealed(n) => {
+                if let Some(b) = self.blocks.lock().get(n) {
+                    return Ok(Some(b));
+                }
+                let Some(block) = load_block(&view.snapshot, n)?.map(Arc::new) else { return Ok(None) };
+                self.blocks.lock().insert(n, block.clone());
+                Ok(Some(block))
+            }
         }
     }
 

@@ -79,12 +79,15 @@ impl NativeNode {
 
     #[napi]
     pub fn block_number(&self) -> String {
-        encode(Ok(rpc::qty(self.node.view().head_number())))
+        format!("\"{:#x}\"", self.node.view().head_number())
     }
 
     #[napi]
     pub fn get_balance(&self, address: String, block: String) -> String {
-        encode((|| Ok(rpc::qty(self.node.balance(parse_address(&address)?, BlockId::parse(&block)?)?)))())
+        match (|| self.node.balance(parse_address(&address)?, BlockId::parse(&block)?))() {
+            Ok(v) => format!("\"{v:#x}\""),
+            Err(e) => encode(Err(e)),
+        }
     }
 
     #[napi]
@@ -94,7 +97,10 @@ impl NativeNode {
 
     #[napi]
     pub fn get_code(&self, address: String, block: String) -> String {
-        encode((|| Ok(rpc::bytes(&self.node.code(parse_address(&address)?, BlockId::parse(&block)?)?)))())
+        match (|| self.node.code(parse_address(&address)?, BlockId::parse(&block)?))() {
+            Ok(code) => format!("\"{code}\""),
+            Err(e) => encode(Err(e)),
+        }
     }
 
     #[napi]
