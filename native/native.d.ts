@@ -13,6 +13,8 @@ export declare class NativeNode {
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(config: string): NativeNode
   info(): string
+  /** `null` while healthy, or why the node is degraded (the builder stopped). */
+  health(): string
   blockNumber(): string
   getBalance(address: string, block: string): string
   getTransactionCount(address: string, block: string): string
@@ -26,6 +28,10 @@ export declare class NativeNode {
   estimateGas(request: string): Promise<string>
   simulate(request: string): Promise<string>
   sendRawTransaction(raw: string): Promise<string>
+  /** eth_sendTransaction for the dev chain's funded accounts. */
+  sendTransaction(request: string): Promise<string>
+  /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
+  accounts(): string
   getLogs(filter: string): Promise<string>
   feeHistory(request: string): string
   gasPrice(): string
