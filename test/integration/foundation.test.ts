@@ -143,7 +143,7 @@ describe('contracts in genesis', () => {
     expect(burn.error.message).toBe('out of gas');
   });
 
-  it('eth_call applies state overrides: balance, nonce, code, state and stateDiff', async () => {
+  it('eth_call applies state overrides: balance, code, state and stateDiff', async () => {
     const data = encodeFunctionData({ abi: token.abi, functionName: 'balanceOf', args: [HOLDER] });
     const slot = balanceSlot(HOLDER);
     const diff = await rpc(t.node.url, 'eth_call', [{ to: TOKEN, data }, 'latest', { [TOKEN]: { stateDiff: { [slot]: pad('0x2a') } } }]);

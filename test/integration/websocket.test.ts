@@ -224,6 +224,33 @@ describe('WebSocket', () => {
   });
 });
 
+describe('WebSocket limits', () => {
+  it('refuses subscriptions past the per-connection limit and connections past the server limit', async () => {
+    const t = await startTestNode({ configure: (c) => { c.server.wsMaxSubscriptions = 3; c.server.wsMaxConnections = 2; } });
+    const open: RawWs[] = [];
+    try {
+      const a = await RawWs.open(t.node.wsUrl);
+      open.push(a);
+      for (let i = 0; i < 3; i++) expect((await a.request('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
+      const over = await a.request('eth_subscribe', ['newHeads']);
+      expect(over.error.code).toBe(-32005);
+      expect(over.error.message).toMatch(/too many subscriptions on this connection \(limit 3\)/);
+      open.push(await RawWs.open(t.node.wsUrl));
+      const refused = await RawWs.open(t.node.wsUrl).then(
+        (ws) => {
+          open.push(ws);
+          return null;
+        },
+        (e: Error) => e,
+      );
+      expect(refused?.message).toMatch(/503/);
+    } finally {
+      for (const ws of open) ws.close();
+      t.stop();
+    }
+  });
+});
+
 async function until<T>(f: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
