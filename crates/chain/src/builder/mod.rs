@@ -13,7 +13,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use alloy_consensus::{
     constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, Receipt, TxEnvelope, EMPTY_ROOT_HASH,
 };
-use alloy_eips::{eip2935, eip4788, eip7002, eip7251, eip7685::Requests};
 use alloy_primitives::{keccak256, map::B256Map, Bloom, Bytes, B256};
 use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::database::CacheDB;
@@ -22,6 +21,7 @@ use revm::primitives::hardfork::SpecId;
 use serde_json::{json, Value};
 
 use crate::error::{ChainError, ChainResult};
+use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::node::Node;
 use crate::pool::PooledTx;
@@ -288,7 +288,8 @@ impl Builder {
     /// Seals the open block: post-block system calls, roots, state root, hash; commits it
     /// durably, publishes the new head and opens the next block.
     fn seal(&mut self) -> ChainResult<()> {
-        let requests = self.post_block_calls()?;
+        let spec_id = self.block.spec_id;
+        let requests = system::post_block(&mut self.block, spec_id)?;
         let b = &mut self.block;
         let mut header = b.header.clone();
         header.gas_used = b.gas_used;
@@ -345,24 +346,6 @@ impl Builder {
         Ok(())
     }
 
-    /// EIP-7002 / EIP-7251 queue calls at the end of a Prague block.
-    fn post_block_calls(&mut self) -> ChainResult<Option<Requests>> {
-        let b = &mut self.block;
-        if !b.spec_id.is_enabled_in(SpecId::PRAGUE) {
-            return Ok(None);
-        }
-        let mut requests = Requests::default();
-        for (address, request_type) in [
-            (eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7002::WITHDRAWAL_REQUEST_TYPE),
-            (eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_TYPE),
-        ] {
-            if let Some(output) = system_call(b, address, Bytes::new())? {
-                requests.push_request_with_type(request_type, output);
-            }
-        }
-        Ok(Some(requests))
-    }
-
     fn announce_head(&self, head: &BlockData) {
         let sink = self.node.events();
         let wanted = sink.interest();
@@ -400,29 +383,30 @@ enum Outcome {
     Invalid(String),
 }
 
-/// Runs a system call inside the open block and folds its state changes in. Returns the
-/// call's output; `None` when the system contract does not exist.
-fn system_call(b: &mut OpenBlock, address: alloy_primitives::Address, input: Bytes) -> ChainResult<Option<Bytes>> {
-    let exists = b
-        .evm
-        .ctx
-        .journaled_state
-        .database
-        .load_account(address)
-        .map_err(ChainError::from)?
-        .info()
-        .is_some_and(|i| i.code_hash != alloy_primitives::KECCAK256_EMPTY);
-    if !exists {
-        return Ok(None);
+impl SystemCalls for OpenBlock {
+    /// Runs a system call inside the open block and folds its state changes in.
+    fn system_call(&mut self, address: alloy_primitives::Address, input: Bytes) -> ChainResult<Option<Bytes>> {
+        let exists = self
+            .evm
+            .ctx
+            .journaled_state
+            .database
+            .load_account(address)
+            .map_err(ChainError::from)?
+            .info()
+            .is_some_and(|i| i.code_hash != alloy_primitives::KECCAK256_EMPTY);
+        if !exists {
+            return Ok(None);
+        }
+        let out = self
+            .evm
+            .system_call(address, input)
+            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+        let output = out.result.output().cloned();
+        self.changes.apply_evm_state(&out.state, self.spec_id);
+        self.evm.commit(out.state);
+        Ok(output)
     }
-    let out = b
-        .evm
-        .system_call(address, input)
-        .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
-    let output = out.result.output().cloned();
-    b.changes.apply_evm_state(&out.state, b.spec_id);
-    b.evm.commit(out.state);
-    Ok(output)
 }
 
 /// Opens the block after `view`'s head: its context, and the pre-block system calls.
@@ -476,13 +460,8 @@ fn open_block(node: &Node, view: &ChainView) -> ChainResult<OpenBlock> {
         preconf_index: 0,
         announced: 0,
     };
-    if spec_id.is_enabled_in(SpecId::CANCUN) {
-        let root = block.header.parent_beacon_block_root.unwrap_or_default();
-        system_call(&mut block, eip4788::BEACON_ROOTS_ADDRESS, Bytes::copy_from_slice(root.as_slice()))?;
-    }
-    if spec_id.is_enabled_in(SpecId::PRAGUE) {
-        system_call(&mut block, eip2935::HISTORY_STORAGE_ADDRESS, Bytes::copy_from_slice(parent_hash.as_slice()))?;
-    }
+    let header = block.header.clone();
+    system::pre_block(&mut block, &header, spec_id)?;
     Ok(block)
 }
 

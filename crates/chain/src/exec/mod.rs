@@ -6,6 +6,7 @@ pub mod call;
 pub mod errors;
 pub mod request;
 pub mod simulate;
+pub mod system;
 
 use alloy_consensus::{Header, Transaction as _, TxEnvelope};
 use alloy_eips::{eip7840::BlobParams, Typed2718};

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy_consensus::{Header, Receipt};
-use alloy_eips::{eip2935, eip4788, eip7002, eip7251, eip7685::Requests};
 use alloy_primitives::{Address, Bytes, B256, KECCAK256_EMPTY, U256};
 use revm::context::Evm;
 use revm::database::CacheDB;
@@ -22,7 +21,6 @@ use revm::handler::instructions::EthInstructions;
 use revm::handler::{EthFrame, ExecuteCommitEvm, MainBuilder, SystemCallEvm};
 use revm::inspector::InspectEvm;
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::primitives::hardfork::SpecId;
 use revm::Database;
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,6 +30,7 @@ use self::precompiles::SimPrecompiles;
 use self::sanitize::{Limits, PlannedBlock, Requested};
 use self::tracer::SimTracer;
 use super::request::{apply_state_overrides, BlockOverrides, CallRequest, StateOverrides};
+use super::system::{self, SystemCalls};
 use super::{evm_context, EvmContext, ExecBlock, Mode};
 use crate::error::{ChainError, ChainResult, SimulateError};
 use crate::node::{Node, Resolved};
@@ -163,7 +162,7 @@ impl Simulator<'_> {
             apply_state_overrides(&mut db, overrides)?;
         }
         let mut evm = self.build_evm(db, &header, block_overrides, precompiles);
-        pre_block_calls(&mut evm, &header, spec_id)?;
+        system::pre_block(&mut evm, &header, spec_id)?;
 
         let mut block = SimulatedBlock {
             header,
@@ -176,7 +175,7 @@ impl Simulator<'_> {
             self.check_deadline()?;
             self.run_call(&mut evm, &mut block, call)?;
         }
-        let requests = post_block_calls(&mut evm, spec_id)?;
+        let requests = system::post_block(&mut evm, spec_id)?;
         let mut db = evm.ctx.journaled_state.database;
         credit_withdrawals(&mut db, &block.withdrawals)?;
 
@@ -291,53 +290,25 @@ impl Simulator<'_> {
     }
 }
 
-/// A system call inside the simulated block, as the builder makes them (not traced:
-/// it is no transaction). `None` when the system contract does not exist.
-fn system_call(evm: &mut SimEvm, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
-    let exists = evm
-        .ctx
-        .journaled_state
-        .database
-        .basic(address)?
-        .is_some_and(|a| a.code_hash != KECCAK256_EMPTY);
-    if !exists {
-        return Ok(None);
-    }
-    let out = evm
-        .system_call(address, input)
-        .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
-    let output = out.result.output().cloned();
-    evm.commit(out.state);
-    Ok(output)
-}
-
-/// EIP-4788 and EIP-2935 calls at the start of a block, as the builder's `open_block`.
-fn pre_block_calls(evm: &mut SimEvm, header: &Header, spec_id: SpecId) -> ChainResult<()> {
-    if spec_id.is_enabled_in(SpecId::CANCUN) {
-        let root = header.parent_beacon_block_root.unwrap_or_default();
-        system_call(evm, eip4788::BEACON_ROOTS_ADDRESS, Bytes::copy_from_slice(root.as_slice()))?;
-    }
-    if spec_id.is_enabled_in(SpecId::PRAGUE) {
-        system_call(evm, eip2935::HISTORY_STORAGE_ADDRESS, Bytes::copy_from_slice(header.parent_hash.as_slice()))?;
-    }
-    Ok(())
-}
-
-/// EIP-7002 / EIP-7251 queue calls at the end of a Prague block, as the builder's seal.
-fn post_block_calls(evm: &mut SimEvm, spec_id: SpecId) -> ChainResult<Option<Requests>> {
-    if !spec_id.is_enabled_in(SpecId::PRAGUE) {
-        return Ok(None);
-    }
-    let mut requests = Requests::default();
-    for (address, request_type) in [
-        (eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7002::WITHDRAWAL_REQUEST_TYPE),
-        (eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_TYPE),
-    ] {
-        if let Some(output) = system_call(evm, address, Bytes::new())? {
-            requests.push_request_with_type(request_type, output);
+impl SystemCalls for SimEvm {
+    /// A system call inside the simulated block, as the builder makes them (not traced:
+    /// it is no transaction).
+    fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
+        let exists = self
+            .ctx
+            .journaled_state
+            .database
+            .basic(address)?
+            .is_some_and(|a| a.code_hash != KECCAK256_EMPTY);
+        if !exists {
+            return Ok(None);
         }
+        let out = SystemCallEvm::system_call(self, address, input)
+            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+        let output = out.result.output().cloned();
+        self.commit(out.state);
+        Ok(output)
     }
-    Ok(Some(requests))
 }
 
 /// Withdrawals from `blockOverrides` credit their recipients after the block's calls.
