@@ -47,7 +47,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 export async function startPreconfNode(extraArgs: string[]): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const args = [join(ROOT, 'bin', 'preconf-node.js'), '--ephemeral', '--port', String(port), '--quiet', ...extraArgs];
+  const args = [join(ROOT, 'bin', 'preconf-node.cjs'), '--ephemeral', '--port', String(port), '--quiet', ...extraArgs];
   const child = await startProcess('preconf-node', process.execPath, args, url);
   return { name: 'preconf-node', url, pid: child.pid ?? null, preconf: true, stop: stopper(child) };
 }
