@@ -356,7 +356,7 @@ impl Node {
         if number > view.head_number() {
             return Ok(None);
         }
-        Ok(self.block_data(&view, Resolved::Sealed(number))?.map(|b| (b, index as usize)))
+        Ok(self.block_data(view, Resolved::Sealed(number))?.map(|b| (b, index as usize)))
     }
 
     /// A transaction: executed (pre-confirmed or sealed), else still in the pool

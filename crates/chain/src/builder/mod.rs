@@ -391,8 +391,7 @@ impl SystemCalls for OpenBlock {
             .ctx
             .journaled_state
             .database
-            .load_account(address)
-            .map_err(ChainError::from)?
+            .load_account(address)?
             .info()
             .is_some_and(|i| i.code_hash != alloy_primitives::KECCAK256_EMPTY);
         if !exists {

@@ -137,8 +137,3 @@ pub fn evm_error(err: EVMError<ChainError>, sender: Address, gas_limit: u64) -> 
         other => ChainError::Internal(other.to_string()),
     }
 }
-
-/// Converts revm's U256 balance display for messages (kept for symmetry with geth).
-pub fn wei(v: U256) -> String {
-    v.to_string()
-}

@@ -292,15 +292,9 @@ impl Pool {
         let mut runs: AddressMap<Vec<Arc<PooledTx>>> = Default::default();
         for (sender, q) in &self.senders {
             let start = state_nonce_of(sender);
-            let mut run = Vec::new();
-            let mut next = start;
-            for (nonce, tx) in q.range(start..) {
-                if *nonce != next {
-                    break;
-                }
-                run.push(tx.clone());
-                next += 1;
-            }
+            // The contiguous run from the state nonce; a gap ends it.
+            let mut run: Vec<Arc<PooledTx>> =
+                (start..).zip(q.range(start..)).take_while(|(want, (nonce, _))| *nonce == want).map(|(_, (_, tx))| tx.clone()).collect();
             if run.is_empty() {
                 continue;
             }
