@@ -58,8 +58,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(host, config.server.port, (token) => {
       if (token) resolve(token);
-      else reject(new Error(`cannot listen on ${host}:${config.server.port}`));
+      else reject(new Error(`cannot listen on ${host}:${config.server.port} (in use, or not an address of this machine)`));
     });
+  }).catch((e: unknown) => {
+    // Release the store and stop the builder before reporting.
+    app.close();
+    chain.close();
+    throw e;
   });
   const port = uWS.us_socket_local_port(listenSocket);
   let closed = false;
