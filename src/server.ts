@@ -56,7 +56,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
   });
   const { host } = config.server;
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(host, config.server.port, (token) => {
+    // Exclusive: uWS would otherwise share the port (SO_REUSEPORT) with another process.
+    app.listen(host, config.server.port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => {
       if (token) resolve(token);
       else reject(new Error(`cannot listen on ${host}:${config.server.port} (in use, or not an address of this machine)`));
     });

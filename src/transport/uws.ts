@@ -7,7 +7,11 @@ declare module 'uWebSockets.js' {
   interface TemplatedApp {
     /** Closes every socket (present in the binary, missing from the shipped types). */
     close(): TemplatedApp;
+    /** listen with options, e.g. LIBUS_LISTEN_EXCLUSIVE_PORT (in the binary, not the types). */
+    listen(host: RecognizedString, port: number, options: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
   }
+  /** Refuse a port another socket holds, instead of sharing it (SO_REUSEPORT). */
+  const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
 }
 
 if (!String(uWS.App).includes('[native code]')) {
