@@ -12,6 +12,13 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeNode {
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(config: string): NativeNode
+  /**
+   * Attaches a worker thread to the node another thread opened (same store, same
+   * builder); it receives builder events on its own event loop.
+   */
+  static attach(handle: number): NativeNode
+  /** What `attach` takes in another thread. */
+  handle(): number
   info(): string
   /** `null` while healthy, or why the node is degraded (the builder stopped). */
   health(): string
@@ -42,6 +49,9 @@ export declare class NativeNode {
   subscribeEvents(callback: (kind: string, payload: string) => void): void
   /** Which event payloads JavaScript wants rendered (a bit mask; see src/native.ts). */
   setEventInterest(mask: number): void
-  /** Stops the builder (sealing what was pre-confirmed) and flushes the store. */
+  /**
+   * The opener stops the builder (sealing what was pre-confirmed); an attached instance
+   * only detaches its event receiver.
+   */
   close(): void
 }

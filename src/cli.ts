@@ -1,6 +1,7 @@
 // Command-line flags -> configuration. Every flag has a default that runs the dev chain.
 
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { ChainConfig } from './native.js';
 
@@ -14,6 +15,8 @@ export interface ServerConfig {
   wsMaxSubscriptions: number;
   wsMaxBackpressureBytes: number;
   printAccounts: boolean;
+  /** Event loops serving the port (main thread + workers). */
+  threads: number;
 }
 
 export interface Config {
@@ -70,6 +73,7 @@ const FLAGS: Flag[] = [
   { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections (default 10000)', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection (default 100)', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped (default 4194304)', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
+  { name: 'threads', value: 'N', help: 'event loops serving HTTP/WebSocket on one chain (default: cores - 1, 1..4)', apply: (c, v) => void (c.server.threads = int('threads', v, 1)) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
 
@@ -85,6 +89,8 @@ export function defaultConfig(): Config {
       wsMaxSubscriptions: 100,
       wsMaxBackpressureBytes: 4 * 1024 * 1024,
       printAccounts: true,
+      // Leave a core to the builder, libuv's pool and the rest; uWS loops scale to a few.
+      threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
     },
     chain: {
       datadir: resolve('data'),

@@ -28,20 +28,20 @@ async function main(): Promise<void> {
   const store = config.chain.datadir === null ? 'in memory (--ephemeral)' : config.chain.datadir;
   process.stdout.write(
     `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}\n` +
-      `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port)\n`,
+      `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
-    try {
-      node.close();
-    } catch (e) {
-      process.stderr.write(`preconf-node: error during shutdown: ${(e as Error).message}\n`);
-      process.exit(1);
-    }
-    process.exit(0);
+    node.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`preconf-node: error during shutdown: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -35,13 +35,14 @@ interface RawNode {
   gasPrice(): string;
   maxPriorityFeePerGas(): string;
   txStatus(hash: string): string;
+  handle(): number;
   subscribeEvents(callback: (kind: string, payload: string) => void): void;
   setEventInterest(mask: number): void;
   close(): void;
 }
 
 interface RawAddon {
-  NativeNode: { open(config: string): RawNode };
+  NativeNode: { open(config: string): RawNode; attach(handle: number): RawNode };
 }
 
 const require = createRequire(import.meta.url);
@@ -125,6 +126,17 @@ export class Chain {
     return new Chain(unwrapNode(() => addon!.NativeNode.open(JSON.stringify(config))));
   }
 
+  /** Attaches a worker thread to the node another thread of this process opened. */
+  static attach(handle: number): Chain {
+    addon ??= loadAddon();
+    return new Chain(addon.NativeNode.attach(handle));
+  }
+
+  /** What `attach` takes in a worker thread. */
+  handle(): number {
+    return this.raw.handle();
+  }
+
   info(): ChainInfo {
     return JSON.parse(unwrap(this.raw.info())) as ChainInfo;
   }
@@ -162,7 +174,7 @@ export class Chain {
   setEventInterest(mask: number): void {
     this.raw.setEventInterest(mask);
   }
-  /** Stops the builder and flushes the store. */
+  /** The opening thread stops the builder and flushes the store; others just detach. */
   close(): void {
     this.raw.close();
   }

@@ -1,12 +1,15 @@
-// Assembles the node: the chain (addon), the method registry, and the transports on one
-// uWebSockets.js app. Used by the CLI and by the tests, which start it on a free port.
+// Assembles the node: the chain (addon), the method registry, and the transports on
+// uWebSockets.js apps. With --threads N, N event loops (the main thread and N-1 workers)
+// serve the same port (SO_REUSEPORT; the kernel spreads connections) and share one chain.
+// Used by the CLI and by the tests, which start it on a free port.
 
+import { Worker } from 'node:worker_threads';
 import uWS from './transport/uws.js';
-import { Chain } from './native.js';
+import { Chain, type ChainInfo } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
-import { mountWebSocket } from './transport/ws.js';
+import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { Config } from './cli.js';
 
@@ -17,13 +20,18 @@ export interface RunningNode {
   url: string;
   wsUrl: string;
   chainId: number;
-  /** Stops listening, stops the builder and flushes the store. */
-  close(): void;
+  threads: number;
+  /** Stops listening (every thread), stops the builder and flushes the store. */
+  close(): Promise<void>;
 }
 
-export async function startNode(config: Config): Promise<RunningNode> {
-  const chain = Chain.open(config.chain);
-  const info = chain.info();
+/** One event loop's server: an app with HTTP and WebSocket on one chain handle. */
+export interface LoopServer {
+  app: uWS.TemplatedApp;
+  ws: WebSocketServer;
+}
+
+export function buildLoop(chain: Chain, info: ChainInfo, config: Config): LoopServer {
   const hub = new SubscriptionHub(chain);
   const methods = buildMethods({
     hub,
@@ -49,26 +57,79 @@ export async function startNode(config: Config): Promise<RunningNode> {
       ...(problem === null ? {} : { reason: problem }),
       chainId: info.chainId,
       head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
+      // Of the event loop that answered (each thread counts its own).
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
     });
     return { healthy: problem === null, body };
   });
-  const { host } = config.server;
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    // Exclusive: uWS would otherwise share the port (SO_REUSEPORT) with another process.
-    app.listen(host, config.server.port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => {
+  return { app, ws };
+}
+
+/** Listens; `exclusive` refuses a port another socket holds instead of sharing it. */
+export function listen(app: uWS.TemplatedApp, host: string, port: number, exclusive: boolean): Promise<uWS.us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    const done = (token: uWS.us_listen_socket | false): void => {
       if (token) resolve(token);
-      else reject(new Error(`cannot listen on ${host}:${config.server.port} (in use, or not an address of this machine)`));
-    });
-  }).catch((e: unknown) => {
+      else reject(new Error(`cannot listen on ${host}:${port} (in use, or not an address of this machine)`));
+    };
+    if (exclusive) app.listen(host, port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, done);
+    else app.listen(host, port, done);
+  });
+}
+
+interface WorkerHandle {
+  worker: Worker;
+  closed: Promise<void>;
+}
+
+async function startWorker(handle: number, config: Config, port: number): Promise<WorkerHandle> {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', (m: { ready?: boolean; error?: string }) => (m.ready ? resolve() : reject(new Error(m.error))));
+    worker.once('error', reject);
+  });
+  const closed = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return { worker, closed };
+}
+
+export async function startNode(config: Config): Promise<RunningNode> {
+  const chain = Chain.open(config.chain);
+  const info = chain.info();
+  const { host } = config.server;
+  const threads = Math.max(1, config.server.threads);
+  const loop = buildLoop(chain, info, config);
+  let listenSocket: uWS.us_listen_socket;
+  const workers: WorkerHandle[] = [];
+  try {
+    if (threads === 1) {
+      listenSocket = await listen(loop.app, host, config.server.port, true);
+    } else {
+      // Claim the port exclusively once (so a second node cannot share it), then listen
+      // shared from every thread.
+      const probe = await listen(uWS.App(), host, config.server.port, true);
+      const port = uWS.us_socket_local_port(probe);
+      uWS.us_listen_socket_close(probe);
+      listenSocket = await listen(loop.app, host, port, false);
+      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port));
+    }
+  } catch (e) {
     // Release the store and stop the builder before reporting.
-    app.close();
+    for (const w of workers) await w.worker.terminate();
+    loop.app.close();
     chain.close();
     throw e;
-  });
+  }
   const port = uWS.us_socket_local_port(listenSocket);
-  let closed = false;
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    uWS.us_listen_socket_close(listenSocket);
+    for (const w of workers) w.worker.postMessage('close');
+    await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
+    loop.ws.closeAll('server shutting down');
+    loop.app.close();
+    chain.close();
+  };
   return {
     chain,
     host,
@@ -76,13 +137,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     url: `http://${host}:${port}`,
     wsUrl: `ws://${host}:${port}`,
     chainId: info.chainId,
-    close() {
-      if (closed) return;
-      closed = true;
-      uWS.us_listen_socket_close(listenSocket);
-      ws.closeAll('server shutting down');
-      app.close();
-      chain.close();
-    },
+    threads,
+    close: () => (closing ??= close()),
   };
 }

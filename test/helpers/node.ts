@@ -30,7 +30,7 @@ export interface TestNode {
   publicClient: ReturnType<typeof createPublicClient>;
   wallet(i: number): ReturnType<typeof createWalletClient>;
   datadir: string | null;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export interface TestNodeOptions {
@@ -44,6 +44,9 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   const cfg = defaultConfig();
   cfg.server.port = 0;
   cfg.server.printAccounts = false;
+  // In-process servers run from the TypeScript sources, where there is no compiled worker
+  // script; several event loops are tested through the real command (threads.test.ts).
+  cfg.server.threads = 1;
   let datadir: string | null = null;
   if (opts.datadir) datadir = opts.datadir;
   else if (opts.onDisk) datadir = mkdtempSync(join(tmpdir(), 'preconf-test-'));
@@ -64,8 +67,8 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     publicClient,
     wallet: (i) => createWalletClient({ chain, transport, account: devAccount(i) }),
     datadir,
-    stop() {
-      node.close();
+    async stop() {
+      await node.close();
       if (datadir && opts.onDisk && !opts.datadir) rmSync(datadir, { recursive: true, force: true });
     },
   };

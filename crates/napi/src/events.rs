@@ -53,3 +53,36 @@ impl EventSink for EventHub {
         EventHub::emit(self, kind, payload)
     }
 }
+
+/// One hub per JavaScript thread serving this node: each gets every event, on its own
+/// event loop. The builder asks for the union of what they want.
+#[derive(Default)]
+pub struct Fanout {
+    hubs: parking_lot::RwLock<Vec<EventHub>>,
+}
+
+impl Fanout {
+    pub fn add(&self, hub: EventHub) {
+        self.hubs.write().push(hub);
+    }
+
+    pub fn remove(&self, hub: &EventHub) {
+        self.hubs.write().retain(|h| !Arc::ptr_eq(&h.interest, &hub.interest));
+    }
+}
+
+impl EventSink for Fanout {
+    fn interest(&self) -> u32 {
+        self.hubs.read().iter().fold(0, |m, h| m | h.interest())
+    }
+
+    fn emit(&self, kind: &str, payload: String) {
+        let hubs = self.hubs.read();
+        if let Some((last, rest)) = hubs.split_last() {
+            for h in rest {
+                h.emit(kind, payload.clone());
+            }
+            last.emit(kind, payload);
+        }
+    }
+}

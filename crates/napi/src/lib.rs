@@ -41,6 +41,20 @@ fn parse_hash(s: &str) -> ChainResult<B256> {
 pub struct NativeNode {
     node: Arc<Node>,
     events: events::EventHub,
+    fanout: Arc<events::Fanout>,
+    handle: u32,
+    /// The instance that opened the node (it stops the builder on close); the others are
+    /// attached from worker threads.
+    owner: bool,
+}
+
+/// Open nodes by handle, so worker threads can attach to the one node of the process.
+static NODES: std::sync::OnceLock<parking_lot::Mutex<std::collections::HashMap<u32, (Arc<Node>, Arc<events::Fanout>)>>> =
+    std::sync::OnceLock::new();
+static NEXT_HANDLE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+fn nodes() -> &'static parking_lot::Mutex<std::collections::HashMap<u32, (Arc<Node>, Arc<events::Fanout>)>> {
+    NODES.get_or_init(Default::default)
 }
 
 #[napi]
@@ -52,9 +66,33 @@ impl NativeNode {
             .map_err(|e| napi::Error::from_reason(format!("invalid node config: {e}")))?;
         let node = Arc::new(Node::open(config).map_err(|e| napi::Error::from_reason(e.to_string()))?);
         let events = events::EventHub::default();
-        node.set_event_sink(Arc::new(events.clone()));
+        let fanout = Arc::new(events::Fanout::default());
+        fanout.add(events.clone());
+        node.set_event_sink(fanout.clone());
         node.start().map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        Ok(Self { node, events })
+        let handle = NEXT_HANDLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        nodes().lock().insert(handle, (node.clone(), fanout.clone()));
+        Ok(Self { node, events, fanout, handle, owner: true })
+    }
+
+    /// Attaches a worker thread to the node another thread opened (same store, same
+    /// builder); it receives builder events on its own event loop.
+    #[napi(factory)]
+    pub fn attach(handle: u32) -> napi::Result<Self> {
+        let (node, fanout) = nodes()
+            .lock()
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| napi::Error::from_reason(format!("no open node with handle {handle}")))?;
+        let events = events::EventHub::default();
+        fanout.add(events.clone());
+        Ok(Self { node, events, fanout, handle, owner: false })
+    }
+
+    /// What `attach` takes in another thread.
+    #[napi]
+    pub fn handle(&self) -> u32 {
+        self.handle
     }
 
     #[napi]
@@ -236,10 +274,15 @@ impl NativeNode {
         self.events.set_interest(mask);
     }
 
-    /// Stops the builder (sealing what was pre-confirmed) and flushes the store.
+    /// The opener stops the builder (sealing what was pre-confirmed); an attached instance
+    /// only detaches its event receiver.
     #[napi]
     pub fn close(&self) {
-        self.node.shutdown();
+        self.fanout.remove(&self.events);
         self.events.clear();
+        if self.owner {
+            nodes().lock().remove(&self.handle);
+            self.node.shutdown();
+        }
     }
 }

@@ -1,0 +1,27 @@
+// A worker thread serving the same port as the main thread (--threads): it attaches to the
+// chain the main thread opened and runs its own uWebSockets.js event loop.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import uWS from './transport/uws.js';
+import { Chain } from './native.js';
+import { buildLoop, listen } from './server.js';
+import type { Config } from './cli.js';
+
+const { handle, config, port } = workerData as { handle: number; config: Config; port: number };
+
+try {
+  const chain = Chain.attach(handle);
+  const loop = buildLoop(chain, chain.info(), config);
+  const socket = await listen(loop.app, config.server.host, port, false);
+  parentPort!.on('message', (m) => {
+    if (m !== 'close') return;
+    uWS.us_listen_socket_close(socket);
+    loop.ws.closeAll('server shutting down');
+    loop.app.close();
+    chain.close();
+    parentPort!.close();
+  });
+  parentPort!.postMessage({ ready: true });
+} catch (e) {
+  parentPort!.postMessage({ error: (e as Error).message });
+}
