@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// libuv's pool runs eth_call, simulation, log queries and journaled submissions; the default
-// 4 threads would let four slow calls hold up every transaction submission. CommonJS, so
-// nothing has started the pool before this line (an ES module entry is loaded through it).
-process.env.UV_THREADPOOL_SIZE ??= '16';
+// The `preconf-node` command. CommonJS so that it runs before anything could start libuv's
+// pool; the ES module entry does the work.
 import('../dist/main.js');

@@ -202,10 +202,11 @@ impl NativeNode {
         })
     }
 
+    /// Runs on the dedicated submission threads (see jobs::SubmitPool).
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn send_raw_transaction(&self, raw: String) -> AsyncTask<Job> {
+    pub fn send_raw_transaction<'env>(&self, env: &'env napi::Env, raw: String) -> napi::Result<napi::bindgen_prelude::Object<'env>> {
         let node = self.node.clone();
-        Job::spawn(move || {
+        jobs::SubmitPool::run(env, move || {
             let bytes: alloy_primitives::Bytes =
                 raw.parse().map_err(|_| ChainError::InvalidParams("raw transaction is not valid hex".into()))?;
             Ok(rpc::hash(&node.submit_raw(bytes)?))
