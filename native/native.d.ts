@@ -34,6 +34,7 @@ export declare class NativeNode {
   call(request: string): Promise<string>
   estimateGas(request: string): Promise<string>
   simulate(request: string): Promise<string>
+  /** Runs on the dedicated submission threads (see jobs::SubmitPool). */
   sendRawTransaction(raw: string): Promise<string>
   /** eth_sendTransaction for the dev chain's funded accounts. */
   sendTransaction(request: string): Promise<string>
