@@ -170,6 +170,15 @@ describe('contracts in genesis', () => {
     expect(both.error.message).toMatch(/both 'state' and 'stateDiff'/);
   });
 
+  it('eth_call applies block overrides (number, time, baseFeePerGas) as its fourth parameter', async () => {
+    const data = encodeFunctionData({ abi: probe.abi, functionName: 'context' });
+    const r = await rpc(t.node.url, 'eth_call', [{ to: PROBE, data }, 'latest', null, { number: '0x1234', time: '0x5678', baseFeePerGas: '0x9' }]);
+    const [number, timestamp, basefee, chainid] = decodeFunctionResult({ abi: probe.abi, functionName: 'context', data: r.result }) as readonly bigint[];
+    expect([number, timestamp, basefee, chainid]).toEqual([0x1234n, 0x5678n, 9n, 31337n]);
+    const bad = await rpc(t.node.url, 'eth_call', [{ to: PROBE, data }, 'latest', null, { numbr: '0x1' }]);
+    expect(bad.error.code).toBe(-32602);
+  });
+
   it('viem passes state overrides through', async () => {
     const result = await t.publicClient.call({
       to: TOKEN,
