@@ -57,7 +57,7 @@ if (existsSync(napiCli)) {
   ok = run(napiCli, [
     'build', '--platform', '--release',
     '--manifest-path', 'crates/napi/Cargo.toml',
-    '--output-dir', 'native', '--js', 'false', '--dts', 'native.d.ts',
+    '--output-dir', 'native', '--no-js', '--no-const-enum', '--dts', 'native.d.ts',
   ]);
 } else {
   // Installed without dev dependencies: build with cargo directly.

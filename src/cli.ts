@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { ChainConfig } from './native.js';
+import { defaultChainOptions, type NodeOptions } from './native.js';
 
 export interface ServerConfig {
   host: string;
@@ -21,13 +21,17 @@ export interface ServerConfig {
 
 export interface Config {
   server: ServerConfig;
-  chain: ChainConfig;
+  /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
+  chain: NodeOptions;
 }
 
 interface Flag {
   name: string;
   value?: string; // placeholder when the flag takes a value
   help: string;
+  /** The option whose default the help text shows: the chain's come from the addon. */
+  chainDefault?: keyof NodeOptions;
+  serverDefault?: keyof ServerConfig;
   apply(cfg: Config, v: string): void;
 }
 
@@ -38,10 +42,10 @@ const int = (name: string, v: string, min = 0): number => {
 };
 
 const FLAGS: Flag[] = [
-  { name: 'host', value: 'ADDR', help: 'interface to listen on (default 127.0.0.1)', apply: (c, v) => void (c.server.host = v) },
+  { name: 'host', value: 'ADDR', help: 'interface to listen on', serverDefault: 'host', apply: (c, v) => void (c.server.host = v) },
   { name: 'port', value: 'PORT', help: 'port for HTTP and WebSocket (default 8545; 0 picks a free one)', apply: (c, v) => void (c.server.port = int('port', v)) },
   { name: 'datadir', value: 'DIR', help: 'where the chain is stored (default ./data)', apply: (c, v) => void (c.chain.datadir = resolve(v)) },
-  { name: 'ephemeral', help: 'keep the chain in memory only; nothing is written to disk', apply: (c) => void (c.chain.datadir = null) },
+  { name: 'ephemeral', help: 'keep the chain in memory only; nothing is written to disk', apply: (c) => void delete c.chain.datadir },
   {
     name: 'genesis',
     value: 'FILE',
@@ -54,25 +58,25 @@ const FLAGS: Flag[] = [
       }
     },
   },
-  { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval (default 200)', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
-  { name: 'block-time-ms', value: 'MS', help: 'block sealing interval (default 2000)', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
+  { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
+  { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
   { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },
-  { name: 'gas-cap', value: 'GAS', help: 'gas for eth_call/estimateGas when none is given (default 50000000)', apply: (c, v) => void (c.chain.gasCap = int('gas-cap', v, 21000)) },
-  { name: 'finality-depth', value: 'N', help: 'blocks behind the head that count as finalized (default 0)', apply: (c, v) => void (c.chain.finalityDepth = int('finality-depth', v)) },
-  { name: 'max-body-bytes', value: 'N', help: 'largest HTTP request body (default 5242880)', apply: (c, v) => void (c.server.maxBodyBytes = int('max-body-bytes', v, 1024)) },
-  { name: 'max-batch', value: 'N', help: 'largest JSON-RPC batch (default 1000)', apply: (c, v) => void (c.server.maxBatch = int('max-batch', v, 1)) },
-  { name: 'pool-max-per-sender', value: 'N', help: 'pooled transactions per sender (default 1024)', apply: (c, v) => void (c.chain.poolMaxPerSender = int('pool-max-per-sender', v, 1)) },
-  { name: 'pool-max', value: 'N', help: 'pooled transactions in all (default 50000)', apply: (c, v) => void (c.chain.poolMaxTotal = int('pool-max', v, 1)) },
-  { name: 'simulate-max-blocks', value: 'N', help: 'eth_simulateV1 blocks per request (default 256)', apply: (c, v) => void (c.chain.simulateMaxBlocks = int('simulate-max-blocks', v, 1)) },
-  { name: 'simulate-max-calls-per-block', value: 'N', help: 'eth_simulateV1 calls per block (default 5000)', apply: (c, v) => void (c.chain.simulateMaxCallsPerBlock = int('simulate-max-calls-per-block', v, 1)) },
-  { name: 'simulate-max-calls', value: 'N', help: 'eth_simulateV1 calls per request (default 10000)', apply: (c, v) => void (c.chain.simulateMaxCalls = int('simulate-max-calls', v, 1)) },
-  { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget (default 5000)', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
-  { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range (default 10000)', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
-  { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size (default 10000)', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
-  { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections (default 10000)', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
-  { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection (default 100)', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
-  { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped (default 4194304)', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
+  { name: 'gas-cap', value: 'GAS', help: 'gas for eth_call/estimateGas when none is given', chainDefault: 'gasCap', apply: (c, v) => void (c.chain.gasCap = int('gas-cap', v, 21000)) },
+  { name: 'finality-depth', value: 'N', help: 'blocks behind the head that count as finalized', chainDefault: 'finalityDepth', apply: (c, v) => void (c.chain.finalityDepth = int('finality-depth', v)) },
+  { name: 'max-body-bytes', value: 'N', help: 'largest HTTP request body', serverDefault: 'maxBodyBytes', apply: (c, v) => void (c.server.maxBodyBytes = int('max-body-bytes', v, 1024)) },
+  { name: 'max-batch', value: 'N', help: 'largest JSON-RPC batch', serverDefault: 'maxBatch', apply: (c, v) => void (c.server.maxBatch = int('max-batch', v, 1)) },
+  { name: 'pool-max-per-sender', value: 'N', help: 'pooled transactions per sender', chainDefault: 'poolMaxPerSender', apply: (c, v) => void (c.chain.poolMaxPerSender = int('pool-max-per-sender', v, 1)) },
+  { name: 'pool-max', value: 'N', help: 'pooled transactions in all', chainDefault: 'poolMaxTotal', apply: (c, v) => void (c.chain.poolMaxTotal = int('pool-max', v, 1)) },
+  { name: 'simulate-max-blocks', value: 'N', help: 'eth_simulateV1 blocks per request', chainDefault: 'simulateMaxBlocks', apply: (c, v) => void (c.chain.simulateMaxBlocks = int('simulate-max-blocks', v, 1)) },
+  { name: 'simulate-max-calls-per-block', value: 'N', help: 'eth_simulateV1 calls per block', chainDefault: 'simulateMaxCallsPerBlock', apply: (c, v) => void (c.chain.simulateMaxCallsPerBlock = int('simulate-max-calls-per-block', v, 1)) },
+  { name: 'simulate-max-calls', value: 'N', help: 'eth_simulateV1 calls per request', chainDefault: 'simulateMaxCalls', apply: (c, v) => void (c.chain.simulateMaxCalls = int('simulate-max-calls', v, 1)) },
+  { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget', chainDefault: 'simulateTimeoutMs', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
+  { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range', chainDefault: 'logsMaxRange', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
+  { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size', chainDefault: 'logsMaxResults', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
+  { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections', serverDefault: 'wsMaxConnections', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
+  { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
+  { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
   { name: 'threads', value: 'N', help: 'event loops serving HTTP/WebSocket on one chain (default: cores - 1, 1..4)', apply: (c, v) => void (c.server.threads = int('threads', v, 1)) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
@@ -92,28 +96,17 @@ export function defaultConfig(): Config {
       // Leave a core to the builder, libuv's pool and the rest; uWS loops scale to a few.
       threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
     },
-    chain: {
-      datadir: resolve('data'),
-      genesis: null,
-      preconf: true,
-      preconfIntervalMs: 200,
-      blockTimeMs: 2000,
-      gasCap: 50_000_000,
-      finalityDepth: 0,
-      poolMaxPerSender: 1024,
-      poolMaxTotal: 50_000,
-      simulateMaxBlocks: 256,
-      simulateMaxCallsPerBlock: 5_000,
-      simulateMaxCalls: 10_000,
-      simulateTimeoutMs: 5_000,
-      logsMaxRange: 10_000,
-      logsMaxResults: 10_000,
-    },
+    chain: { datadir: resolve('data') },
   };
 }
 
 export function usage(): string {
-  const lines = FLAGS.map((f) => `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help);
+  const chain = defaultChainOptions();
+  const server = defaultConfig().server;
+  const lines = FLAGS.map((f) => {
+    const d = f.chainDefault !== undefined ? chain[f.chainDefault] : f.serverDefault !== undefined ? server[f.serverDefault] : undefined;
+    return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
+  });
   return `Usage: preconf-node [flags]\n\n${lines.join('\n')}\n  --help                          this text\n`;
 }
 

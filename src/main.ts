@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     lines.push('', 'Mnemonic: test test test test test test test test test test test junk', "Derivation path: m/44'/60'/0'/0/", '');
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  const store = config.chain.datadir === null ? 'in memory (--ephemeral)' : config.chain.datadir;
+  const store = config.chain.datadir ?? 'in memory (--ephemeral)';
   process.stdout.write(
     `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}\n` +
       `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})\n`,

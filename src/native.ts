@@ -1,135 +1,78 @@
-// The only module that loads the Rust addon. It gives the rest of the TypeScript side a
-// typed facade and turns the addon's error strings into NativeError values.
+// The only module that loads the Rust addon. Its surface is typed by the declarations
+// napi-rs generates from the Rust source (native/native.d.ts, checked in CI against the
+// source); this module adds the one loader and turns typed failures into NativeError.
 //
-// Boundary convention: every addon method returns a string (or a Promise of one). A string
-// starting with 'E' is an error, `E{"kind","message","data"?}`; anything else is the JSON
-// text of the result, spliced into the response without being parsed here.
+// Boundary convention: every method returns the JSON text of its result (spliced into the
+// response without being parsed here) or a NativeFailure {kind, message, data?}.
 
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as Addon from '../native/native.js';
+import type { ChainInfo, EventKind, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 
-/** The raw addon class, as crates/napi exports it. */
-interface RawNode {
-  info(): string;
-  health(): string;
-  blockNumber(): string;
-  getBalance(address: string, block: string): string;
-  getTransactionCount(address: string, block: string): string;
-  getCode(address: string, block: string): string;
-  getStorageAt(address: string, slot: string, block: string): string;
-  getBlock(block: string, full: boolean): string;
-  getBlockReceipts(block: string): string;
-  getTransaction(hash: string): string;
-  getTransactionReceipt(hash: string): string;
-  call(request: string): Promise<string>;
-  estimateGas(request: string): Promise<string>;
-  simulate(request: string): Promise<string>;
-  sendRawTransaction(raw: string): Promise<string>;
-  sendTransaction(request: string): Promise<string>;
-  accounts(): string;
-  getLogs(filter: string): Promise<string>;
-  feeHistory(request: string): string;
-  gasPrice(): string;
-  maxPriorityFeePerGas(): string;
-  txStatus(hash: string): string;
-  handle(): number;
-  subscribeEvents(callback: (kind: string, payload: string) => void): void;
-  setEventInterest(mask: number): void;
-  close(): void;
-}
+export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NodeOptions } from '../native/native.js';
 
-interface RawAddon {
-  NativeNode: { open(config: string): RawNode; attach(handle: number): RawNode };
-}
+/** Platforms a prebuilt addon is published for (npm/<platform>/package.json). */
+export const SUPPORTED_PLATFORMS = ['linux-x64-gnu'] as const;
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Finds the addon: a local build first, then the prebuilt platform package. */
-function loadAddon(): RawAddon {
-  const file = `preconf-node.${process.platform}-${process.arch}-gnu.node`;
+function loadAddon(): typeof Addon {
+  const platform = `${process.platform}-${process.arch}-gnu`;
+  const file = `preconf-node.${platform}.node`;
   for (const dir of [join(here, '..', 'native'), join(here, '..', '..', 'native')]) {
     const path = join(dir, file);
-    if (existsSync(path)) return require(path) as RawAddon;
+    if (existsSync(path)) return require(path) as typeof Addon;
   }
   try {
-    return require(`preconf-node-${process.platform}-${process.arch}-gnu`) as RawAddon;
+    return require(`preconf-node-${platform}`) as typeof Addon;
   } catch (err) {
+    const supported = (SUPPORTED_PLATFORMS as readonly string[]).includes(platform);
     throw new Error(
-      `preconf-node: no native addon for ${process.platform}-${process.arch} ` +
-        `(looked for native/${file} and the prebuilt package); run "npm run build:native"`,
+      supported
+        ? `preconf-node: the native addon for ${platform} is missing (looked for native/${file} and the ` +
+            `preconf-node-${platform} package); reinstall, or build it with "npm run build:native" (needs Rust)`
+        : `preconf-node: no prebuilt native addon for ${platform}; prebuilt addons exist for ` +
+            `${SUPPORTED_PLATFORMS.join(', ')}. On other platforms build from source with Rust (https://rustup.rs): ` +
+            `"npm run build:native"`,
       { cause: err },
     );
   }
 }
 
-let addon: RawAddon | undefined;
+let addon: typeof Addon | undefined;
+const loaded = (): typeof Addon => (addon ??= loadAddon());
 
 /** Unwraps the boundary convention: result JSON text, or throws NativeError. */
-export function unwrap(out: string): string {
-  if (out.charCodeAt(0) !== 69 /* 'E' */) return out;
-  const e = JSON.parse(out.slice(1)) as { kind: string; message: string; data?: string };
-  throw new NativeError(e.kind, e.message, e.data);
+export function unwrap(out: string | NativeFailure): string {
+  if (typeof out === 'string') return out;
+  throw new NativeError(out.kind, out.message, out.data);
 }
 
-async function unwrapAsync(out: Promise<string>): Promise<string> {
-  return unwrap(await out);
-}
+const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string> => unwrap(await out);
 
-/** Settings the addon needs (the chain side of the CLI flags). */
-export interface ChainConfig {
-  datadir: string | null; // null: in memory (--ephemeral)
-  genesis: string | null; // genesis.json contents; null: the embedded dev chain
-  preconf: boolean;
-  preconfIntervalMs: number;
-  blockTimeMs: number;
-  gasCap: number;
-  finalityDepth: number;
-  poolMaxPerSender: number;
-  poolMaxTotal: number;
-  simulateMaxBlocks: number;
-  simulateMaxCallsPerBlock: number;
-  simulateMaxCalls: number;
-  simulateTimeoutMs: number;
-  logsMaxRange: number;
-  logsMaxResults: number;
+/** The chain's defaults for the options the CLI does not set. */
+export function defaultChainOptions(): NodeOptions {
+  return loaded().defaultOptions();
 }
-
-export interface ChainInfo {
-  chainId: number;
-  genesisHash: string;
-  head: number;
-  clientVersion: string;
-  accounts: { address: string; privateKey: string }[];
-}
-
-/** Event kinds the builder reports (bit positions of the interest mask). */
-export const EventKind = {
-  newHeads: 1,
-  logs: 2,
-  flashblocks: 4,
-  flashblockTxs: 8,
-  pendingLogs: 16,
-  pendingTxs: 32,
-} as const;
 
 /** The chain, as the protocol layer sees it. Block selectors are canonical strings
- *  (see validation/block.ts): a tag, a decimal number or a 0x hash. */
+ *  (see validation/block.ts): a tag, a 0x quantity or a 0x hash. */
 export class Chain {
-  private constructor(private readonly raw: RawNode) {}
+  private constructor(private readonly raw: NativeNode) {}
 
-  static open(config: ChainConfig): Chain {
-    addon ??= loadAddon();
-    return new Chain(unwrapNode(() => addon!.NativeNode.open(JSON.stringify(config))));
+  static open(options: NodeOptions): Chain {
+    return new Chain(loaded().NativeNode.open(options));
   }
 
   /** Attaches a worker thread to the node another thread of this process opened. */
   static attach(handle: number): Chain {
-    addon ??= loadAddon();
-    return new Chain(addon.NativeNode.attach(handle));
+    return new Chain(loaded().NativeNode.attach(handle));
   }
 
   /** What `attach` takes in a worker thread. */
@@ -137,23 +80,25 @@ export class Chain {
     return this.raw.handle();
   }
 
-  info(): ChainInfo {
-    return JSON.parse(unwrap(this.raw.info())) as ChainInfo;
-  }
-  blockNumber = (): string => unwrap(this.raw.blockNumber());
+  info = (): ChainInfo => this.raw.info();
+  blockNumber = (): string => this.raw.blockNumber();
   /** null while healthy, otherwise why the node is degraded. */
-  health = (): string | null => JSON.parse(unwrap(this.raw.health())) as string | null;
+  health = (): string | null => this.raw.health();
   getBalance = (address: string, block: string): string => unwrap(this.raw.getBalance(address, block));
-  getTransactionCount = (address: string, block: string): string =>
-    unwrap(this.raw.getTransactionCount(address, block));
+  getTransactionCount = (address: string, block: string): string => unwrap(this.raw.getTransactionCount(address, block));
   getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
   getStorageAt = (address: string, slot: string, block: string): string =>
     unwrap(this.raw.getStorageAt(address, slot, block));
-  getBlock = (block: string, full: boolean): string => unwrap(this.raw.getBlock(block, full));
-  getBlockReceipts = (block: string): string => unwrap(this.raw.getBlockReceipts(block));
+  /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
+  getBlock = (block: string, full: boolean): string | Promise<string> =>
+    full ? unwrapAsync(this.raw.getBlockFull(block)) : unwrap(this.raw.getBlock(block));
+  getBlockReceipts = (block: string): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block));
+  getBlockTransactionCount = (block: string): string => unwrap(this.raw.getBlockTransactionCount(block));
+  getTransactionByBlockAndIndex = (block: string, index: string): string =>
+    unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
   getTransaction = (hash: string): string => unwrap(this.raw.getTransaction(hash));
   getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
-  feeHistory = (request: object): string => unwrap(this.raw.feeHistory(JSON.stringify(request)));
+  feeHistory = (request: object): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request)));
   gasPrice = (): string => unwrap(this.raw.gasPrice());
   maxPriorityFeePerGas = (): string => unwrap(this.raw.maxPriorityFeePerGas());
   txStatus = (hash: string): string => unwrap(this.raw.txStatus(hash));
@@ -166,25 +111,16 @@ export class Chain {
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
 
-  /** Receives builder events (pre-confirmations, sealed blocks, pooled transactions). */
-  subscribeEvents(callback: (kind: string, payload: string) => void): void {
+  /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
+  subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {
     this.raw.subscribeEvents(callback);
   }
-  /** Which event payloads the addon should render (a mask of EventKind bits). */
-  setEventInterest(mask: number): void {
-    this.raw.setEventInterest(mask);
+  /** Which event payloads the addon should render for this event loop. */
+  setEventInterest(kinds: EventKind[]): void {
+    this.raw.setEventInterest(kinds);
   }
   /** The opening thread stops the builder and flushes the store; others just detach. */
   close(): void {
     this.raw.close();
   }
-}
-
-function unwrapNode(open: () => RawNode | string): RawNode {
-  const node = open();
-  if (typeof node === 'string') {
-    unwrap(node);
-    throw new Error('unreachable');
-  }
-  return node;
 }

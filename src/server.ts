@@ -5,7 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import uWS from './transport/uws.js';
-import { Chain, type ChainInfo } from './native.js';
+import { Chain, defaultChainOptions, type ChainInfo } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
@@ -39,7 +39,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config): LoopSe
     chainId: info.chainId,
     clientVersion: info.clientVersion,
     publicEndpoint: config.server.publicEndpoint,
-    preconf: config.chain.preconf,
+    preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
   const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
   const app = uWS.App();

@@ -1,6 +1,8 @@
 // Every failure a client can see, and the one table that maps native (Rust) failures to
 // JSON-RPC codes. Messages follow geth's wording: clients such as viem match on the text.
 
+import type { ErrorKind } from '../../native/native.js';
+
 export const Code = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -12,6 +14,8 @@ export const Code = {
   /** eth_simulateV1 per-call VM error, and the simulate timeout. */
   SimulateVmError: -32015,
   Timeout: -32016,
+  /** A documented limit (range, result size, a full work queue). */
+  LimitExceeded: -32005,
 } as const;
 
 /** An error that becomes a JSON-RPC error object as it is. */
@@ -45,7 +49,7 @@ export class HttpError extends Error {
 /** A failure reported by the addon: a stable `kind`, geth's message, optional data. */
 export class NativeError extends Error {
   constructor(
-    readonly kind: string,
+    readonly kind: ErrorKind,
     message: string,
     readonly data?: string,
   ) {
@@ -54,32 +58,32 @@ export class NativeError extends Error {
   }
 }
 
-/** kind (crates/chain/src/error.rs) -> JSON-RPC code. */
-const NATIVE_CODES: Record<string, number> = {
-  InvalidParams: Code.InvalidParams,
-  HeaderNotFound: Code.Server,
-  Reverted: Code.Server, // the product's interface fixes -32000 (geth uses 3)
-  Halted: Code.Server,
-  Rejected: Code.Server,
-  Timeout: Code.Server,
-  LimitExceeded: -32005,
-  Unavailable: Code.MethodNotFound,
-  Config: Code.Internal,
-  Internal: Code.Internal,
-  SimNonceTooLow: -38010,
-  SimNonceTooHigh: -38011,
-  SimBaseFeeTooLow: -38012,
-  SimIntrinsicGasTooLow: -38013,
-  SimInsufficientFunds: -38014,
-  SimBlockGasLimitExceeded: -38015,
-  SimBlockNumberInvalid: -38020,
-  SimTimestampInvalid: -38021,
-  SimPrecompileSelfReference: -38022,
-  SimPrecompileDuplicateAddress: -38023,
-  SimClientLimitExceeded: -38026,
-  SimGeneric: Code.Server,
-  SimInternal: Code.Internal,
-  SimTimeout: Code.Timeout,
+/** Native failure kind (generated from crates/napi/src/failure.rs) -> JSON-RPC code.
+ *  A `Record` over the generated union: a kind added in Rust fails to compile here. */
+const NATIVE_CODES: Record<ErrorKind, number> = {
+  invalidParams: Code.InvalidParams,
+  headerNotFound: Code.Server,
+  reverted: Code.Server, // the product's interface fixes -32000 (geth uses 3)
+  halted: Code.Server,
+  rejected: Code.Server,
+  limitExceeded: Code.LimitExceeded,
+  overloaded: Code.LimitExceeded,
+  config: Code.Internal,
+  internal: Code.Internal,
+  simNonceTooLow: -38010,
+  simNonceTooHigh: -38011,
+  simBaseFeeTooLow: -38012,
+  simIntrinsicGasTooLow: -38013,
+  simInsufficientFunds: -38014,
+  simBlockGasLimitExceeded: -38015,
+  simBlockNumberInvalid: -38020,
+  simTimestampInvalid: -38021,
+  simPrecompileSelfReference: -38022,
+  simPrecompileDuplicateAddress: -38023,
+  simClientLimitExceeded: -38026,
+  simGeneric: Code.Server,
+  simInternal: Code.Internal,
+  simTimeout: Code.Timeout,
 };
 
 export type Logger = (message: string, error?: unknown) => void;
@@ -93,7 +97,7 @@ export function toRpcError(err: unknown, log: Logger = logInternal): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof NativeError) {
     const code = NATIVE_CODES[err.kind];
-    if (code === undefined || code === Code.Internal) {
+    if (code === Code.Internal) {
       log(`native ${err.kind}: ${err.message}`);
       return new RpcError(Code.Internal, err.message || 'internal error');
     }

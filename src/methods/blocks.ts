@@ -1,20 +1,14 @@
 // Blocks, transactions and receipts by number, hash or tag.
 
 import { blockSelector } from '../validation/block.js';
-import { argPath, bool, hash32, quantity64, toNumber } from '../validation/primitives.js';
+import { argPath, bool, hash32, quantity64 } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
 export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTable {
   const fullFlag = (v: unknown): boolean => (v === undefined ? false : bool(v, argPath(1), 'full transactions flag'));
-  const txInBlock = (block: string, index: unknown): string => {
-    const i = toNumber(quantity64(index, argPath(1), 'transaction index'));
-    const parsed = JSON.parse(chain.getBlock(block, true)) as { transactions: unknown[] } | null;
-    return JSON.stringify(parsed?.transactions[i] ?? null);
-  };
-  const txCount = (block: string): string => {
-    const parsed = JSON.parse(chain.getBlock(block, false)) as { transactions: unknown[] } | null;
-    return parsed === null ? 'null' : JSON.stringify(`0x${parsed.transactions.length.toString(16)}`);
-  };
+  const txInBlock = (block: string, index: unknown): string =>
+    chain.getTransactionByBlockAndIndex(block, quantity64(index, argPath(1), 'transaction index'));
+  const txCount = (block: string): string => chain.getBlockTransactionCount(block);
   return {
     eth_getBlockByNumber: {
       maxParams: 2,

@@ -9,7 +9,8 @@ export function logMethods({ chain }: MethodOptions): MethodTable {
       maxParams: 1,
       handler: (p) => {
         const q = logsQuery(p[0], 0);
-        return chain.getLogs({ fromBlock: q.fromBlock, toBlock: q.toBlock, blockHash: q.blockHash, addresses: q.addresses, topics: q.topics });
+        // geth's filter shape, as alloy's Filter reads it.
+        return chain.getLogs({ fromBlock: q.fromBlock, toBlock: q.toBlock, blockHash: q.blockHash, address: q.addresses, topics: q.topics });
       },
     },
   };

@@ -3,7 +3,7 @@
 // each connection, which polices its own backpressure. Also wakes eth_sendRawTransactionSync
 // callers when their transaction is pre-confirmed.
 
-import { EventKind, type Chain } from '../native.js';
+import type { Chain, EventKind } from '../native.js';
 import { matchesLog, type TopicFilter } from '../validation/filter.js';
 
 export const SUBSCRIPTION_KINDS = [
@@ -50,7 +50,7 @@ export class SubscriptionHub {
   private readonly byKind = new Map<SubscriptionKind, Set<Subscription>>(SUBSCRIPTION_KINDS.map((k) => [k, new Set()]));
   /** Transaction hash -> callbacks waiting for its pre-confirmation (or inclusion). */
   private readonly txWaiters = new Map<string, Set<() => void>>();
-  private interest = 0;
+  private interest = '';
 
   constructor(private readonly chain: Chain) {
     chain.subscribeEvents((kind, payload) => this.onEvent(kind, payload));
@@ -108,16 +108,17 @@ export class SubscriptionHub {
       for (const s of this.byKind.get(k)!) if (pred(s)) return true;
       return false;
     };
-    let mask = 0;
-    if (has('newHeads')) mask |= EventKind.newHeads;
-    if (has('logs')) mask |= EventKind.logs;
-    if (has('newFlashblocks')) mask |= EventKind.flashblocks;
-    if (has('newFlashblockTransactions', (s) => s.full)) mask |= EventKind.flashblockTxs;
-    if (has('pendingLogs')) mask |= EventKind.pendingLogs;
-    if (has('newPendingTransactions')) mask |= EventKind.pendingTxs;
-    if (mask !== this.interest) {
-      this.interest = mask;
-      this.chain.setEventInterest(mask);
+    const kinds: EventKind[] = [];
+    if (has('newHeads')) kinds.push('newHead');
+    if (has('logs')) kinds.push('logs');
+    if (has('newFlashblocks')) kinds.push('flashblock');
+    if (has('newFlashblockTransactions', (s) => s.full)) kinds.push('flashblockTx');
+    if (has('pendingLogs')) kinds.push('pendingLogs');
+    if (has('newPendingTransactions')) kinds.push('pooled');
+    const key = kinds.join();
+    if (key !== this.interest) {
+      this.interest = key;
+      this.chain.setEventInterest(kinds);
     }
   }
 
@@ -149,7 +150,7 @@ export class SubscriptionHub {
     }
   }
 
-  private onEvent(kind: string, payload: string): void {
+  private onEvent(kind: EventKind, payload: string): void {
     switch (kind) {
       case 'preconf':
       case 'head': {
@@ -174,8 +175,6 @@ export class SubscriptionHub {
         return this.sendLogs('logs', payload);
       case 'pooled':
         return this.sendAll('newPendingTransactions', payload);
-      default:
-        return;
     }
   }
 }

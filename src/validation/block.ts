@@ -1,7 +1,8 @@
 // Block parameters: tags, numbers, hashes and EIP-1898 objects, reduced to the canonical
-// selector string the addon takes: a tag, a decimal block number, or a 0x block hash.
+// selector string the addon takes: a tag, a 0x block number, or a 0x block hash. Numbers
+// stay strings end to end: a JavaScript number would lose precision above 2^53.
 
-import { argPath, fail, hash32, isObject, quantity64, toNumber } from './primitives.js';
+import { argPath, fail, hash32, isObject, quantity64 } from './primitives.js';
 
 const TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
 
@@ -14,7 +15,7 @@ export function blockSelector(v: unknown, index: number, fallback?: string): str
   if (typeof v === 'string') {
     if (TAGS.has(v)) return v;
     if (v.length === 66 && v.startsWith('0x')) return hash32(v, path, 'block hash');
-    if (v.startsWith('0x')) return String(toNumber(quantity64(v, path, 'block number')));
+    if (v.startsWith('0x')) return quantity64(v, path, 'block number');
     throw fail(path, `unknown block tag ${JSON.stringify(v)} (want latest, pending, safe, finalized, earliest, a hex number or a block hash)`);
   }
   if (isObject(v)) {

@@ -50,7 +50,8 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   let datadir: string | null = null;
   if (opts.datadir) datadir = opts.datadir;
   else if (opts.onDisk) datadir = mkdtempSync(join(tmpdir(), 'preconf-test-'));
-  cfg.chain.datadir = datadir;
+  if (datadir === null) delete cfg.chain.datadir;
+  else cfg.chain.datadir = datadir;
   opts.configure?.(cfg);
   const node = await startNode(cfg);
   const chain = defineChain({

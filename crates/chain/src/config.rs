@@ -1,12 +1,10 @@
-//! Node settings, as the TypeScript CLI hands them over (JSON, camelCase).
+//! Chain settings. `ChainConfig::default()` is the one place their defaults live: the
+//! N-API layer fills only what the operator set, and the CLI's help text asks for these.
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeConfig {
+#[derive(Clone, Debug)]
+pub struct ChainConfig {
     /// `None`: the store lives in memory (`--ephemeral`).
     pub datadir: Option<PathBuf>,
     /// Contents of a geth-style genesis.json; `None`: the embedded dev chain.
@@ -28,7 +26,7 @@ pub struct NodeConfig {
     pub logs_max_results: usize,
 }
 
-impl Default for NodeConfig {
+impl Default for ChainConfig {
     fn default() -> Self {
         Self {
             datadir: None,
@@ -50,7 +48,7 @@ impl Default for NodeConfig {
     }
 }
 
-impl NodeConfig {
+impl ChainConfig {
     /// Pre-confirmations per sealed block (at least one).
     pub fn preconfs_per_block(&self) -> u64 {
         (self.block_time_ms / self.preconf_interval_ms.max(1)).max(1)

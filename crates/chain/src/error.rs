@@ -1,6 +1,7 @@
-//! Typed failures of the chain. Each variant has a stable `kind` name; the TypeScript side
-//! maps kinds to JSON-RPC codes in one table (src/errors/). Messages follow geth's wording,
-//! because clients such as viem recognise errors by their text.
+//! Typed failures of the chain. The N-API layer projects them onto the boundary's error
+//! kinds, which the TypeScript side maps to JSON-RPC codes in one table (src/errors/).
+//! Messages follow geth's wording, because clients such as viem recognise errors by
+//! their text.
 
 use alloy_primitives::Bytes;
 
@@ -28,15 +29,9 @@ pub enum ChainError {
     /// eth_simulateV1 refused the request as a whole; see [`SimulateError`].
     #[error("{1}")]
     Simulate(SimulateError, String),
-    /// The request took longer than its time budget.
-    #[error("{0}")]
-    Timeout(String),
     /// A request went past a documented limit (log range or result size).
     #[error("{0}")]
     LimitExceeded(String),
-    /// The feature is switched off in this node's mode.
-    #[error("{0}")]
-    Unavailable(String),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error("{0}")]
     Internal(String),
@@ -65,53 +60,12 @@ pub enum SimulateError {
 }
 
 impl ChainError {
-    /// The stable name the TypeScript error table keys on.
-    pub fn kind(&self) -> &'static str {
+    /// Extra data for the JSON-RPC error object (revert bytes).
+    pub fn data(&self) -> Option<&Bytes> {
         match self {
-            ChainError::Config(_) => "Config",
-            ChainError::InvalidParams(_) => "InvalidParams",
-            ChainError::HeaderNotFound => "HeaderNotFound",
-            ChainError::Reverted { .. } => "Reverted",
-            ChainError::Halted(_) => "Halted",
-            ChainError::Rejected(_) => "Rejected",
-            ChainError::Simulate(kind, _) => match kind {
-                SimulateError::NonceTooLow => "SimNonceTooLow",
-                SimulateError::NonceTooHigh => "SimNonceTooHigh",
-                SimulateError::BaseFeeTooLow => "SimBaseFeeTooLow",
-                SimulateError::IntrinsicGasTooLow => "SimIntrinsicGasTooLow",
-                SimulateError::InsufficientFunds => "SimInsufficientFunds",
-                SimulateError::BlockGasLimitExceeded => "SimBlockGasLimitExceeded",
-                SimulateError::BlockNumberInvalid => "SimBlockNumberInvalid",
-                SimulateError::TimestampInvalid => "SimTimestampInvalid",
-                SimulateError::PrecompileSelfReference => "SimPrecompileSelfReference",
-                SimulateError::PrecompileDuplicateAddress => "SimPrecompileDuplicateAddress",
-                SimulateError::ClientLimitExceeded => "SimClientLimitExceeded",
-                SimulateError::Generic => "SimGeneric",
-                SimulateError::InternalError => "SimInternal",
-                SimulateError::Timeout => "SimTimeout",
-            },
-            ChainError::Timeout(_) => "Timeout",
-            ChainError::LimitExceeded(_) => "LimitExceeded",
-            ChainError::Unavailable(_) => "Unavailable",
-            ChainError::Internal(_) => "Internal",
-        }
-    }
-
-    /// Extra data for the JSON-RPC error object (revert bytes), as 0x-hex.
-    pub fn data(&self) -> Option<String> {
-        match self {
-            ChainError::Reverted { data, .. } => Some(data.to_string()),
+            ChainError::Reverted { data, .. } => Some(data),
             _ => None,
         }
-    }
-
-    /// The error as the JSON the boundary carries: `{"kind", "message", "data"?}`.
-    pub fn to_json(&self) -> String {
-        let mut v = serde_json::json!({ "kind": self.kind(), "message": self.to_string() });
-        if let Some(data) = self.data() {
-            v["data"] = serde_json::Value::String(data);
-        }
-        v.to_string()
     }
 
     pub fn internal(e: impl std::fmt::Display) -> Self {
@@ -136,12 +90,6 @@ macro_rules! storage_error {
         }
     )*};
 }
-storage_error!(
-    redb::DatabaseError,
-    redb::TransactionError,
-    redb::TableError,
-    redb::StorageError,
-    redb::CommitError
-);
+storage_error!(redb::DatabaseError, redb::TransactionError, redb::TableError, redb::StorageError, redb::CommitError);
 
 pub type ChainResult<T> = Result<T, ChainError>;

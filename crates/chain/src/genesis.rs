@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, Header, EMPTY_ROOT_HASH};
-use alloy_eips::{eip4788, eip2935, eip7002, eip7251, eip7685::EMPTY_REQUESTS_HASH};
+use alloy_eips::{eip2935, eip4788, eip7002, eip7251, eip7685::EMPTY_REQUESTS_HASH};
 use alloy_genesis::{ChainConfig, Genesis, GenesisAccount};
 use alloy_primitives::{Address, Bytes, B256, B64, U256};
 use alloy_signer_local::{coins_bip39::English, MnemonicBuilder};
@@ -58,10 +58,7 @@ pub fn dev_genesis() -> Genesis {
         (eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS, &eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_CODE),
     ];
     for (address, code) in system {
-        alloc.insert(
-            address,
-            GenesisAccount::default().with_nonce(Some(1)).with_code(Some(code.clone())),
-        );
+        alloc.insert(address, GenesisAccount::default().with_nonce(Some(1)).with_code(Some(code.clone())));
     }
     let config = ChainConfig {
         chain_id: DEV_CHAIN_ID,
@@ -102,8 +99,8 @@ pub fn dev_genesis() -> Genesis {
 
 /// Reads a geth-style `genesis.json`.
 pub fn parse_genesis(json: &str) -> Result<Genesis, ChainError> {
-    let genesis: Genesis = serde_json::from_str(json)
-        .map_err(|e| ChainError::Config(format!("invalid genesis file: {e}")))?;
+    let genesis: Genesis =
+        serde_json::from_str(json).map_err(|e| ChainError::Config(format!("invalid genesis file: {e}")))?;
     if genesis.config.chain_id == 0 {
         return Err(ChainError::Config("genesis config has no chainId".into()));
     }
@@ -133,8 +130,7 @@ pub fn genesis_header(spec: &ChainSpec, state_root: B256) -> Header {
         ..Default::default()
     };
     if spec.is_london(number) {
-        header.base_fee_per_gas =
-            Some(g.base_fee_per_gas.map(|f| f as u64).unwrap_or(INITIAL_BASE_FEE));
+        header.base_fee_per_gas = Some(g.base_fee_per_gas.map(|f| f as u64).unwrap_or(INITIAL_BASE_FEE));
     }
     if spec.is_shanghai(g.timestamp) {
         header.withdrawals_root = Some(EMPTY_ROOT_HASH);

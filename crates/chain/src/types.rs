@@ -10,7 +10,7 @@ use crate::error::{ChainError, ChainResult};
 use crate::store::codec::StoredTx;
 
 /// Which block a request refers to. The TypeScript side validates the JSON-RPC block
-/// parameter and hands over a canonical string: a tag, a decimal number or a 0x hash.
+/// parameter and hands over a canonical string: a tag, a 0x quantity or a 0x hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockId {
     Latest,
@@ -30,12 +30,16 @@ impl BlockId {
             "safe" => BlockId::Safe,
             "finalized" => BlockId::Finalized,
             "earliest" => BlockId::Earliest,
-            _ if s.len() == 66 && s.starts_with("0x") => BlockId::Hash(
-                s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block hash {s}")))?,
-            ),
-            _ => BlockId::Number(
-                s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block selector {s}")))?,
-            ),
+            _ if s.len() == 66 && s.starts_with("0x") => {
+                BlockId::Hash(s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block hash {s}")))?)
+            }
+            _ => {
+                let number = match s.strip_prefix("0x") {
+                    Some(hex) => u64::from_str_radix(hex, 16),
+                    None => s.parse(),
+                };
+                BlockId::Number(number.map_err(|_| ChainError::InvalidParams(format!("invalid block selector {s}")))?)
+            }
         })
     }
 }
@@ -103,4 +107,20 @@ pub struct BlockData {
     pub txs: Vec<Arc<ExecutedTx>>,
     /// Index of the newest pre-confirmation (only for the block being built).
     pub preconf_index: Option<u64>,
+}
+
+impl BlockData {
+    /// RLP size of the block (header, transactions, no uncles, withdrawals if the fork has
+    /// them): the `size` of the block object.
+    pub fn rlp_size(&self) -> usize {
+        use alloy_rlp::Encodable;
+        let mut payload = self.header.length();
+        let tx_payload: usize = self.txs.iter().map(|t| t.tx.length()).sum();
+        payload += alloy_rlp::length_of_length(tx_payload) + tx_payload;
+        payload += 1; // empty uncle list
+        if self.header.withdrawals_root.is_some() {
+            payload += 1; // empty withdrawal list
+        }
+        alloy_rlp::length_of_length(payload) + payload
+    }
 }

@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
+use alloy_consensus::Header;
 use alloy_primitives::{map::B256Map, B256};
 
-use crate::state::{changes::StateChanges, CodeCache, StateView};
+use crate::error::{ChainError, ChainResult};
+use crate::state::{CodeCache, Overlay, StateView};
 use crate::store::StoreSnapshot;
-use crate::types::BlockData;
+use crate::types::{BlockData, BlockId};
 
 /// The block being built, as of its newest pre-confirmation.
 #[derive(Clone, Debug)]
@@ -17,7 +19,7 @@ pub struct PendingBlock {
     /// beneficiary, prevrandao, parent hash); roots are those of the transactions so far.
     pub block: Arc<BlockData>,
     /// State changes of the pre-confirmed transactions (and the block's system calls).
-    pub changes: Arc<StateChanges>,
+    pub overlay: Overlay,
     /// Transaction hash -> index in `block.txs`.
     pub tx_index: B256Map<usize>,
 }
@@ -31,6 +33,15 @@ pub struct ChainView {
     pub pending: Option<Arc<PendingBlock>>,
     pub finalized: u64,
     pub codes: Arc<CodeCache>,
+}
+
+/// Where a block selector points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// The block being built.
+    Pending,
+    /// A sealed block.
+    Sealed(u64),
 }
 
 impl ChainView {
@@ -51,8 +62,67 @@ impl ChainView {
     pub fn pending_state(&self) -> StateView {
         let mut state = self.state_at(self.head_number());
         if let Some(p) = &self.pending {
-            state.overlay = Some(p.changes.clone());
+            state.overlay = Some(p.overlay.clone());
         }
         state
+    }
+
+    pub fn state(&self, at: Resolved) -> StateView {
+        match at {
+            Resolved::Pending => self.pending_state(),
+            Resolved::Sealed(n) => self.state_at(n),
+        }
+    }
+
+    /// Resolves a selector. Unknown numbers and hashes are `HeaderNotFound`.
+    pub fn resolve(&self, id: BlockId) -> ChainResult<Resolved> {
+        let head = self.head_number();
+        Ok(match id {
+            BlockId::Pending if self.pending.is_some() => Resolved::Pending,
+            BlockId::Pending | BlockId::Latest | BlockId::Safe => Resolved::Sealed(head),
+            BlockId::Finalized => Resolved::Sealed(self.finalized),
+            BlockId::Earliest => Resolved::Sealed(0),
+            BlockId::Number(n) if n <= head => Resolved::Sealed(n),
+            BlockId::Number(_) => return Err(ChainError::HeaderNotFound),
+            BlockId::Hash(hash) => match self.snapshot.block_number(&hash)? {
+                Some(n) if n <= head => Resolved::Sealed(n),
+                _ => return Err(ChainError::HeaderNotFound),
+            },
+        })
+    }
+
+    /// Like `resolve`, but a block that does not exist is `None` (block lookups answer null).
+    pub fn resolve_opt(&self, id: BlockId) -> ChainResult<Option<Resolved>> {
+        match self.resolve(id) {
+            Ok(r) => Ok(Some(r)),
+            Err(ChainError::HeaderNotFound) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Header of the block being built (or, without pre-confirmations, the head's).
+    pub fn pending_header(&self) -> &Header {
+        match &self.pending {
+            Some(p) => &p.block.header,
+            None => &self.head.header,
+        }
+    }
+
+    /// The header whose context (number, timestamp, base fee...) a call at `at` runs in.
+    pub fn context_header(&self, at: Resolved) -> ChainResult<Header> {
+        match at {
+            Resolved::Pending => Ok(self.pending_header().clone()),
+            Resolved::Sealed(n) if n == self.head_number() => Ok(self.head.header.clone()),
+            Resolved::Sealed(n) => self.snapshot.header(n)?.ok_or(ChainError::HeaderNotFound),
+        }
+    }
+
+    /// Hash of the block a selector resolved to; the block being built has none yet.
+    pub fn block_hash(&self, at: Resolved) -> ChainResult<Option<B256>> {
+        match at {
+            Resolved::Pending => Ok(None),
+            Resolved::Sealed(n) if n == self.head_number() => Ok(self.head.hash),
+            Resolved::Sealed(n) => self.snapshot.block_hash(n),
+        }
     }
 }

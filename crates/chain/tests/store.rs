@@ -9,7 +9,10 @@ fn account(balance: u64, nonce: u64) -> AccountState {
     AccountState { nonce, balance: U256::from(balance), code_hash: alloy_primitives::KECCAK256_EMPTY }
 }
 
-fn changes(entries: Vec<(Address, Option<AccountState>, Vec<(u64, u64)>, bool)>) -> StateChanges {
+/// (address, new state or deleted, slots written, storage wiped)
+type Entry = (Address, Option<AccountState>, Vec<(u64, u64)>, bool);
+
+fn changes(entries: Vec<Entry>) -> StateChanges {
     let mut c = StateChanges::default();
     for (address, info, slots, wiped) in entries {
         let mut change = AccountChange { info, storage_wiped: wiped, ..Default::default() };
@@ -40,7 +43,11 @@ const B: Address = Address::repeat_byte(0xb);
 
 fn write_history(store: &Store) {
     commit(store, 0, &changes(vec![(A, Some(account(1, 0)), vec![(7, 70)], false)]));
-    commit(store, 1, &changes(vec![(A, Some(account(5, 1)), vec![(8, 80)], false), (B, Some(account(9, 0)), vec![], false)]));
+    commit(
+        store,
+        1,
+        &changes(vec![(A, Some(account(5, 1)), vec![(8, 80)], false), (B, Some(account(9, 0)), vec![], false)]),
+    );
     commit(store, 2, &changes(vec![(B, Some(account(10, 0)), vec![], false)]));
     // Block 3 destroys A: its account and every slot are gone from then on.
     commit(store, 3, &changes(vec![(A, None, vec![], true)]));

@@ -103,7 +103,8 @@ impl Conn {
             }
             self.fill()?;
         };
-        let head = std::str::from_utf8(&self.buf[self.start..self.start + head_len]).map_err(|_| bad("non-UTF-8 header"))?;
+        let head =
+            std::str::from_utf8(&self.buf[self.start..self.start + head_len]).map_err(|_| bad("non-UTF-8 header"))?;
         let status = head.get(9..12).and_then(|s| s.parse::<u16>().ok()).ok_or_else(|| bad("bad status line"))?;
         let mut length = None;
         for line in head.split("\r\n").skip(1) {

@@ -22,9 +22,9 @@ pub struct Config {
 
 #[derive(Default)]
 struct Tally {
-    measured: u64,  // responses to requests sent inside the measured window
-    ok: u64,        // successes in the whole run
-    errors: u64,    // failures in the whole run (HTTP status, JSON-RPC error, I/O)
+    measured: u64, // responses to requests sent inside the measured window
+    ok: u64,       // successes in the whole run
+    errors: u64,   // failures in the whole run (HTTP status, JSON-RPC error, I/O)
     bytes_in: u64,
     last_done: Option<Instant>,
     error_sample: Option<String>,
@@ -56,7 +56,9 @@ fn worker(cfg: &Config, c: usize, t0: Instant, measure_from: Instant, stop_at: I
     let mut tally = Tally::default();
     let n = cfg.requests.len();
     // Paced: the connections take turns, so request j overall is due at t0 + j / rate.
-    let due = |sent: u64| cfg.rate.map(|r| t0 + Duration::from_secs_f64((sent as f64 * cfg.connections as f64 + c as f64) / r));
+    let due = |sent: u64| {
+        cfg.rate.map(|r| t0 + Duration::from_secs_f64((sent as f64 * cfg.connections as f64 + c as f64) / r))
+    };
     let mut conn = match cfg.target.connect() {
         Ok(conn) => conn,
         Err(e) => {
@@ -102,7 +104,9 @@ fn worker(cfg: &Config, c: usize, t0: Instant, measure_from: Instant, stop_at: I
                 if ok {
                     tally.ok += 1;
                 } else {
-                    tally.error(|| format!("HTTP {}: {}", resp.status, String::from_utf8_lossy(&body[..body.len().min(400)])));
+                    tally.error(|| {
+                        format!("HTTP {}: {}", resp.status, String::from_utf8_lossy(&body[..body.len().min(400)]))
+                    });
                 }
                 if at >= measure_from && at < stop_at {
                     tally.measured += 1;

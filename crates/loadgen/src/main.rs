@@ -51,7 +51,8 @@ fn main_result() -> Result<String, String> {
             }))
         }
         "watch" => {
-            let fields: Vec<String> = a.get("fields", "number,preconfIndex".to_string())?.split(',').map(str::to_string).collect();
+            let fields: Vec<String> =
+                a.get("fields", "number,preconfIndex".to_string())?.split(',').map(str::to_string).collect();
             let interval: f64 = a.get("interval-ms", 2.0)?;
             Ok(watch::run(&target, &bodies[0], &fields, secs(a.get("duration", 5.0)?), secs(interval / 1000.0)))
         }

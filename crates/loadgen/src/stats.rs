@@ -31,7 +31,8 @@ impl Samples {
     }
 
     pub fn json(&self) -> String {
-        let mean = if self.0.is_empty() { 0.0 } else { self.0.iter().map(|&v| v as f64).sum::<f64>() / self.0.len() as f64 };
+        let mean =
+            if self.0.is_empty() { 0.0 } else { self.0.iter().map(|&v| v as f64).sum::<f64>() / self.0.len() as f64 };
         format!(
             "{{\"count\":{},\"mean\":{:.1},\"p50\":{},\"p90\":{},\"p99\":{},\"p999\":{},\"max\":{}}}",
             self.0.len(),

@@ -21,7 +21,9 @@ pub fn run(target: &Target, body: &str, fields: &[String], duration: Duration, i
     let mut error_sample: Option<String> = None;
     let mut conn = match target.connect() {
         Ok(c) => c,
-        Err(e) => return format!("{{\"mode\":\"watch\",\"errors\":1,\"error_sample\":{}}}", json_string(&e.to_string())),
+        Err(e) => {
+            return format!("{{\"mode\":\"watch\",\"errors\":1,\"error_sample\":{}}}", json_string(&e.to_string()))
+        }
     };
     while t0.elapsed() < duration {
         let sent = Instant::now();
@@ -33,16 +35,22 @@ pub fn run(target: &Target, body: &str, fields: &[String], duration: Duration, i
                 let body = conn.body(&resp);
                 if !is_success(resp.status, body) {
                     errors += 1;
-                    error_sample.get_or_insert_with(|| String::from_utf8_lossy(&body[..body.len().min(400)]).into_owned());
+                    error_sample
+                        .get_or_insert_with(|| String::from_utf8_lossy(&body[..body.len().min(400)]).into_owned());
                 } else {
                     rtt.push(done.duration_since(sent).as_micros() as u64);
                     let values: Vec<String> = fields
                         .iter()
-                        .map(|f| string_field(body, f).map_or(String::new(), |v| String::from_utf8_lossy(v).into_owned()))
+                        .map(|f| {
+                            string_field(body, f).map_or(String::new(), |v| String::from_utf8_lossy(v).into_owned())
+                        })
                         .collect();
                     if last.as_ref() != Some(&values) {
-                        let members: Vec<String> =
-                            fields.iter().zip(&values).map(|(f, v)| format!("{}:{}", json_string(f), json_string(v))).collect();
+                        let members: Vec<String> = fields
+                            .iter()
+                            .zip(&values)
+                            .map(|(f, v)| format!("{}:{}", json_string(f), json_string(v)))
+                            .collect();
                         events.push(format!(
                             "{{\"prev_send_us\":{},\"send_us\":{},\"recv_us\":{},\"values\":{{{}}}}}",
                             us(prev_send),

@@ -1,18 +1,52 @@
-//! Builder events delivered to JavaScript through a thread-safe function.
+//! Chain events delivered to JavaScript. One renderer thread per node turns each typed
+//! `ChainEvent` into the payloads someone listens to (once per event, not per
+//! subscription) and hands them to every event loop serving the node.
 
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
-use parking_lot::Mutex;
-use preconf_chain::builder::events::EventSink;
+use napi_derive::napi;
+use parking_lot::{Mutex, RwLock};
+use preconf_chain::events::ChainEvent;
+use preconf_rpc::render::events as render;
 
-/// Called as `(kind, payload)` (FnArgs spreads the tuple into two arguments); weak, so a
-/// queued event never keeps the process alive.
-pub type EventCallback = ThreadsafeFunction<FnArgs<(String, String)>, (), FnArgs<(String, String)>, Status, false, true>;
+/// What the node reports to JavaScript, one payload (JSON text) each.
+#[napi(string_enum = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// `{"number","index","txHashes"}` per pre-confirmation (always sent).
+    Preconf,
+    /// `{"number","hash","txHashes"}` per sealed block (always sent).
+    Head,
+    /// The block being built, per pre-confirmation (`newFlashblocks`).
+    Flashblock,
+    /// A pre-confirmed transaction with its logs (`newFlashblockTransactions`, full).
+    FlashblockTx,
+    /// The logs of a pre-confirmation's transactions, as one list (`pendingLogs`).
+    PendingLogs,
+    /// A sealed block's header (`newHeads`).
+    NewHead,
+    /// The logs of a sealed block, as one list (`logs`).
+    Logs,
+    /// The hash of a transaction accepted into the pool (`newPendingTransactions`).
+    Pooled,
+}
 
+impl EventKind {
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// Called as `(kind, payload)`; weak, so a queued event never keeps the process alive.
+pub type EventCallback =
+    ThreadsafeFunction<FnArgs<(EventKind, String)>, (), FnArgs<(EventKind, String)>, Status, false, true>;
+
+/// One JavaScript event loop's receiver and what it wants rendered.
 #[derive(Default, Clone)]
 pub struct EventHub {
     callback: Arc<Mutex<Option<Arc<EventCallback>>>>,
@@ -28,37 +62,22 @@ impl EventHub {
         self.callback.lock().take();
     }
 
-    pub fn set_interest(&self, mask: u32) {
-        self.interest.store(mask, Ordering::Relaxed);
+    pub fn set_interest(&self, kinds: &[EventKind]) {
+        self.interest.store(kinds.iter().fold(0, |m, k| m | k.bit()), Ordering::Relaxed);
     }
 
-    pub fn interest(&self) -> u32 {
-        self.interest.load(Ordering::Relaxed)
-    }
-
-    pub fn emit(&self, kind: &str, payload: String) {
+    fn emit(&self, kind: EventKind, payload: String) {
         let cb = self.callback.lock().clone();
         if let Some(cb) = cb {
-            cb.call((kind.to_string(), payload).into(), ThreadsafeFunctionCallMode::NonBlocking);
+            cb.call((kind, payload).into(), ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }
 
-impl EventSink for EventHub {
-    fn interest(&self) -> u32 {
-        EventHub::interest(self)
-    }
-
-    fn emit(&self, kind: &str, payload: String) {
-        EventHub::emit(self, kind, payload)
-    }
-}
-
-/// One hub per JavaScript thread serving this node: each gets every event, on its own
-/// event loop. The builder asks for the union of what they want.
+/// Every event loop serving one node.
 #[derive(Default)]
 pub struct Fanout {
-    hubs: parking_lot::RwLock<Vec<EventHub>>,
+    hubs: RwLock<Vec<EventHub>>,
 }
 
 impl Fanout {
@@ -69,20 +88,63 @@ impl Fanout {
     pub fn remove(&self, hub: &EventHub) {
         self.hubs.write().retain(|h| !Arc::ptr_eq(&h.interest, &hub.interest));
     }
-}
 
-impl EventSink for Fanout {
-    fn interest(&self) -> u32 {
-        self.hubs.read().iter().fold(0, |m, h| m | h.interest())
+    fn wants(&self, kind: EventKind) -> bool {
+        matches!(kind, EventKind::Preconf | EventKind::Head)
+            || self.hubs.read().iter().any(|h| h.interest.load(Ordering::Relaxed) & kind.bit() != 0)
     }
 
-    fn emit(&self, kind: &str, payload: String) {
+    fn emit(&self, kind: EventKind, payload: String) {
         let hubs = self.hubs.read();
         if let Some((last, rest)) = hubs.split_last() {
             for h in rest {
                 h.emit(kind, payload.clone());
             }
             last.emit(kind, payload);
+        }
+    }
+
+    /// Renders and delivers events until the node's event bus goes away.
+    pub fn run(self: Arc<Self>, events: Receiver<ChainEvent>) {
+        for event in events {
+            self.deliver(&event);
+        }
+    }
+
+    fn deliver(&self, event: &ChainEvent) {
+        match event {
+            ChainEvent::Preconfirmed { block, first_new, unix_ms } => {
+                self.emit(EventKind::Preconf, render::preconf_summary(block, *first_new));
+                if self.wants(EventKind::Flashblock) {
+                    self.emit(EventKind::Flashblock, render::flashblock(block, *unix_ms));
+                }
+                if self.wants(EventKind::FlashblockTx) {
+                    for tx in render::flashblock_txs(block, *first_new) {
+                        self.emit(EventKind::FlashblockTx, tx);
+                    }
+                }
+                if self.wants(EventKind::PendingLogs) {
+                    if let Some(logs) = render::logs(block, *first_new) {
+                        self.emit(EventKind::PendingLogs, logs);
+                    }
+                }
+            }
+            ChainEvent::Sealed { block } => {
+                self.emit(EventKind::Head, render::head_summary(block));
+                if self.wants(EventKind::NewHead) {
+                    self.emit(EventKind::NewHead, render::new_head(block));
+                }
+                if self.wants(EventKind::Logs) {
+                    if let Some(logs) = render::logs(block, 0) {
+                        self.emit(EventKind::Logs, logs);
+                    }
+                }
+            }
+            ChainEvent::Pooled { hash } => {
+                if self.wants(EventKind::Pooled) {
+                    self.emit(EventKind::Pooled, format!("\"{hash:#x}\""));
+                }
+            }
         }
     }
 }

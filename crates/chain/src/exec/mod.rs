@@ -4,6 +4,8 @@
 
 pub mod call;
 pub mod errors;
+pub mod estimate;
+pub mod overrides;
 pub mod request;
 pub mod simulate;
 pub mod system;
@@ -62,9 +64,9 @@ impl ExecBlock {
             basefee: self.base_fee,
             difficulty: if merged { U256::ZERO } else { self.difficulty },
             prevrandao: if merged { Some(self.prevrandao) } else { None },
-            blob_excess_gas_and_price: self.excess_blob_gas.map(|excess| {
-                BlobExcessGasAndPrice::new(excess, blob_update_fraction(spec, self.timestamp, spec_id))
-            }),
+            blob_excess_gas_and_price: self
+                .excess_blob_gas
+                .map(|excess| BlobExcessGasAndPrice::new(excess, blob_update_fraction(spec, self.timestamp, spec_id))),
             slot_num: 0,
         }
     }
@@ -81,16 +83,13 @@ fn blob_update_fraction(spec: &ChainSpec, timestamp: u64, spec_id: SpecId) -> u6
         "cancun"
     };
     let _ = timestamp;
-    schedule
-        .get(named)
-        .map(|p| p.update_fraction as u64)
-        .unwrap_or_else(|| {
-            if spec_id.is_enabled_in(SpecId::PRAGUE) {
-                BlobParams::prague().update_fraction as u64
-            } else {
-                BlobParams::cancun().update_fraction as u64
-            }
-        })
+    schedule.get(named).map(|p| p.update_fraction as u64).unwrap_or_else(|| {
+        if spec_id.is_enabled_in(SpecId::PRAGUE) {
+            BlobParams::prague().update_fraction as u64
+        } else {
+            BlobParams::cancun().update_fraction as u64
+        }
+    })
 }
 
 /// How strictly a transaction is checked.
@@ -118,11 +117,14 @@ pub fn cfg_env(spec: &ChainSpec, spec_id: SpecId, mode: Mode) -> CfgEnv {
 
 /// The revm context (rules, block, database) for one block. Every EVM is built from it,
 /// whatever inspector or precompile set it then gets (eth_simulateV1 adds both).
-pub fn evm_context<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> EvmContext<DB> {
+pub fn evm_context<DB: DatabaseRef>(
+    db: CacheDB<DB>,
+    spec: &ChainSpec,
+    block: &ExecBlock,
+    mode: Mode,
+) -> EvmContext<DB> {
     let spec_id = spec.spec_at(block.number, block.timestamp);
-    EvmContext::<DB>::new(db, spec_id)
-        .with_cfg(cfg_env(spec, spec_id, mode))
-        .with_block(block.env(spec, spec_id))
+    EvmContext::<DB>::new(db, spec_id).with_cfg(cfg_env(spec, spec_id, mode)).with_block(block.env(spec, spec_id))
 }
 
 /// An EVM over `CacheDB<DB>` for one block.

@@ -4,13 +4,16 @@
 //! An append-only file of `[u32 big-endian length][EIP-2718 bytes]` records. Appends are
 //! group-committed: concurrent submitters share one `fdatasync`. The journal remembers
 //! which records are still live (pooled, or pre-confirmed but not sealed); sealing a block
-//! forgets the included ones, and the file is rewritten from the live set when it has
-//! grown to more than twice that size. On start every record is replayed through normal
-//! validation, so included or invalid ones are dropped then.
+//! forgets the included ones, and a background thread rewrites the file from the live set
+//! when it has grown to more than twice that size (never the builder's thread). On start
+//! every record is replayed through normal validation, so included or invalid ones are
+//! dropped then.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use alloy_primitives::{map::B256Map, Bytes, B256};
 use parking_lot::{Condvar, Mutex};
@@ -27,12 +30,22 @@ struct State {
     live: B256Map<Bytes>,
     live_bytes: u64,
     file_bytes: u64,
+    /// The compaction thread should look at the file (or stop).
+    compact_wanted: bool,
+    stopping: bool,
 }
 
-pub struct Journal {
+struct Inner {
     path: PathBuf,
     state: Mutex<State>,
     synced: Condvar,
+    /// Wakes the compaction thread.
+    wake: Condvar,
+}
+
+pub struct Journal {
+    inner: Arc<Inner>,
+    compactor: Option<JoinHandle<()>>,
 }
 
 const COMPACT_SLACK: u64 = 1 << 20;
@@ -44,7 +57,7 @@ impl Journal {
         let records = read_records(&path)?;
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         let file_bytes = file.metadata()?.len();
-        let journal = Self {
+        let inner = Arc::new(Inner {
             path,
             state: Mutex::new(State {
                 file,
@@ -56,15 +69,89 @@ impl Journal {
                 live: Default::default(),
                 live_bytes: 0,
                 file_bytes,
+                compact_wanted: false,
+                stopping: false,
             }),
             synced: Condvar::new(),
-        };
-        Ok((journal, records))
+            wake: Condvar::new(),
+        });
+        let worker = inner.clone();
+        let compactor =
+            std::thread::Builder::new().name("preconf-journal".into()).spawn(move || worker.compact_when_asked())?;
+        Ok((Self { inner, compactor: Some(compactor) }, records))
     }
 
     /// Appends a record and returns once it is durable (shared fdatasync with concurrent
     /// appends).
     pub fn append(&self, hash: B256, raw: &Bytes) -> io::Result<()> {
+        self.inner.append(hash, raw)
+    }
+
+    /// Marks records as no longer needed (included in a sealed block, or dropped); the
+    /// compaction thread rewrites the file once it has grown well past the live set.
+    pub fn forget<'a>(&self, hashes: impl IntoIterator<Item = &'a B256>) {
+        let mut st = self.inner.state.lock();
+        for h in hashes {
+            if let Some(raw) = st.live.remove(h) {
+                st.live_bytes -= 4 + raw.len() as u64;
+            }
+        }
+        if st.file_bytes > 2 * st.live_bytes + COMPACT_SLACK && !st.compact_wanted {
+            st.compact_wanted = true;
+            self.inner.wake.notify_one();
+        }
+    }
+
+    /// Registers a record replayed at start as live, without writing it again.
+    pub fn register(&self, hash: B256, raw: Bytes) {
+        let mut st = self.inner.state.lock();
+        let len = 4 + raw.len() as u64;
+        if st.live.insert(hash, raw).is_none() {
+            st.live_bytes += len;
+        }
+    }
+
+    /// Rewrites the file from the live set now (after replay at start).
+    pub fn compact(&self) -> io::Result<()> {
+        let mut st = self.inner.state.lock();
+        self.inner.rewrite(&mut st)
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.inner.state.lock().stopping = true;
+        self.inner.wake.notify_one();
+        if let Some(t) = self.compactor.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Inner {
+    fn compact_when_asked(&self) {
+        let mut st = self.state.lock();
+        loop {
+            while !st.compact_wanted && !st.stopping {
+                self.wake.wait(&mut st);
+            }
+            if st.stopping {
+                return;
+            }
+            st.compact_wanted = false;
+            // A group commit in flight owns the file; wait for it to finish.
+            while st.syncing {
+                self.synced.wait(&mut st);
+            }
+            if st.file_bytes > 2 * st.live_bytes + COMPACT_SLACK {
+                if let Err(e) = self.rewrite(&mut st) {
+                    eprintln!("[preconf-node] pool journal compaction failed: {e}");
+                }
+            }
+        }
+    }
+
+    fn append(&self, hash: B256, raw: &Bytes) -> io::Result<()> {
         let mut st = self.state.lock();
         if let Some(e) = &st.failed {
             return Err(io::Error::other(e.clone()));
@@ -107,21 +194,6 @@ impl Journal {
         }
     }
 
-    /// Marks records as no longer needed (included in a sealed block, or dropped) and
-    /// compacts the file when it has grown well past the live set.
-    pub fn forget<'a>(&self, hashes: impl IntoIterator<Item = &'a B256>) -> io::Result<()> {
-        let mut st = self.state.lock();
-        for h in hashes {
-            if let Some(raw) = st.live.remove(h) {
-                st.live_bytes -= 4 + raw.len() as u64;
-            }
-        }
-        if st.file_bytes > 2 * st.live_bytes + COMPACT_SLACK && !st.syncing {
-            self.rewrite(&mut st)?;
-        }
-        Ok(())
-    }
-
     /// Rewrites the file with the live records only (atomic rename).
     fn rewrite(&self, st: &mut State) -> io::Result<()> {
         let tmp = self.path.with_extension("journal.tmp");
@@ -145,25 +217,6 @@ impl Journal {
         st.buffer.clear();
         st.durable = st.appended;
         Ok(())
-    }
-
-    /// Registers a record replayed at start as live, without writing it again.
-    pub fn register(&self, hash: B256, raw: Bytes) {
-        let mut st = self.state.lock();
-        let len = 4 + raw.len() as u64;
-        if st.live.insert(hash, raw).is_none() {
-            st.live_bytes += len;
-        }
-    }
-
-    /// Rewrites the file from the live set now (after replay at start).
-    pub fn compact(&self) -> io::Result<()> {
-        let mut st = self.state.lock();
-        self.rewrite(&mut st)
-    }
-
-    pub fn live_count(&self) -> usize {
-        self.state.lock().live.len()
     }
 }
 
@@ -216,9 +269,9 @@ mod tests {
         // Re-register what was replayed, forget one, force a rewrite.
         j.append(B256::repeat_byte(2), &b).unwrap();
         {
-            let mut st = j.state.lock();
+            let mut st = j.inner.state.lock();
             st.live.remove(&B256::repeat_byte(1));
-            j.rewrite(&mut st).unwrap();
+            j.inner.rewrite(&mut st).unwrap();
         }
         drop(j);
         let (_, recs) = Journal::open(&dir).unwrap();

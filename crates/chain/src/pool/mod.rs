@@ -77,13 +77,48 @@ pub struct PoolLimits {
     pub max_total: usize,
 }
 
-/// What happened to a transaction the pool once held.
+/// A transaction the pool holds or held.
+#[derive(Clone, Debug)]
+pub enum PoolEntry {
+    /// Waiting, with the nonces its sender has pooled (to tell pending from queued).
+    Pooled { tx: Arc<PooledTx>, sender_nonces: Vec<u64> },
+    /// Left the pool without being included, and why.
+    Dropped(String),
+}
+
+/// Where a transaction the pool knows stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TxStatus {
+    /// Executable: no nonce gap before it.
     Pending,
+    /// Waiting for a gap in its sender's nonces to fill.
     Queued,
     Dropped(String),
-    Unknown,
+}
+
+impl PoolEntry {
+    /// Its status, given its sender's nonce in the newest pending state.
+    pub fn status(&self, state_nonce: u64) -> TxStatus {
+        match self {
+            PoolEntry::Pooled { tx, sender_nonces } if tx.nonce < next_nonce(state_nonce, sender_nonces) => {
+                TxStatus::Pending
+            }
+            PoolEntry::Pooled { .. } => TxStatus::Queued,
+            PoolEntry::Dropped(reason) => TxStatus::Dropped(reason.clone()),
+        }
+    }
+}
+
+/// The end of the contiguous run of `nonces` (ascending) that starts at `state_nonce`.
+pub fn next_nonce(state_nonce: u64, nonces: &[u64]) -> u64 {
+    let mut next = state_nonce;
+    for &nonce in nonces.iter().filter(|n| **n >= state_nonce) {
+        if nonce != next {
+            break;
+        }
+        next += 1;
+    }
+    next
 }
 
 /// Result of adding a transaction.
@@ -128,10 +163,6 @@ impl Pool {
 
     pub fn get(&self, hash: &B256) -> Option<Arc<PooledTx>> {
         self.by_hash.get(hash).cloned()
-    }
-
-    pub fn contains(&self, hash: &B256) -> bool {
-        self.by_hash.contains_key(hash)
     }
 
     /// Checks whether `tx` would be accepted, without adding it (the caller journals it
@@ -244,69 +275,35 @@ impl Pool {
         }
     }
 
-    /// Drops every pooled transaction of `sender` whose nonce is below `state_nonce`
-    /// (made stale by another transaction with the same nonce). Returns their hashes.
-    pub fn drop_stale(&mut self, sender: &Address, state_nonce: u64) -> Vec<B256> {
-        let stale: Vec<B256> = self
-            .senders
-            .get(sender)
-            .map(|q| q.range(..state_nonce).map(|(_, t)| t.hash).collect())
-            .unwrap_or_default();
-        for h in &stale {
-            self.drop_tx(h, "nonce too low: another transaction with this nonce was included".into());
-        }
-        stale
+    /// Nonces of `sender`'s pooled transactions, ascending.
+    pub fn nonces_of(&self, sender: &Address) -> Vec<u64> {
+        self.senders.get(sender).map(|q| q.keys().copied().collect()).unwrap_or_default()
     }
 
     /// The nonce a new transaction of `sender` should use: after the pooled run that
     /// continues from `state_nonce`.
     pub fn next_nonce(&self, sender: &Address, state_nonce: u64) -> u64 {
-        let mut next = state_nonce;
-        if let Some(q) = self.senders.get(sender) {
-            for nonce in q.range(state_nonce..).map(|(n, _)| *n) {
-                if nonce != next {
-                    break;
-                }
-                next += 1;
-            }
-        }
-        next
+        next_nonce(state_nonce, &self.nonces_of(sender))
     }
 
-    pub fn status(&self, hash: &B256, state_nonce_of: impl Fn(&Address) -> u64) -> TxStatus {
+    /// Where a pooled transaction stands (`None` when the pool never had it), without
+    /// deciding pending or queued: that needs the sender's state nonce (see `TxStatus`).
+    pub fn lookup(&self, hash: &B256) -> Option<PoolEntry> {
         if let Some(tx) = self.by_hash.get(hash) {
-            let next = self.next_nonce(&tx.sender, state_nonce_of(&tx.sender));
-            return if tx.nonce < next { TxStatus::Pending } else { TxStatus::Queued };
+            return Some(PoolEntry::Pooled { tx: tx.clone(), sender_nonces: self.nonces_of(&tx.sender) });
         }
-        match self.dropped.get(hash) {
-            Some(reason) => TxStatus::Dropped(reason.clone()),
-            None => TxStatus::Unknown,
-        }
+        self.dropped.get(hash).map(|reason| PoolEntry::Dropped(reason.clone()))
     }
 
-    /// Executable transactions in the order the builder should try them: each sender's in
-    /// nonce order from its state nonce, senders interleaved by effective priority fee
-    /// (highest first, then arrival). Transactions whose fee cap is below `base_fee` wait.
-    pub fn best(&self, base_fee: u64, mut state_nonce_of: impl FnMut(&Address) -> u64) -> BestTxs {
-        let mut heads = BinaryHeap::new();
-        let mut runs: AddressMap<Vec<Arc<PooledTx>>> = Default::default();
-        for (sender, q) in &self.senders {
-            let start = state_nonce_of(sender);
-            // The contiguous run from the state nonce; a gap ends it.
-            let mut run: Vec<Arc<PooledTx>> =
-                (start..).zip(q.range(start..)).take_while(|(want, (nonce, _))| *nonce == want).map(|(_, (_, tx))| tx.clone()).collect();
-            if run.is_empty() {
-                continue;
-            }
-            run.reverse(); // pop() from the end yields nonce order
-            if let Some(head) = run.last() {
-                if let Some(tip) = head.effective_tip(base_fee) {
-                    heads.push(Candidate { tip, seq: head.seq, sender: *sender });
-                    runs.insert(*sender, run);
-                }
-            }
-        }
-        BestTxs { heads, runs, base_fee }
+    /// Every sender's pooled transactions in nonce order: what the builder takes under
+    /// the pool lock, to pick from (`BestTxs::new`) after releasing it.
+    pub fn snapshot(&self) -> Vec<(Address, Vec<Arc<PooledTx>>)> {
+        self.senders.iter().map(|(sender, q)| (*sender, q.values().cloned().collect())).collect()
+    }
+
+    /// Executable transactions in builder order (see `BestTxs::new`).
+    pub fn best(&self, base_fee: u64, state_nonce_of: impl FnMut(&Address) -> u64) -> BestTxs {
+        BestTxs::new(self.snapshot(), base_fee, state_nonce_of)
     }
 }
 
@@ -344,6 +341,37 @@ pub struct BestTxs {
 }
 
 impl BestTxs {
+    /// Executable transactions in the order the builder should try them: each sender's in
+    /// nonce order from its state nonce, senders interleaved by effective priority fee
+    /// (highest first, then arrival). Transactions whose fee cap is below `base_fee` wait.
+    pub fn new(
+        queues: Vec<(Address, Vec<Arc<PooledTx>>)>,
+        base_fee: u64,
+        mut state_nonce_of: impl FnMut(&Address) -> u64,
+    ) -> Self {
+        let mut heads = BinaryHeap::new();
+        let mut runs: AddressMap<Vec<Arc<PooledTx>>> = Default::default();
+        for (sender, queue) in queues {
+            let start = state_nonce_of(&sender);
+            // The contiguous run from the state nonce; a gap ends it.
+            let mut run: Vec<Arc<PooledTx>> = queue
+                .into_iter()
+                .skip_while(|tx| tx.nonce < start)
+                .zip(start..)
+                .take_while(|(tx, want)| tx.nonce == *want)
+                .map(|(tx, _)| tx)
+                .collect();
+            run.reverse(); // pop() from the end yields nonce order
+            if let Some(head) = run.last() {
+                if let Some(tip) = head.effective_tip(base_fee) {
+                    heads.push(Candidate { tip, seq: head.seq, sender });
+                    runs.insert(sender, run);
+                }
+            }
+        }
+        Self { heads, runs, base_fee }
+    }
+
     pub fn skip_sender(&mut self, sender: &Address) {
         self.runs.remove(sender);
     }

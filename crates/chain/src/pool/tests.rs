@@ -1,8 +1,8 @@
 use super::*;
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
 use alloy_primitives::{Address, TxKind, U256};
-use alloy_signer_local::PrivateKeySigner;
 use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
 
 fn signer(i: u8) -> PrivateKeySigner {
     PrivateKeySigner::from_bytes(&B256::repeat_byte(i + 1)).unwrap()
@@ -54,7 +54,7 @@ fn replacement_needs_ten_percent_on_both_fee_cap_and_tip() {
     let added = pool.add(tx(&a, 0, 110, 11), 0).unwrap();
     assert_eq!(added.replaced, Some(first));
     assert_eq!(pool.len(), 1);
-    assert!(matches!(pool.status(&first, |_| 0), TxStatus::Dropped(_)));
+    assert!(matches!(pool.lookup(&first).unwrap().status(0), TxStatus::Dropped(_)));
 }
 
 #[test]
@@ -77,13 +77,13 @@ fn gap_is_queued_then_promoted_when_filled() {
     let h2 = t2.hash;
     pool.add(t2, 0).unwrap();
     assert_eq!(pool.best(1, |_| 0).count(), 0, "nonce 2 waits for 0 and 1");
-    assert_eq!(pool.status(&h2, |_| 0), TxStatus::Queued);
+    assert_eq!(pool.lookup(&h2).unwrap().status(0), TxStatus::Queued);
     assert_eq!(pool.next_nonce(&a.address(), 0), 0);
     pool.add(tx(&a, 0, 10, 1), 0).unwrap();
     pool.add(tx(&a, 1, 10, 1), 0).unwrap();
     let nonces: Vec<u64> = pool.best(1, |_| 0).map(|t| t.nonce).collect();
     assert_eq!(nonces, vec![0, 1, 2]);
-    assert_eq!(pool.status(&h2, |_| 0), TxStatus::Pending);
+    assert_eq!(pool.lookup(&h2).unwrap().status(0), TxStatus::Pending);
     assert_eq!(pool.next_nonce(&a.address(), 0), 3);
 }
 
@@ -111,7 +111,7 @@ fn per_sender_limit_and_eviction_when_full() {
     let victim = pool.best(1, |_| 0).find(|t| t.sender == a.address() && t.nonce == 1).unwrap().hash;
     let added = pool.add(tx(&c, 0, 10, 5), 0).unwrap();
     assert_eq!(added.evicted, vec![victim]);
-    assert!(matches!(pool.status(&victim, |_| 0), TxStatus::Dropped(r) if r.starts_with("evicted")));
+    assert!(matches!(pool.lookup(&victim).unwrap().status(0), TxStatus::Dropped(r) if r.starts_with("evicted")));
     assert_eq!(pool.len(), 3);
 }
 

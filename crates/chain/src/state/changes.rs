@@ -67,9 +67,7 @@ impl StateChanges {
             }
             if let Some(code) = &account.info.code {
                 if account.info.code_hash != KECCAK256_EMPTY && !code.is_empty() {
-                    self.codes
-                        .entry(account.info.code_hash)
-                        .or_insert_with(|| code.original_bytes());
+                    self.codes.entry(account.info.code_hash).or_insert_with(|| code.original_bytes());
                 }
             }
             change.info = Some(AccountState {

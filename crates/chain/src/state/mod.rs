@@ -44,6 +44,40 @@ impl CodeCache {
     }
 }
 
+/// Pre-confirmed changes on top of a stored block, oldest first. Each pre-confirmation
+/// adds one layer (what its transactions changed) instead of copying every change the
+/// block made so far; a read asks the layers newest first.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    layers: Vec<Arc<StateChanges>>,
+}
+
+impl Overlay {
+    /// This overlay with one more (newer) layer.
+    pub fn with(&self, layer: Arc<StateChanges>) -> Self {
+        let mut layers = Vec::with_capacity(self.layers.len() + 1);
+        layers.extend(self.layers.iter().cloned());
+        layers.push(layer);
+        Self { layers }
+    }
+
+    pub fn layers(&self) -> &[Arc<StateChanges>] {
+        &self.layers
+    }
+
+    fn account(&self, address: &Address) -> Option<Option<AccountState>> {
+        self.layers.iter().rev().find_map(|l| l.account(address))
+    }
+
+    fn storage(&self, address: &Address, slot: &U256) -> Option<U256> {
+        self.layers.iter().rev().find_map(|l| l.storage(address, slot))
+    }
+
+    fn code(&self, hash: &B256) -> Option<Bytes> {
+        self.layers.iter().rev().find_map(|l| l.codes.get(hash).cloned())
+    }
+}
+
 /// The state as of the end of a stored block, optionally with the pending block's
 /// changes on top. Immutable: readers hold it for as long as a request runs.
 #[derive(Clone)]
@@ -52,7 +86,7 @@ pub struct StateView {
     /// The stored block the reads start from.
     pub block: u64,
     /// Changes made after `block` (the pre-confirmed part of the block being built).
-    pub overlay: Option<Arc<StateChanges>>,
+    pub overlay: Option<Overlay>,
     pub codes: Arc<CodeCache>,
 }
 
@@ -95,10 +129,8 @@ impl StateView {
             return Ok(Bytecode::default());
         }
         self.codes.get_or_insert(hash, || {
-            if let Some(overlay) = &self.overlay {
-                if let Some(code) = overlay.codes.get(&hash) {
-                    return Ok(Some(code.clone()));
-                }
+            if let Some(code) = self.overlay.as_ref().and_then(|o| o.code(&hash)) {
+                return Ok(Some(code));
             }
             self.snapshot.code(&hash)
         })

@@ -106,10 +106,6 @@ impl StateTrie {
         }
         builder.root()
     }
-
-    pub fn account_count(&self) -> usize {
-        self.accounts.len()
-    }
 }
 
 fn storage_root(storage: &BTreeMap<B256, U256>) -> B256 {

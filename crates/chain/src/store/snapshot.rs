@@ -8,8 +8,8 @@ use alloy_rlp::Decodable;
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 
 use super::codec::{self, StoredBody, StoredReceipts};
-use crate::state::changes::AccountState;
 use super::*;
+use crate::state::changes::AccountState;
 
 pub struct StoreSnapshot {
     head: Option<u64>,
@@ -92,9 +92,9 @@ impl StoreSnapshot {
 
     pub fn body(&self, number: u64) -> ChainResult<Option<StoredBody>> {
         match self.bodies.get(number)? {
-            Some(v) => codec::decode(v.value())
-                .map(Some)
-                .ok_or_else(|| ChainError::Internal(format!("corrupt body {number}"))),
+            Some(v) => {
+                codec::decode(v.value()).map(Some).ok_or_else(|| ChainError::Internal(format!("corrupt body {number}")))
+            }
             None => Ok(None),
         }
     }

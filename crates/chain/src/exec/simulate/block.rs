@@ -1,5 +1,5 @@
 //! Simulated blocks: the header derived from the parent and the block overrides (as geth
-//! derives it), sealed with real roots and hash once the calls ran, and the JSON result.
+//! derives it), sealed with real roots and hash once the calls ran.
 
 use std::sync::Arc;
 
@@ -7,22 +7,15 @@ use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, EMPTY_RO
 use alloy_eips::{eip4895::Withdrawal, eip7685::EMPTY_REQUESTS_HASH, eip7840::BlobParams};
 use alloy_primitives::{Bloom, Bytes, Log, B256, U256};
 use alloy_rlp::Encodable;
+use alloy_rpc_types_eth::BlockOverrides;
 use revm::context_interface::result::ExecutionResult;
 use revm::primitives::hardfork::SpecId;
-use serde_json::{json, Value};
 
 use super::sanitize::PlannedBlock;
 use crate::error::{ChainError, ChainResult};
 use crate::exec::errors::{halt_message, revert_message};
-use crate::exec::request::BlockOverrides;
-use crate::rpc;
 use crate::spec::ChainSpec;
-use crate::types::{BlockData, ExecutedTx};
-
-/// geth's code for a call that halted (per-call error, not a request error).
-const VM_ERROR: i64 = -32015;
-/// geth's code for a reverted call.
-const REVERTED: i64 = 3;
+use crate::types::ExecutedTx;
 
 /// The header of a simulated block before its calls run. Fee recipient and gas limit
 /// carry over from the parent, as in geth; `mixHash` is zero unless `prevRandao` is given.
@@ -40,20 +33,21 @@ pub fn open_header(
     let mut header = Header {
         parent_hash,
         ommers_hash: EMPTY_OMMER_ROOT_HASH,
-        beneficiary: o.fee_recipient.unwrap_or(parent.beneficiary),
+        beneficiary: o.coinbase.unwrap_or(parent.beneficiary),
         state_root: B256::ZERO,
         transactions_root: EMPTY_ROOT_HASH,
         receipts_root: EMPTY_ROOT_HASH,
         difficulty: o.difficulty.unwrap_or(if spec.is_merged(number) { U256::ZERO } else { parent.difficulty }),
         number,
-        gas_limit: o.gas_limit.map(|g| g.to::<u64>()).unwrap_or(parent.gas_limit),
+        gas_limit: o.gas_limit.unwrap_or(parent.gas_limit),
         timestamp,
-        mix_hash: o.prev_randao.unwrap_or_default(),
+        mix_hash: o.random.unwrap_or_default(),
         ..Default::default()
     };
     if spec.is_london(number) {
-        let base_fee = match o.base_fee_per_gas {
-            Some(fee) => u64::try_from(fee).map_err(|_| ChainError::InvalidParams("baseFeePerGas does not fit 64 bits".into()))?,
+        let base_fee = match o.base_fee {
+            Some(fee) => u64::try_from(fee)
+                .map_err(|_| ChainError::InvalidParams("baseFeePerGas does not fit 64 bits".into()))?,
             None if validation => match parent.next_block_base_fee(spec.base_fee_params()) {
                 Some(fee) => fee,
                 None => crate::genesis::INITIAL_BASE_FEE,
@@ -90,6 +84,8 @@ fn blob_params(spec_id: SpecId) -> BlobParams {
 /// A simulated block after its calls ran.
 pub struct SimulatedBlock {
     pub header: Header,
+    /// Set by `seal`.
+    pub hash: B256,
     pub txs: Vec<Arc<ExecutedTx>>,
     /// Each transaction as it is hashed into `transactionsRoot`.
     pub encoded: Vec<Bytes>,
@@ -98,9 +94,9 @@ pub struct SimulatedBlock {
 }
 
 impl SimulatedBlock {
-    /// Fills in what the calls decided (gas, roots, bloom) and returns the block hash.
+    /// Fills in what the calls decided (gas, roots, bloom) and the block hash.
     /// The state root stays zero: a simulation commits no state.
-    pub fn seal(&mut self, requests_hash: Option<B256>) -> B256 {
+    pub fn seal(&mut self, requests_hash: Option<B256>) {
         let h = &mut self.header;
         h.gas_used = self.txs.last().map(|t| t.receipt.cumulative_gas_used).unwrap_or(0);
         if h.blob_gas_used.is_some() {
@@ -120,11 +116,11 @@ impl SimulatedBlock {
             bloom.accrue_bloom(r.logs_bloom());
         }
         h.logs_bloom = bloom;
-        h.hash_slow()
+        self.hash = h.hash_slow();
     }
 
     /// RLP size of the block: header, transactions, no uncles, withdrawals.
-    fn size(&self) -> usize {
+    pub fn size(&self) -> usize {
         let txs: usize = self
             .txs
             .iter()
@@ -137,53 +133,18 @@ impl SimulatedBlock {
         }
         alloy_rlp::length_of_length(payload) + payload
     }
-
-    /// The block as eth_simulateV1 returns it: a block object plus `calls`.
-    pub fn to_json(&self, hash: B256, full: bool) -> Value {
-        let data = BlockData { header: self.header.clone(), hash: Some(hash), txs: self.txs.clone(), preconf_index: None };
-        let mut block = rpc::block_json(&data, full);
-        let mut first_log = 0u64;
-        let calls: Vec<Value> = self
-            .calls
-            .iter()
-            .enumerate()
-            .map(|(i, call)| {
-                let position = rpc::position_in(&data, i);
-                let v = call.to_json(&position, &self.txs[i].hash(), first_log);
-                first_log += call.logs.len() as u64;
-                v
-            })
-            .collect();
-        block["calls"] = Value::Array(calls);
-        block["size"] = rpc::qty(self.size());
-        if self.header.withdrawals_root.is_some() {
-            block["withdrawals"] = serde_json::to_value(&self.withdrawals).unwrap_or(Value::Array(vec![]));
-        }
-        if full {
-            if let Some(Value::Array(txs)) = block.get_mut("transactions") {
-                for (json, t) in txs.iter_mut().zip(&self.txs) {
-                    if t.tx.is_legacy() {
-                        unsigned_legacy_fields(json);
-                    }
-                }
-            }
-        }
-        block
-    }
-}
-
-/// An unsigned legacy transaction has v = 0 and no chain id (geth), where the renderer of
-/// signed ones would derive v = 27 or an EIP-155 value.
-fn unsigned_legacy_fields(json: &mut Value) {
-    if let Some(m) = json.as_object_mut() {
-        m.remove("chainId");
-        m.insert("v".into(), rpc::qty(0u8));
-    }
 }
 
 fn blob_gas(tx: &alloy_consensus::TxEnvelope) -> u64 {
     use alloy_consensus::Transaction;
     tx.blob_versioned_hashes().map_or(0, |h| h.len() as u64 * alloy_eips::eip4844::DATA_GAS_PER_BLOB)
+}
+
+/// Why a simulated call failed (reported inside the result, not as a request error).
+#[derive(Clone, Debug)]
+pub enum CallFailure {
+    Reverted { message: String, data: Bytes },
+    Halted { message: String },
 }
 
 /// What one call did, as eth_simulateV1 reports it.
@@ -195,7 +156,7 @@ pub struct CallOutcome {
     pub return_data: Bytes,
     /// In execution order, with transfer logs when traced; empty when the call failed.
     pub logs: Vec<Log>,
-    pub error: Option<Value>,
+    pub error: Option<CallFailure>,
 }
 
 impl CallOutcome {
@@ -207,39 +168,24 @@ impl CallOutcome {
             ExecutionResult::Revert { output, .. } => (
                 false,
                 Bytes::new(),
-                Some(json!({ "code": REVERTED, "message": revert_message(output), "data": output.to_string() })),
+                Some(CallFailure::Reverted { message: revert_message(output), data: output.clone() }),
             ),
             ExecutionResult::Halt { reason, .. } => {
-                (false, Bytes::new(), Some(json!({ "code": VM_ERROR, "message": halt_message(reason) })))
+                (false, Bytes::new(), Some(CallFailure::Halted { message: halt_message(reason) }))
             }
         };
         let logs = if success { logs } else { Vec::new() };
         Self { success, gas_used: result.tx_gas_used(), max_used_gas, return_data, logs, error }
-    }
-
-    fn to_json(&self, position: &rpc::TxPosition, tx_hash: &B256, first_log: u64) -> Value {
-        let logs: Vec<Value> =
-            self.logs.iter().enumerate().map(|(i, l)| rpc::log_json(l, position, tx_hash, first_log + i as u64)).collect();
-        let mut v = json!({
-            "returnData": rpc::bytes(&self.return_data),
-            "logs": logs,
-            "gasUsed": rpc::qty(self.gas_used),
-            "maxUsedGas": rpc::qty(self.max_used_gas),
-            "status": rpc::qty(self.success as u8),
-        });
-        if let Some(e) = &self.error {
-            v["error"] = e.clone();
-        }
-        v
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::request::CallRequest;
+    use crate::exec::request::sender;
     use crate::exec::simulate::calls::{unsigned_tx, with_fee_defaults};
     use alloy_consensus::Receipt;
+    use alloy_rpc_types_eth::TransactionRequest;
 
     fn hash(s: &str) -> B256 {
         s.parse().unwrap()
@@ -264,9 +210,16 @@ mod tests {
             requests_hash: Some(EMPTY_REQUESTS_HASH),
             ..Default::default()
         };
-        let mut block = SimulatedBlock { header, txs: vec![], encoded: vec![], withdrawals: vec![], calls: vec![] };
+        let mut block = SimulatedBlock {
+            header,
+            hash: B256::ZERO,
+            txs: vec![],
+            encoded: vec![],
+            withdrawals: vec![],
+            calls: vec![],
+        };
         for (i, (from, to)) in [("0xc0", "0xc1"), ("0xc1", "0xc2")].into_iter().enumerate() {
-            let call: CallRequest = serde_json::from_value(serde_json::json!({
+            let call: TransactionRequest = serde_json::from_value(serde_json::json!({
                 "from": format!("{from}00000000000000000000000000000000000000"),
                 "to": format!("{to}00000000000000000000000000000000000000"),
                 "value": "0x3e8",
@@ -275,13 +228,20 @@ mod tests {
             let gas = 50_000_000 - 21_000 * i as u64;
             let tx = unsigned_tx(&with_fee_defaults(&call), 0xc72dd9d5e883e, 0, gas).unwrap();
             let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i as u64 + 1), logs: vec![] };
-            block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender: call.sender(), receipt, gas_used: 21_000 }));
+            block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender: sender(&call), receipt, gas_used: 21_000 }));
             block.encoded.push(tx.encoded);
         }
-        let sealed = block.seal(Some(EMPTY_REQUESTS_HASH));
+        block.seal(Some(EMPTY_REQUESTS_HASH));
+        let sealed = block.hash;
         assert_eq!(block.header.gas_used, 0xa410);
-        assert_eq!(block.header.transactions_root, hash("0x6d79cfd6f20bf10a0b3831acf15402528b00992cb9a71302596de7fbb4ebfb07"));
-        assert_eq!(block.header.receipts_root, hash("0x75308898d571eafb5cd8cde8278bf5b3d13c5f6ec074926de3bb895b519264e1"));
+        assert_eq!(
+            block.header.transactions_root,
+            hash("0x6d79cfd6f20bf10a0b3831acf15402528b00992cb9a71302596de7fbb4ebfb07")
+        );
+        assert_eq!(
+            block.header.receipts_root,
+            hash("0x75308898d571eafb5cd8cde8278bf5b3d13c5f6ec074926de3bb895b519264e1")
+        );
         assert_eq!(block.size(), 0x2c5);
         assert_eq!(sealed, hash("0xdb785f2444d7f68bc2bc04860c27ad059217192d17e2889ec801bcae9209b204"));
     }

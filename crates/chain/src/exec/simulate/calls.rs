@@ -1,39 +1,35 @@
 //! One simulated call: geth's defaults for the fields it leaves out, the unsigned
 //! transaction that stands for it in the simulated block, and its refusals as -380xx errors.
 
-use alloy_consensus::{
-    SignableTransaction, TxEip1559, TxEip2930, TxEip4844, TxEip7702, TxEnvelope, TxLegacy,
-};
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEip4844, TxEip7702, TxEnvelope, TxLegacy};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{keccak256, Address, Bytes, Signature, TxKind, B256, U256};
 use alloy_rlp::Encodable;
 use revm::context_interface::result::{EVMError, InvalidTransaction};
 
+use alloy_rpc_types_eth::TransactionRequest;
+
 use crate::error::{ChainError, ChainResult, SimulateError};
 use crate::exec::errors::invalid_tx_message;
-use crate::exec::request::CallRequest;
+use crate::exec::request::{inferred_type, input, sender};
 
 /// The call with geth's fee defaults: a dynamic-fee call without fees pays zero
 /// (`maxFeePerGas` and `maxPriorityFeePerGas` both 0), never the base fee.
-pub fn with_fee_defaults(call: &CallRequest) -> CallRequest {
+pub fn with_fee_defaults(call: &TransactionRequest) -> TransactionRequest {
     let mut call = call.clone();
-    if call.gas_price.is_none() && call.inferred_type() >= 2 {
-        call.max_fee_per_gas.get_or_insert(U256::ZERO);
-        call.max_priority_fee_per_gas.get_or_insert(U256::ZERO);
+    if call.gas_price.is_none() && inferred_type(&call) >= 2 {
+        call.max_fee_per_gas.get_or_insert(0);
+        call.max_priority_fee_per_gas.get_or_insert(0);
     }
     call
-}
-
-fn u128_of(v: Option<U256>, what: &str) -> ChainResult<u128> {
-    u128::try_from(v.unwrap_or_default()).map_err(|_| ChainError::InvalidParams(format!("{what} does not fit 128 bits")))
 }
 
 /// geth's fee checks for a call whose fee fields are not all zero. With `validation` revm
 /// makes them itself; without, a base fee was disabled, but a call that names a fee cap
 /// below an (overridden) base fee is still refused, as geth does.
-pub fn check_fees(call: &CallRequest, base_fee: u64, validation: bool) -> ChainResult<()> {
-    let fee_cap = u128_of(call.gas_price.or(call.max_fee_per_gas), "maxFeePerGas")?;
-    let tip = u128_of(call.gas_price.or(call.max_priority_fee_per_gas), "maxPriorityFeePerGas")?;
+pub fn check_fees(call: &TransactionRequest, base_fee: u64, validation: bool) -> ChainResult<()> {
+    let fee_cap = call.gas_price.or(call.max_fee_per_gas).unwrap_or_default();
+    let tip = call.gas_price.or(call.max_priority_fee_per_gas).unwrap_or_default();
     if validation || (fee_cap == 0 && tip == 0) {
         return Ok(());
     }
@@ -42,7 +38,7 @@ pub fn check_fees(call: &CallRequest, base_fee: u64, validation: bool) -> ChainR
             SimulateError::BaseFeeTooLow,
             format!(
                 "err: max fee per gas less than block base fee: address {}, maxFeePerGas: {fee_cap}, baseFee: {base_fee}",
-                call.sender()
+                sender(call)
             ),
         ));
     }
@@ -63,17 +59,17 @@ fn zero_signature() -> Signature {
 
 /// The unsigned transaction for a call, typed by its fields (legacy with `gasPrice`,
 /// EIP-1559 by default) and hashed as geth hashes it: signed with v = r = s = 0.
-pub fn unsigned_tx(call: &CallRequest, chain_id: u64, nonce: u64, gas_limit: u64) -> ChainResult<UnsignedTx> {
-    let to = call.to.map(TxKind::Call).unwrap_or(TxKind::Create);
+pub fn unsigned_tx(call: &TransactionRequest, chain_id: u64, nonce: u64, gas_limit: u64) -> ChainResult<UnsignedTx> {
+    let to = call.to.unwrap_or(TxKind::Create);
     let value = call.value.unwrap_or_default();
-    let input = call.input.clone().unwrap_or_default();
+    let input = input(call)?;
     let access_list = call.access_list.clone().unwrap_or_default();
-    let fee_cap = u128_of(call.gas_price.or(call.max_fee_per_gas), "maxFeePerGas")?;
-    let tip = u128_of(call.max_priority_fee_per_gas, "maxPriorityFeePerGas")?;
+    let fee_cap = call.gas_price.or(call.max_fee_per_gas).unwrap_or_default();
+    let tip = call.max_priority_fee_per_gas.unwrap_or_default();
     let needs_to = |kind: &str| {
-        call.to.ok_or_else(|| ChainError::InvalidParams(format!("missing \"to\" in {kind} transaction")))
+        to.to().copied().ok_or_else(|| ChainError::InvalidParams(format!("missing \"to\" in {kind} transaction")))
     };
-    let envelope: TxEnvelope = match call.inferred_type() {
+    let envelope: TxEnvelope = match inferred_type(call) {
         0 => return Ok(legacy(TxLegacy { chain_id: None, nonce, gas_price: fee_cap, gas_limit, to, value, input })),
         1 => TxEip2930 { chain_id, nonce, gas_price: fee_cap, gas_limit, to, value, access_list, input }
             .into_signed(zero_signature())
@@ -101,7 +97,7 @@ pub fn unsigned_tx(call: &CallRequest, chain_id: u64, nonce: u64, gas_limit: u64
             value,
             access_list,
             blob_versioned_hashes: call.blob_versioned_hashes.clone().unwrap_or_default(),
-            max_fee_per_blob_gas: u128_of(call.max_fee_per_blob_gas, "maxFeePerBlobGas")?,
+            max_fee_per_blob_gas: call.max_fee_per_blob_gas.unwrap_or_default(),
             input,
         }
         .into_signed(zero_signature())
@@ -156,14 +152,14 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
         InvalidTransaction::NonceTooLow { .. } => SimulateError::NonceTooLow,
         InvalidTransaction::NonceTooHigh { .. } => SimulateError::NonceTooHigh,
         InvalidTransaction::GasPriceLessThanBasefee => SimulateError::BaseFeeTooLow,
-        InvalidTransaction::CallGasCostMoreThanGasLimit { .. } | InvalidTransaction::GasFloorMoreThanGasLimit { .. }
+        InvalidTransaction::CallGasCostMoreThanGasLimit { .. }
+        | InvalidTransaction::GasFloorMoreThanGasLimit { .. }
             if capped =>
         {
             SimulateError::ClientLimitExceeded
         }
-        InvalidTransaction::CallGasCostMoreThanGasLimit { .. } | InvalidTransaction::GasFloorMoreThanGasLimit { .. } => {
-            SimulateError::IntrinsicGasTooLow
-        }
+        InvalidTransaction::CallGasCostMoreThanGasLimit { .. }
+        | InvalidTransaction::GasFloorMoreThanGasLimit { .. } => SimulateError::IntrinsicGasTooLow,
         InvalidTransaction::LackOfFundForMaxFee { .. } | InvalidTransaction::OverflowPaymentInTransaction => {
             SimulateError::InsufficientFunds
         }
@@ -186,7 +182,7 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
 mod tests {
     use super::*;
 
-    fn call(json: serde_json::Value) -> CallRequest {
+    fn call(json: serde_json::Value) -> TransactionRequest {
         serde_json::from_value(json).unwrap()
     }
 
@@ -254,8 +250,9 @@ mod tests {
 
     #[test]
     fn fee_cap_below_an_overridden_base_fee_is_refused_without_validation() {
-        let c = call(serde_json::json!({ "from": "0xc000000000000000000000000000000000000000", "maxFeePerGas": "0x5" }));
-        assert_eq!(check_fees(&c, 10, false).unwrap_err().kind(), "SimBaseFeeTooLow");
+        let c =
+            call(serde_json::json!({ "from": "0xc000000000000000000000000000000000000000", "maxFeePerGas": "0x5" }));
+        assert!(matches!(check_fees(&c, 10, false), Err(ChainError::Simulate(SimulateError::BaseFeeTooLow, _))));
         assert!(check_fees(&c, 5, false).is_ok());
         let zero = call(serde_json::json!({ "maxFeePerGas": "0x0", "maxPriorityFeePerGas": "0x0" }));
         assert!(check_fees(&zero, 10, false).is_ok());

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy_consensus::{Header, Receipt};
+use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Address, Bytes, B256, KECCAK256_EMPTY, U256};
+use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionRequest};
 use revm::context::Evm;
 use revm::database::CacheDB;
 use revm::handler::instructions::EthInstructions;
@@ -23,32 +25,28 @@ use revm::inspector::InspectEvm;
 use revm::interpreter::interpreter::EthInterpreter;
 use revm::Database;
 use serde::Deserialize;
-use serde_json::Value;
 
-use self::block::{open_header, CallOutcome, SimulatedBlock};
+use self::block::open_header;
+pub use self::block::{CallFailure, CallOutcome, SimulatedBlock};
 use self::precompiles::SimPrecompiles;
-use self::sanitize::{Limits, PlannedBlock, Requested};
+pub use self::sanitize::Limits;
+use self::sanitize::{PlannedBlock, Requested};
 use self::tracer::SimTracer;
-use super::request::{apply_state_overrides, BlockOverrides, CallRequest, StateOverrides};
+use super::overrides::apply_state_overrides;
+use super::request::{call_tx_env, sender};
 use super::system::{self, SystemCalls};
 use super::{evm_context, EvmContext, ExecBlock, Mode};
 use crate::error::{ChainError, ChainResult, SimulateError};
-use crate::node::{Node, Resolved};
+use crate::spec::ChainSpec;
 use crate::state::StateView;
-use crate::types::{BlockId, ExecutedTx};
+use crate::types::ExecutedTx;
 
-/// The request as src/validation/simulate.ts hands it over.
+/// eth_simulateV1's first parameter: alloy's `SimulatePayload`, except that a block's
+/// overrides may also carry geth's `withdrawals` (alloy's `BlockOverrides` has none).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SimulateParams {
-    pub payload: SimulatePayload,
-    pub block: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SimulatePayload {
-    pub block_state_calls: Vec<BlockStateCall>,
+    pub block_state_calls: Vec<SimBlock>,
     #[serde(default)]
     pub trace_transfers: bool,
     #[serde(default)]
@@ -58,68 +56,94 @@ pub struct SimulatePayload {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BlockStateCall {
+#[serde(rename_all = "camelCase")]
+pub struct SimBlock {
     #[serde(default)]
-    pub calls: Vec<CallRequest>,
-    pub state_overrides: Option<StateOverrides>,
-    pub block_overrides: Option<BlockOverrides>,
+    pub calls: Vec<TransactionRequest>,
+    pub state_overrides: Option<StateOverride>,
+    pub block_overrides: Option<SimBlockOverrides>,
 }
 
-type SimEvm = Evm<EvmContext<StateView>, SimTracer, EthInstructions<EthInterpreter, EvmContext<StateView>>, SimPrecompiles, EthFrame>;
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct SimBlockOverrides {
+    #[serde(flatten)]
+    pub header: BlockOverrides,
+    #[serde(default)]
+    pub withdrawals: Option<Vec<Withdrawal>>,
+}
 
-/// eth_simulateV1: one JSON block object (with `calls`) per simulated block.
-pub fn simulate(node: &Node, params: &SimulateParams) -> ChainResult<Value> {
-    let deadline = Instant::now() + Duration::from_millis(node.config.simulate_timeout_ms);
-    let payload = &params.payload;
+/// What a simulation runs on top of, resolved from one view, and its limits.
+pub struct SimulateContext<'a> {
+    pub spec: &'a ChainSpec,
+    pub limits: Limits,
+    pub timeout: Duration,
+    /// Gas all calls of the request may use together.
+    pub gas_cap: u64,
+    pub block_time_ms: u64,
+    /// The block the simulated blocks follow, and its hash (zero for the block being built).
+    pub base: Header,
+    pub base_hash: B256,
+    pub state: StateView,
+}
+
+type SimEvm = Evm<
+    EvmContext<StateView>,
+    SimTracer,
+    EthInstructions<EthInterpreter, EvmContext<StateView>>,
+    SimPrecompiles,
+    EthFrame,
+>;
+
+/// The request's shape against the client limits, before any state is read.
+pub fn check_payload(payload: &SimulatePayload, limits: &Limits) -> ChainResult<()> {
     if payload.block_state_calls.is_empty() {
         return Err(ChainError::InvalidParams("empty input: blockStateCalls has no blocks".into()));
     }
-    let requested: Vec<Requested> = payload
+    sanitize::check_calls(&requested(payload)?, limits)
+}
+
+fn requested(payload: &SimulatePayload) -> ChainResult<Vec<Requested>> {
+    let number_invalid =
+        |_| ChainError::sim(SimulateError::BlockNumberInvalid, "block number does not fit 64 bits".to_string());
+    payload
         .block_state_calls
         .iter()
-        .map(|b| Requested {
-            number: b.block_overrides.as_ref().and_then(|o| o.number).map(|n| n.to()),
-            time: b.block_overrides.as_ref().and_then(|o| o.time).map(|t| t.to()),
-            calls: b.calls.len(),
+        .map(|b| {
+            let o = b.block_overrides.as_ref().map(|o| &o.header);
+            Ok(Requested {
+                number: o.and_then(|o| o.number).map(u64::try_from).transpose().map_err(number_invalid)?,
+                time: o.and_then(|o| o.time),
+                calls: b.calls.len(),
+            })
         })
-        .collect();
-    let limits = Limits {
-        max_blocks: node.config.simulate_max_blocks,
-        max_calls_per_block: node.config.simulate_max_calls_per_block,
-        max_calls: node.config.simulate_max_calls,
-    };
-    sanitize::check_calls(&requested, &limits)?;
+        .collect()
+}
 
-    let view = node.view();
-    let at = node.resolve(&view, BlockId::parse(&params.block)?)?;
-    let base = node.context_header(&view, at)?;
-    // The block being built has no hash until it is sealed: its children link to zero,
-    // as pre-confirmed receipts do.
-    let base_hash = match at {
-        Resolved::Pending => B256::ZERO,
-        Resolved::Sealed(n) => view.snapshot.block_hash(n)?.unwrap_or_default(),
-    };
-    let step = sanitize::block_time_secs(node.config.block_time_ms);
-    let plan = sanitize::plan_blocks((base.number, base.timestamp), &requested, step, limits.max_blocks)?;
+/// eth_simulateV1: the simulated blocks, each with its calls' outcomes.
+pub fn simulate(ctx: SimulateContext, payload: &SimulatePayload) -> ChainResult<Vec<SimulatedBlock>> {
+    let deadline = Instant::now() + ctx.timeout;
+    check_payload(payload, &ctx.limits)?;
+    let requested = requested(payload)?;
+    let step = sanitize::block_time_secs(ctx.block_time_ms);
+    let plan = sanitize::plan_blocks((ctx.base.number, ctx.base.timestamp), &requested, step, ctx.limits.max_blocks)?;
 
-    let mut db = CacheDB::new(node.state(&view, at));
-    db.cache.block_hashes.insert(U256::from(base.number), base_hash);
-    let mut sim = Simulator { node, payload, db: Some(db), gas_budget: node.config.gas_cap, deadline };
-    let mut parent = (base, base_hash);
+    let mut db = CacheDB::new(ctx.state.clone());
+    db.cache.block_hashes.insert(U256::from(ctx.base.number), ctx.base_hash);
+    let mut sim = Simulator { ctx: &ctx, payload, db: Some(db), gas_budget: ctx.gas_cap, deadline };
+    let mut parent = (ctx.base.clone(), ctx.base_hash);
     let mut out = Vec::with_capacity(plan.len());
     for planned in &plan {
         sim.check_deadline()?;
         let request = planned.request.map(|i| &payload.block_state_calls[i]);
-        let (header, hash, json) = sim.run_block(&parent.0, parent.1, planned, request)?;
-        out.push(json);
-        parent = (header, hash);
+        let block = sim.run_block(&parent.0, parent.1, planned, request)?;
+        parent = (block.header.clone(), block.hash);
+        out.push(block);
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
 struct Simulator<'a> {
-    node: &'a Node,
+    ctx: &'a SimulateContext<'a>,
     payload: &'a SimulatePayload,
     /// The state as the simulation has left it; lent to each block's EVM in turn.
     db: Option<CacheDB<StateView>>,
@@ -128,17 +152,14 @@ struct Simulator<'a> {
     deadline: Instant,
 }
 
-fn timeout(node: &Node) -> ChainError {
-    ChainError::sim(
-        SimulateError::Timeout,
-        format!("execution aborted (timeout = {}ms)", node.config.simulate_timeout_ms),
-    )
+fn timeout(ctx: &SimulateContext) -> ChainError {
+    ChainError::sim(SimulateError::Timeout, format!("execution aborted (timeout = {}ms)", ctx.timeout.as_millis()))
 }
 
 impl Simulator<'_> {
     fn check_deadline(&self) -> ChainResult<()> {
         if Instant::now() >= self.deadline {
-            return Err(timeout(self.node));
+            return Err(timeout(self.ctx));
         }
         Ok(())
     }
@@ -148,11 +169,18 @@ impl Simulator<'_> {
         parent: &Header,
         parent_hash: B256,
         planned: &PlannedBlock,
-        request: Option<&BlockStateCall>,
-    ) -> ChainResult<(Header, B256, Value)> {
-        let spec = &self.node.spec;
+        request: Option<&SimBlock>,
+    ) -> ChainResult<SimulatedBlock> {
+        let spec = self.ctx.spec;
         let block_overrides = request.and_then(|r| r.block_overrides.as_ref());
-        let header = open_header(spec, parent, parent_hash, planned, block_overrides, self.payload.validation)?;
+        let header = open_header(
+            spec,
+            parent,
+            parent_hash,
+            planned,
+            block_overrides.map(|o| &o.header),
+            self.payload.validation,
+        )?;
         let spec_id = spec.spec_at(header.number, header.timestamp);
 
         let mut db = self.db.take().ok_or_else(|| ChainError::Internal("simulation state lost".into()))?;
@@ -161,11 +189,12 @@ impl Simulator<'_> {
             precompiles.apply_overrides(overrides)?;
             apply_state_overrides(&mut db, overrides)?;
         }
-        let mut evm = self.build_evm(db, &header, block_overrides, precompiles);
+        let mut evm = self.build_evm(db, &header, block_overrides.map(|o| &o.header), precompiles);
         system::pre_block(&mut evm, &header, spec_id)?;
 
         let mut block = SimulatedBlock {
             header,
+            hash: B256::ZERO,
             txs: Vec::new(),
             encoded: Vec::new(),
             withdrawals: block_overrides.and_then(|o| o.withdrawals.clone()).unwrap_or_default(),
@@ -179,12 +208,11 @@ impl Simulator<'_> {
         let mut db = evm.ctx.journaled_state.database;
         credit_withdrawals(&mut db, &block.withdrawals)?;
 
-        let hash = block.seal(requests.map(|r| r.requests_hash()));
+        block.seal(requests.map(|r| r.requests_hash()));
         // BLOCKHASH in later simulated blocks sees this block.
-        db.cache.block_hashes.insert(U256::from(block.header.number), hash);
+        db.cache.block_hashes.insert(U256::from(block.header.number), block.hash);
         self.db = Some(db);
-        let json = block.to_json(hash, self.payload.return_full_transactions);
-        Ok((block.header, hash, json))
+        Ok(block)
     }
 
     /// The block's EVM: the builder's context (rules, block environment) with simulate's
@@ -197,7 +225,7 @@ impl Simulator<'_> {
         precompiles: SimPrecompiles,
     ) -> SimEvm {
         let mode = if self.payload.validation { Mode::Transaction } else { Mode::Call };
-        let mut ctx = evm_context(db, &self.node.spec, &ExecBlock::from_header(header), mode).modify_cfg_chained(|cfg| {
+        let mut ctx = evm_context(db, self.ctx.spec, &ExecBlock::from_header(header), mode).modify_cfg_chained(|cfg| {
             // geth skips these even with validation: a simulated sender may have code, and a
             // call's gas is checked against the gas left in the block, not its limit.
             cfg.disable_eip3607 = true;
@@ -213,34 +241,34 @@ impl Simulator<'_> {
         ctx.build_mainnet_with_inspector(tracer).with_precompiles(precompiles)
     }
 
-    fn run_call(&mut self, evm: &mut SimEvm, block: &mut SimulatedBlock, call: &CallRequest) -> ChainResult<()> {
-        let chain_id = self.node.chain_id();
+    fn run_call(&mut self, evm: &mut SimEvm, block: &mut SimulatedBlock, call: &TransactionRequest) -> ChainResult<()> {
+        let chain_id = self.ctx.spec.chain_id();
         if let Some(c) = call.chain_id {
-            if c.to::<u64>() != chain_id {
+            if c != chain_id {
                 return Err(ChainError::sim(
                     SimulateError::Generic,
                     format!("chainId does not match node's (have={c}, want={chain_id})"),
                 ));
             }
         }
-        let sender = call.sender();
+        let sender = sender(call);
         let header = &block.header;
         let used = block.txs.last().map(|t| t.receipt.cumulative_gas_used).unwrap_or(0);
         let remaining = header.gas_limit.saturating_sub(used);
         let wanted = match call.gas {
-            Some(g) if g.to::<u64>() > remaining => {
+            Some(g) if g > remaining => {
                 return Err(ChainError::sim(
                     SimulateError::BlockGasLimitExceeded,
                     format!("block gas limit reached: {used} used, {g} more asked of {}", header.gas_limit),
                 ))
             }
-            Some(g) => g.to::<u64>(),
+            Some(g) => g,
             None => remaining,
         };
         if self.gas_budget == 0 {
             return Err(ChainError::sim(
                 SimulateError::ClientLimitExceeded,
-                format!("the request's gas budget of {} is used up", self.node.config.gas_cap),
+                format!("the request's gas budget of {} is used up", self.ctx.gas_cap),
             ));
         }
         let gas = wanted.min(self.gas_budget);
@@ -249,11 +277,11 @@ impl Simulator<'_> {
         calls::check_fees(call, base_fee, self.payload.validation)?;
 
         let nonce = match call.nonce {
-            Some(n) => n.to::<u64>(),
+            Some(n) => n,
             None => evm.ctx.journaled_state.database.basic(sender)?.map(|a| a.nonce).unwrap_or_default(),
         };
         let call = calls::with_fee_defaults(call);
-        let env = call.to_tx_env(chain_id, gas, nonce, Some(base_fee))?;
+        let env = call_tx_env(&call, chain_id, gas, nonce, Some(base_fee))?;
         let tx = calls::unsigned_tx(&call, chain_id, nonce, gas)?;
 
         // Without validation a blob call that names no blob fee pays none: geth zeroes the
@@ -261,7 +289,7 @@ impl Simulator<'_> {
         let block_blob_fee = evm.ctx.block.blob_excess_gas_and_price;
         let free_blobs = !self.payload.validation
             && call.blob_versioned_hashes.is_some()
-            && call.max_fee_per_blob_gas.unwrap_or_default().is_zero();
+            && call.max_fee_per_blob_gas.unwrap_or_default() == 0;
         if let (true, Some(blob)) = (free_blobs, evm.ctx.block.blob_excess_gas_and_price.as_mut()) {
             blob.blob_gasprice = 0;
         }
@@ -269,7 +297,7 @@ impl Simulator<'_> {
         let out = evm.inspect_tx(env);
         evm.ctx.block.blob_excess_gas_and_price = block_blob_fee;
         if evm.inspector.timed_out {
-            return Err(timeout(self.node));
+            return Err(timeout(self.ctx));
         }
         let out = out.map_err(|e| calls::refusal(e, sender, gas, capped))?;
         let logs = evm.inspector.take_logs();
@@ -282,7 +310,8 @@ impl Simulator<'_> {
             revm::context_interface::result::ExecutionResult::Success { logs, .. } => logs.clone(),
             _ => Vec::new(),
         };
-        let receipt = Receipt { status: result.is_success().into(), cumulative_gas_used: used + gas_used, logs: receipt_logs };
+        let receipt =
+            Receipt { status: result.is_success().into(), cumulative_gas_used: used + gas_used, logs: receipt_logs };
         block.calls.push(CallOutcome::new(&result, logs));
         block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender, receipt, gas_used }));
         block.encoded.push(tx.encoded);
@@ -294,12 +323,7 @@ impl SystemCalls for SimEvm {
     /// A system call inside the simulated block, as the builder makes them (not traced:
     /// it is no transaction).
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
-        let exists = self
-            .ctx
-            .journaled_state
-            .database
-            .basic(address)?
-            .is_some_and(|a| a.code_hash != KECCAK256_EMPTY);
+        let exists = self.ctx.journaled_state.database.basic(address)?.is_some_and(|a| a.code_hash != KECCAK256_EMPTY);
         if !exists {
             return Ok(None);
         }

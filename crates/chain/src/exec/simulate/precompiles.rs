@@ -12,7 +12,7 @@ use revm::interpreter::{CallInputs, InterpreterResult};
 use revm::primitives::{hardfork::SpecId, AddressSet};
 
 use crate::error::{ChainError, ChainResult, SimulateError};
-use crate::exec::request::StateOverrides;
+use alloy_rpc_types_eth::state::StateOverride;
 
 #[derive(Clone, Debug)]
 pub struct SimPrecompiles {
@@ -54,9 +54,9 @@ impl SimPrecompiles {
     /// can move, not onto itself, not onto an address another precompile moves to or that
     /// is overridden itself; and any overridden precompile address stops being one (its
     /// override, e.g. `code`, takes over).
-    pub fn apply_overrides(&mut self, overrides: &StateOverrides) -> ChainResult<()> {
+    pub fn apply_overrides(&mut self, overrides: &StateOverride) -> ChainResult<()> {
         for (address, o) in overrides {
-            let Some(to) = o.move_precompile_to_address else { continue };
+            let Some(to) = o.move_precompile_to else { continue };
             if !self.inner.contains(address) {
                 return Err(ChainError::sim(SimulateError::Generic, format!("account {address} is not a precompile")));
             }
@@ -126,16 +126,16 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SimPrecompiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::request::AccountOverride;
     use alloy_primitives::address;
+    use alloy_rpc_types_eth::state::AccountOverride;
 
     const ECRECOVER: Address = address!("0x0000000000000000000000000000000000000001");
     const SHA256: Address = address!("0x0000000000000000000000000000000000000002");
     const NEW: Address = address!("0x0000000000000000000000000000000000123456");
 
-    fn moves(list: &[(Address, Address)]) -> StateOverrides {
+    fn moves(list: &[(Address, Address)]) -> StateOverride {
         list.iter()
-            .map(|(from, to)| (*from, AccountOverride { move_precompile_to_address: Some(*to), ..Default::default() }))
+            .map(|(from, to)| (*from, AccountOverride { move_precompile_to: Some(*to), ..Default::default() }))
             .collect()
     }
 
@@ -150,17 +150,23 @@ mod tests {
 
     #[test]
     fn moves_are_checked() {
-        let kind = |list: &[(Address, Address)]| SimPrecompiles::new(SpecId::PRAGUE).apply_overrides(&moves(list)).unwrap_err().kind();
-        assert_eq!(kind(&[(NEW, ECRECOVER)]), "SimGeneric"); // not a precompile
-        assert_eq!(kind(&[(ECRECOVER, ECRECOVER)]), "SimPrecompileSelfReference");
-        assert_eq!(kind(&[(ECRECOVER, NEW), (SHA256, NEW)]), "SimPrecompileDuplicateAddress");
-        assert_eq!(kind(&[(ECRECOVER, SHA256), (SHA256, NEW)]), "SimGeneric"); // destination overridden
+        let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE).apply_overrides(&moves(list))
+        {
+            Err(ChainError::Simulate(kind, _)) => kind,
+            other => panic!("expected a simulate error, got {other:?}"),
+        };
+        assert_eq!(kind(&[(NEW, ECRECOVER)]), SimulateError::Generic); // not a precompile
+        assert_eq!(kind(&[(ECRECOVER, ECRECOVER)]), SimulateError::PrecompileSelfReference);
+        assert_eq!(kind(&[(ECRECOVER, NEW), (SHA256, NEW)]), SimulateError::PrecompileDuplicateAddress);
+        assert_eq!(kind(&[(ECRECOVER, SHA256), (SHA256, NEW)]), SimulateError::Generic);
+        // destination overridden
     }
 
     #[test]
     fn an_overridden_precompile_stops_being_one() {
         let mut p = SimPrecompiles::new(SpecId::PRAGUE);
-        let o: StateOverrides = [(SHA256, AccountOverride { code: Some(vec![0x00].into()), ..Default::default() })].into();
+        let o: StateOverride =
+            [(SHA256, AccountOverride { code: Some(vec![0x00].into()), ..Default::default() })].into_iter().collect();
         p.apply_overrides(&o).unwrap();
         assert!(!p.active.contains(&SHA256));
     }

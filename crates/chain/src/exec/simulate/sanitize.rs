@@ -57,7 +57,12 @@ pub fn block_time_secs(block_time_ms: u64) -> u64 {
 /// Numbers and timestamps of every simulated block after `parent` (number, timestamp).
 /// A block without `number` follows its predecessor; a gap between given numbers is filled
 /// with empty blocks; a block without `time` is `step` seconds after its predecessor.
-pub fn plan_blocks(parent: (u64, u64), requested: &[Requested], step: u64, max_blocks: usize) -> ChainResult<Vec<PlannedBlock>> {
+pub fn plan_blocks(
+    parent: (u64, u64),
+    requested: &[Requested],
+    step: u64,
+    max_blocks: usize,
+) -> ChainResult<Vec<PlannedBlock>> {
     let (base_number, mut prev_time) = parent;
     let mut prev_number = base_number;
     let mut plan = Vec::with_capacity(requested.len());
@@ -68,9 +73,9 @@ pub fn plan_blocks(parent: (u64, u64), requested: &[Requested], step: u64, max_b
     for (i, r) in requested.iter().enumerate() {
         let number = match r.number {
             Some(n) => n,
-            None => prev_number
-                .checked_add(1)
-                .ok_or_else(|| ChainError::sim(SimulateError::BlockNumberInvalid, "block number overflows".to_string()))?,
+            None => prev_number.checked_add(1).ok_or_else(|| {
+                ChainError::sim(SimulateError::BlockNumberInvalid, "block number overflows".to_string())
+            })?,
         };
         if number <= prev_number {
             return Err(ChainError::sim(
@@ -110,8 +115,11 @@ mod tests {
         Requested { number, time, calls: 0 }
     }
 
-    fn kind(e: ChainError) -> &'static str {
-        e.kind()
+    fn kind(e: ChainError) -> SimulateError {
+        match e {
+            ChainError::Simulate(kind, _) => kind,
+            other => panic!("expected a simulate error, got {other:?}"),
+        }
     }
 
     #[test]
@@ -128,7 +136,8 @@ mod tests {
 
     #[test]
     fn gaps_are_filled_with_empty_blocks() {
-        let plan = plan_blocks((10, 100), &[req(Some(11), None), req(Some(14), Some(200)), req(None, None)], 12, 256).unwrap();
+        let plan =
+            plan_blocks((10, 100), &[req(Some(11), None), req(Some(14), Some(200)), req(None, None)], 12, 256).unwrap();
         let shape: Vec<_> = plan.iter().map(|b| (b.number, b.timestamp, b.request)).collect();
         assert_eq!(
             shape,
@@ -139,40 +148,41 @@ mod tests {
     #[test]
     fn numbers_must_increase() {
         let e = plan_blocks((10, 100), &[req(Some(12), None), req(Some(12), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), "SimBlockNumberInvalid");
+        assert_eq!(kind(e), SimulateError::BlockNumberInvalid);
         let e = plan_blocks((10, 100), &[req(Some(10), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e.clone()), "SimBlockNumberInvalid");
+        assert_eq!(kind(e.clone()), SimulateError::BlockNumberInvalid);
         assert_eq!(e.to_string(), "block numbers must be in order: 10 <= 10");
     }
 
     #[test]
     fn timestamps_must_increase_including_after_gap_fillers() {
         let e = plan_blocks((10, 100), &[req(None, Some(100))], 1, 256).unwrap_err();
-        assert_eq!(kind(e), "SimTimestampInvalid");
+        assert_eq!(kind(e), SimulateError::TimestampInvalid);
         // Two fillers at 101 and 102 come before block 13, so time 102 is not after its parent.
         let e = plan_blocks((10, 100), &[req(Some(13), Some(102))], 1, 256).unwrap_err();
         assert_eq!(e.to_string(), "block timestamps must be in order: 102 <= 102");
         assert!(plan_blocks((10, 100), &[req(Some(13), Some(103))], 1, 256).is_ok());
         let e = plan_blocks((10, u64::MAX), &[req(None, None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), "SimTimestampInvalid");
+        assert_eq!(kind(e), SimulateError::TimestampInvalid);
     }
 
     #[test]
     fn the_block_limit_counts_gap_fillers() {
         assert_eq!(plan_blocks((10, 0), &[req(Some(266), None)], 1, 256).unwrap().len(), 256);
         let e = plan_blocks((10, 0), &[req(Some(267), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), "SimClientLimitExceeded");
+        assert_eq!(kind(e), SimulateError::ClientLimitExceeded);
         let many: Vec<_> = (0..4).map(|_| req(None, None)).collect();
-        assert_eq!(kind(plan_blocks((10, 0), &many, 1, 3).unwrap_err()), "SimClientLimitExceeded");
+        assert_eq!(kind(plan_blocks((10, 0), &many, 1, 3).unwrap_err()), SimulateError::ClientLimitExceeded);
     }
 
     #[test]
     fn call_limits_per_block_and_in_total() {
         let limits = Limits { max_blocks: 256, max_calls_per_block: 2, max_calls: 3 };
-        let blocks = |counts: &[usize]| counts.iter().map(|&c| Requested { calls: c, ..Default::default() }).collect::<Vec<_>>();
+        let blocks =
+            |counts: &[usize]| counts.iter().map(|&c| Requested { calls: c, ..Default::default() }).collect::<Vec<_>>();
         assert!(check_calls(&blocks(&[2, 1]), &limits).is_ok());
-        assert_eq!(kind(check_calls(&blocks(&[3]), &limits).unwrap_err()), "SimClientLimitExceeded");
-        assert_eq!(kind(check_calls(&blocks(&[2, 2]), &limits).unwrap_err()), "SimClientLimitExceeded");
+        assert_eq!(kind(check_calls(&blocks(&[3]), &limits).unwrap_err()), SimulateError::ClientLimitExceeded);
+        assert_eq!(kind(check_calls(&blocks(&[2, 2]), &limits).unwrap_err()), SimulateError::ClientLimitExceeded);
     }
 
     #[test]

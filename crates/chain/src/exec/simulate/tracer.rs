@@ -7,7 +7,9 @@ use std::time::Instant;
 use alloy_primitives::{address, b256, Address, Log, LogData, B256, U256};
 use revm::inspector::Inspector;
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::interpreter::{CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome, InstructionResult, Interpreter};
+use revm::interpreter::{
+    CallInputs, CallOutcome, CallScheme, CreateInputs, CreateOutcome, InstructionResult, Interpreter,
+};
 
 /// The pseudo-token address geth (and the execution-apis spec) use for ETH transfers.
 pub const TRANSFER_ADDRESS: Address = address!("0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE");
@@ -32,7 +34,15 @@ pub struct SimTracer {
 
 impl SimTracer {
     pub fn new(trace_transfers: bool, deadline: Instant) -> Self {
-        Self { trace_transfers, deadline, steps: 0, timed_out: false, logs: Vec::new(), frames: Vec::new(), creates: Vec::new() }
+        Self {
+            trace_transfers,
+            deadline,
+            steps: 0,
+            timed_out: false,
+            logs: Vec::new(),
+            frames: Vec::new(),
+            creates: Vec::new(),
+        }
     }
 
     /// The logs of the transaction that just ran; the tracer is ready for the next one.

@@ -1,43 +1,68 @@
 //! eth_sendRawTransaction: decode, validate against the newest pending state, journal,
 //! then pool. The hash is returned only once the transaction is durable.
 
+use std::sync::Arc;
+
 use alloy_consensus::{transaction::SignerRecoverable, Transaction, TxEnvelope};
 use alloy_eips::eip2718::Decodable2718;
-use alloy_primitives::{Bytes, B256, U256};
+use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_rpc_types_eth::TransactionRequest;
+use parking_lot::Mutex;
 use revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx;
 
-use crate::builder::events::interest;
+use super::execution::Execution;
+use super::fees::Fees;
+use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
+use crate::events::ChainEvent;
 use crate::exec::tx_env_from_signed;
-use crate::node::Node;
+use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
+use crate::types::BlockId;
 
 /// geth's txMaxSize: 4 slots of 32 KiB.
 pub const MAX_TX_BYTES: usize = 128 * 1024;
 
-impl Node {
+pub struct Submission {
+    chain: Arc<ChainState>,
+    exec: Arc<Execution>,
+    fees: Arc<Fees>,
+    dev_accounts: Vec<DevAccount>,
+    /// Serialises eth_sendTransaction so concurrent sends get consecutive nonces.
+    send_lock: Mutex<()>,
+}
+
+impl Submission {
+    pub fn new(chain: Arc<ChainState>, exec: Arc<Execution>, fees: Arc<Fees>, dev_accounts: Vec<DevAccount>) -> Self {
+        Self { chain, exec, fees, dev_accounts, send_lock: Mutex::new(()) }
+    }
+
+    /// Accounts eth_sendTransaction signs for (the dev chain's, whose keys are public;
+    /// none on other chains).
+    pub fn dev_accounts(&self) -> &[DevAccount] {
+        &self.dev_accounts
+    }
+
+    fn pending_nonce(&self, sender: &Address) -> ChainResult<u64> {
+        self.chain.view().pending_state().nonce(sender)
+    }
+
     /// Accepts a signed transaction into the pool; returns its hash once it is journaled.
     pub fn submit_raw(&self, raw: Bytes) -> ChainResult<B256> {
         let ptx = self.validate_raw(raw)?;
         let hash = ptx.hash;
-        let state_nonce = self.pending_state_nonce(&ptx.sender)?;
-        self.pool.lock().check(&ptx, state_nonce)?;
-        if let Some(journal) = &self.journal {
+        let state_nonce = self.pending_nonce(&ptx.sender)?;
+        self.chain.pool.lock().check(&ptx, state_nonce)?;
+        if let Some(journal) = &self.chain.journal {
             journal
                 .append(hash, &ptx.raw)
                 .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
         }
-        let added = self.pool.lock().add(ptx, state_nonce)?;
-        if let Some(journal) = &self.journal {
-            let gone: Vec<B256> = added.replaced.iter().chain(added.evicted.iter()).copied().collect();
-            if !gone.is_empty() {
-                let _ = journal.forget(gone.iter());
-            }
+        let added = self.chain.pool.lock().add(ptx, state_nonce)?;
+        if let Some(journal) = &self.chain.journal {
+            journal.forget(added.replaced.iter().chain(added.evicted.iter()));
         }
-        let sink = self.events();
-        if sink.interest() & interest::PENDING_TXS != 0 {
-            sink.emit("pooled", format!("\"{hash:#x}\""));
-        }
+        self.chain.events.send(ChainEvent::Pooled { hash });
         Ok(hash)
     }
 
@@ -51,11 +76,10 @@ impl Node {
         }
         match raw.first() {
             None => return Err(ChainError::InvalidParams("empty transaction".into())),
-            Some(3) => {
-                return Err(ChainError::Rejected(
-                    "transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs".into(),
-                ))
-            }
+            Some(3) => return Err(ChainError::Rejected(
+                "transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs"
+                    .into(),
+            )),
             Some(t) if *t > 4 && *t < 0xc0 => {
                 return Err(ChainError::Rejected(format!("transaction type not supported: type {t}")))
             }
@@ -65,16 +89,16 @@ impl Node {
             .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
         let sender = tx.recover_signer().map_err(|_| ChainError::Rejected("invalid sender".into()))?;
         if let Some(id) = tx.chain_id() {
-            if id != self.chain_id() {
+            if id != self.chain.chain_id() {
                 return Err(ChainError::Rejected(format!(
                     "invalid chain id: have {id}, want {}",
-                    self.chain_id()
+                    self.chain.chain_id()
                 )));
             }
         }
-        let view = self.view();
-        let context = self.pending_context(&view);
-        let spec_id = self.spec.spec_at(context.number, context.timestamp);
+        let view = self.chain.view();
+        let context = view.pending_header();
+        let spec_id = self.chain.spec.spec_at(context.number, context.timestamp);
         if tx.is_eip7702() && !spec_id.is_enabled_in(revm::primitives::hardfork::SpecId::PRAGUE) {
             return Err(ChainError::Rejected("transaction type not supported".into()));
         }
@@ -85,10 +109,7 @@ impl Node {
         let intrinsic = calculate_initial_tx_gas_for_tx(&env, spec_id, None);
         let need = (intrinsic.initial_regular_gas + intrinsic.initial_state_gas).max(intrinsic.floor_gas);
         if tx.gas_limit() < need {
-            return Err(ChainError::Rejected(format!(
-                "intrinsic gas too low: have {}, want {need}",
-                tx.gas_limit()
-            )));
+            return Err(ChainError::Rejected(format!("intrinsic gas too low: have {}, want {need}", tx.gas_limit())));
         }
         if let Some(tip) = tx.max_priority_fee_per_gas() {
             if tip > tx.max_fee_per_gas() {
@@ -129,13 +150,13 @@ impl Node {
     /// Replays the journal after a restart: every record goes through validation again;
     /// included or no-longer-valid ones are dropped, the rest return to the pool.
     pub fn replay_journal(&self, records: Vec<Bytes>) -> (usize, usize) {
-        let Some(journal) = &self.journal else { return (0, 0) };
+        let Some(journal) = &self.chain.journal else { return (0, 0) };
         let (mut kept, mut dropped) = (0, 0);
         for raw in records {
             let result = self.validate_raw(raw.clone()).and_then(|ptx| {
-                let nonce = self.pending_state_nonce(&ptx.sender)?;
+                let nonce = self.pending_nonce(&ptx.sender)?;
                 let hash = ptx.hash;
-                self.pool.lock().add(ptx, nonce)?;
+                self.chain.pool.lock().add(ptx, nonce)?;
                 Ok(hash)
             });
             match result {
@@ -151,13 +172,11 @@ impl Node {
         }
         (kept, dropped)
     }
-}
 
-impl Node {
     /// eth_sendTransaction for the embedded dev chain's accounts (whose keys are public):
     /// fills nonce, gas and fees like a wallet would, signs, and submits. Other chains hold
     /// no keys and refuse it.
-    pub fn send_transaction(&self, req: &crate::exec::request::CallRequest) -> ChainResult<B256> {
+    pub fn send_transaction(&self, req: &TransactionRequest) -> ChainResult<B256> {
         use alloy_consensus::{SignableTransaction, TxEip1559, TxLegacy};
         use alloy_eips::eip2718::Encodable2718;
         use alloy_primitives::TxKind;
@@ -174,39 +193,31 @@ impl Node {
         // One at a time, so two concurrent sends never pick the same nonce.
         let _guard = self.send_lock.lock();
         let nonce = match req.nonce {
-            Some(n) => n.to::<u64>(),
-            None => self.transaction_count(from, crate::types::BlockId::Pending)?,
+            Some(n) => n,
+            None => {
+                let (pooled, view) = self.chain.with_pool(|pool| pool.nonces_of(&from));
+                crate::pool::next_nonce(view.pending_state().nonce(&from)?, &pooled)
+            }
         };
         let gas_limit = match req.gas {
-            Some(g) => g.to::<u64>(),
-            None => crate::exec::call::estimate_gas(
-                self,
-                &crate::exec::call::EstimateParams { tx: req.clone(), block: "pending".into(), state_overrides: None },
-            )?,
+            Some(g) => g,
+            None => self.exec.estimate_gas(req, BlockId::Pending, None)?,
         };
-        let to = match req.to {
-            Some(to) => TxKind::Call(to),
-            None => TxKind::Create,
-        };
+        let to = req.to.unwrap_or(TxKind::Create);
         let value = req.value.unwrap_or_default();
-        let input = req.input.clone().unwrap_or_default();
-        let chain_id = self.chain_id();
-        let u128_of = |v: U256| u128::try_from(v).map_err(|_| ChainError::InvalidParams("fee does not fit 128 bits".into()));
-        let raw: Vec<u8> = if let Some(price) = req.gas_price {
-            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price: u128_of(price)?, gas_limit, to, value, input };
+        let input = crate::exec::request::input(req)?;
+        let chain_id = self.chain.chain_id();
+        let raw: Vec<u8> = if let Some(gas_price) = req.gas_price {
+            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to, value, input };
             let sig = signer.sign_hash_sync(&tx.signature_hash()).map_err(ChainError::internal)?;
             TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
         } else {
-            let view = self.view();
-            let base = self.pending_context(&view).base_fee_per_gas.unwrap_or_default() as u128;
+            let base = self.chain.view().pending_header().base_fee_per_gas.unwrap_or_default() as u128;
             let tip = match req.max_priority_fee_per_gas {
-                Some(t) => u128_of(t)?,
-                None => self.suggested_tip()?,
+                Some(t) => t,
+                None => self.fees.suggested_tip()?,
             };
-            let max_fee = match req.max_fee_per_gas {
-                Some(f) => u128_of(f)?,
-                None => 2 * base + tip,
-            };
+            let max_fee = req.max_fee_per_gas.unwrap_or(2 * base + tip);
             let tx = TxEip1559 {
                 chain_id,
                 nonce,

@@ -1,0 +1,202 @@
+//! The block being built: its context, the EVM its transactions run on, what they did.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, Receipt, TxEnvelope, EMPTY_ROOT_HASH};
+use alloy_primitives::{keccak256, map::B256Map, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
+use revm::context_interface::result::{EVMError, ExecutionResult};
+use revm::database::CacheDB;
+use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
+use revm::primitives::hardfork::SpecId;
+
+use crate::chain_state::ChainState;
+use crate::error::{ChainError, ChainResult};
+use crate::exec::system::{self, SystemCalls};
+use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm, ExecBlock, Mode};
+use crate::pool::PooledTx;
+use crate::state::{changes::StateChanges, StateView};
+use crate::types::ExecutedTx;
+use crate::view::ChainView;
+
+pub struct OpenBlock {
+    pub header: Header,
+    pub spec_id: SpecId,
+    pub evm: Evm<StateView>,
+    /// Everything the block changed so far (written to the store when it is sealed).
+    pub changes: StateChanges,
+    /// What changed since the last pre-confirmation (its overlay layer).
+    pub tick: StateChanges,
+    pub txs: Vec<Arc<ExecutedTx>>,
+    pub tx_index: B256Map<usize>,
+    pub gas_used: u64,
+    pub preconf_index: u64,
+    /// Transactions already announced in an earlier pre-confirmation.
+    pub announced: usize,
+}
+
+/// What executing one pooled transaction came to.
+pub enum Outcome {
+    Included,
+    /// It does not fit in the block's remaining gas.
+    NoRoom,
+    /// It can never execute as it is (nonce, funds, ...): dropped with the reason.
+    Invalid(String),
+}
+
+pub fn unix_now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default()
+}
+
+impl OpenBlock {
+    /// Opens the block after `view`'s head: its context, and the pre-block system calls.
+    pub fn open(chain: &ChainState, view: &ChainView) -> ChainResult<Self> {
+        let parent = &view.head.header;
+        let parent_hash = view.head_hash();
+        let number = parent.number + 1;
+        let timestamp = (unix_now_ms() / 1000).max(parent.timestamp + 1);
+        let spec = &chain.spec;
+        let spec_id = spec.spec_at(number, timestamp);
+        let mut header = Header {
+            parent_hash,
+            ommers_hash: EMPTY_OMMER_ROOT_HASH,
+            beneficiary: chain.coinbase(),
+            state_root: B256::ZERO,
+            transactions_root: EMPTY_ROOT_HASH,
+            receipts_root: EMPTY_ROOT_HASH,
+            number,
+            gas_limit: parent.gas_limit,
+            timestamp,
+            mix_hash: keccak256([parent_hash.as_slice(), &number.to_be_bytes()].concat()),
+            ..Default::default()
+        };
+        if spec.is_london(number) {
+            header.base_fee_per_gas = Some(match parent.base_fee_per_gas {
+                Some(_) => parent.next_block_base_fee(spec.base_fee_params()).unwrap_or_default(),
+                None => crate::genesis::INITIAL_BASE_FEE,
+            });
+        }
+        if spec.is_shanghai(timestamp) {
+            header.withdrawals_root = Some(EMPTY_ROOT_HASH);
+        }
+        if spec.is_cancun(timestamp) {
+            header.blob_gas_used = Some(0);
+            header.excess_blob_gas = Some(0);
+            header.parent_beacon_block_root = Some(B256::ZERO);
+        }
+        if spec.is_prague(timestamp) {
+            header.requests_hash = Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH);
+        }
+        let base = view.state_at(parent.number);
+        let evm = build_evm(CacheDB::new(base), spec, &ExecBlock::from_header(&header), Mode::Transaction);
+        let mut block = OpenBlock {
+            header,
+            spec_id,
+            evm,
+            changes: StateChanges::default(),
+            tick: StateChanges::default(),
+            txs: Vec::new(),
+            tx_index: Default::default(),
+            gas_used: 0,
+            preconf_index: 0,
+            announced: 0,
+        };
+        let header = block.header.clone();
+        system::pre_block(&mut block, &header, spec_id)?;
+        Ok(block)
+    }
+
+    /// The sender's nonce in the block so far.
+    pub fn nonce_of(&mut self, sender: &Address) -> u64 {
+        let db = &mut self.evm.ctx.journaled_state.database;
+        db.load_account(*sender).ok().and_then(|a| a.info()).map(|i| i.nonce).unwrap_or(0)
+    }
+
+    pub fn execute(&mut self, ptx: &PooledTx) -> Outcome {
+        if self.gas_used + ptx.gas_limit > self.header.gas_limit {
+            return Outcome::NoRoom;
+        }
+        let env = tx_env_from_signed(&ptx.tx, ptx.sender);
+        match self.evm.transact(env) {
+            Ok(out) => {
+                let result = out.result;
+                self.record(&out.state);
+                self.evm.commit(out.state);
+                let gas = result.tx_gas_used();
+                self.gas_used += gas;
+                let success = result.is_success();
+                let logs = match result {
+                    ExecutionResult::Success { logs, .. } => logs,
+                    _ => Vec::new(),
+                };
+                let receipt = Receipt { status: success.into(), cumulative_gas_used: self.gas_used, logs };
+                self.tx_index.insert(ptx.hash, self.txs.len());
+                self.txs.push(Arc::new(ExecutedTx { tx: ptx.tx.clone(), sender: ptx.sender, receipt, gas_used: gas }));
+                Outcome::Included
+            }
+            Err(EVMError::Transaction(e)) => Outcome::Invalid(invalid_tx_message(&e, ptx.sender, ptx.gas_limit)),
+            Err(e) => Outcome::Invalid(format!("execution failed: {e}")),
+        }
+    }
+
+    fn record(&mut self, state: &revm::state::EvmState) {
+        self.changes.apply_evm_state(state, self.spec_id);
+        self.tick.apply_evm_state(state, self.spec_id);
+    }
+
+    /// The header as the transactions so far make it (roots of transactions and receipts,
+    /// bloom, gas used); the state root is the seal's.
+    pub fn current_header(&self) -> Header {
+        let mut header = self.header.clone();
+        header.gas_used = self.gas_used;
+        header.logs_bloom = logs_bloom(&self.txs);
+        header.transactions_root = tx_root(&self.txs);
+        header.receipts_root = receipt_root(&self.txs);
+        header
+    }
+}
+
+impl SystemCalls for OpenBlock {
+    /// Runs a system call inside the open block and folds its state changes in.
+    fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
+        let exists = self
+            .evm
+            .ctx
+            .journaled_state
+            .database
+            .load_account(address)?
+            .info()
+            .is_some_and(|i| i.code_hash != KECCAK256_EMPTY);
+        if !exists {
+            return Ok(None);
+        }
+        let out = self
+            .evm
+            .system_call(address, input)
+            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+        let output = out.result.output().cloned();
+        self.record(&out.state);
+        self.evm.commit(out.state);
+        Ok(output)
+    }
+}
+
+fn logs_bloom(txs: &[Arc<ExecutedTx>]) -> Bloom {
+    let mut bloom = Bloom::default();
+    for t in txs {
+        for log in &t.receipt.logs {
+            bloom.accrue_log(log);
+        }
+    }
+    bloom
+}
+
+fn tx_root(txs: &[Arc<ExecutedTx>]) -> B256 {
+    let envelopes: Vec<&TxEnvelope> = txs.iter().map(|t| &t.tx).collect();
+    proofs::calculate_transaction_root(&envelopes)
+}
+
+fn receipt_root(txs: &[Arc<ExecutedTx>]) -> B256 {
+    let receipts: Vec<_> = txs.iter().map(|t| t.receipt_envelope()).collect();
+    proofs::calculate_receipt_root(&receipts)
+}

@@ -1,0 +1,67 @@
+//! Sealing: the post-block system calls, the roots and the state root, one durable store
+//! transaction, then one published view holding the new head and the next open block.
+
+use std::sync::Arc;
+
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Bytes, B256};
+
+use super::block::OpenBlock;
+use super::Builder;
+use crate::error::ChainResult;
+use crate::events::ChainEvent;
+use crate::exec::system;
+use crate::store::{BlockWrite, StoredBody, StoredReceipts};
+use crate::types::BlockData;
+use crate::view::ChainView;
+
+impl Builder {
+    pub(super) fn seal(&mut self) -> ChainResult<()> {
+        let spec_id = self.block.spec_id;
+        let requests = system::post_block(&mut self.block, spec_id)?;
+        let b = &mut self.block;
+        let mut header = b.current_header();
+        if let Some(requests) = requests {
+            header.requests_hash = Some(requests.requests_hash());
+        }
+        self.trie.apply(&b.changes);
+        header.state_root = self.trie.root();
+        let hash = header.hash_slow();
+
+        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect() };
+        let receipts = StoredReceipts {
+            receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
+        };
+        let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
+        self.chain.store.commit_block(BlockWrite {
+            header: &header,
+            hash,
+            body: &body,
+            receipts: &receipts,
+            tx_hashes: &tx_hashes,
+            changes: &b.changes,
+        })?;
+        if let Some(journal) = &self.chain.journal {
+            journal.forget(tx_hashes.iter());
+        }
+
+        let head =
+            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), preconf_index: None });
+        let old = self.chain.view();
+        let sealed = ChainView {
+            snapshot: self.chain.store.snapshot()?,
+            finalized: head.header.number.saturating_sub(self.chain.config.finality_depth),
+            head: head.clone(),
+            pending: None,
+            codes: old.codes.clone(),
+        };
+        self.block = OpenBlock::open(&self.chain, &sealed)?;
+        self.published = None;
+        // One view: readers go from the last pre-confirmation of the sealed block straight
+        // to the new head with the next block open, never through a state without either.
+        let view = self.with_pending(sealed);
+        self.chain.publish(view);
+        self.chain.events.send(ChainEvent::Sealed { block: head });
+        Ok(())
+    }
+}

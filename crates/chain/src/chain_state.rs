@@ -1,0 +1,89 @@
+//! The chain's shared state: what the builder (the only writer) and the read side are
+//! both given. A leaf: it knows nothing of either, and owns no thread.
+
+use std::sync::Arc;
+
+use alloy_primitives::Address;
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
+
+use crate::config::ChainConfig;
+use crate::events::EventBus;
+use crate::pool::{journal::Journal, Pool};
+use crate::spec::ChainSpec;
+use crate::store::Store;
+use crate::view::ChainView;
+
+pub struct ChainState {
+    pub spec: Arc<ChainSpec>,
+    pub config: ChainConfig,
+    pub store: Arc<Store>,
+    view: ArcSwap<ChainView>,
+    /// Transactions waiting to be executed. Whoever changes the pool and the published
+    /// view together (the builder, taking included transactions out) does both under this
+    /// lock, and readers that combine the two take it before loading the view, so no read
+    /// sees a transaction gone from the pool but not yet in the view.
+    pub pool: Mutex<Pool>,
+    /// Durable record of accepted transactions (`None` with an in-memory store).
+    pub journal: Option<Journal>,
+    pub events: EventBus,
+    unhealthy: Mutex<Option<String>>,
+}
+
+impl ChainState {
+    pub fn new(
+        spec: Arc<ChainSpec>,
+        config: ChainConfig,
+        store: Arc<Store>,
+        view: ChainView,
+        pool: Pool,
+        journal: Option<Journal>,
+    ) -> Self {
+        Self {
+            spec,
+            config,
+            store,
+            view: ArcSwap::from_pointee(view),
+            pool: Mutex::new(pool),
+            journal,
+            events: EventBus::default(),
+            unhealthy: Mutex::new(None),
+        }
+    }
+
+    /// The current view; cheap (an atomic load), held for the length of one request.
+    pub fn view(&self) -> Arc<ChainView> {
+        self.view.load_full()
+    }
+
+    /// Publishes a new view (the builder's only way to change what readers see).
+    pub fn publish(&self, view: ChainView) {
+        self.view.store(Arc::new(view));
+    }
+
+    /// Reads the pool, and the view it is consistent with (see `pool`). Keep `read` short:
+    /// the builder waits for it.
+    pub fn with_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> (R, Arc<ChainView>) {
+        let pool = self.pool.lock();
+        let view = self.view();
+        (read(&pool), view)
+    }
+
+    pub fn chain_id(&self) -> u64 {
+        self.spec.chain_id()
+    }
+
+    /// Fee recipient of built blocks.
+    pub fn coinbase(&self) -> Address {
+        Address::ZERO
+    }
+
+    pub fn set_unhealthy(&self, reason: String) {
+        *self.unhealthy.lock() = Some(reason);
+    }
+
+    /// `None` while healthy, or why the node is degraded.
+    pub fn health(&self) -> Option<String> {
+        self.unhealthy.lock().clone()
+    }
+}

@@ -1,0 +1,86 @@
+//! Failures as they cross the boundary: a kind (the one list the TypeScript error table
+//! is keyed by, generated into native.d.ts), geth's message, and optional data.
+
+use napi::bindgen_prelude::Either;
+use napi_derive::napi;
+use preconf_chain::{ChainError, ChainResult, SimulateError};
+
+#[napi(string_enum = "camelCase")]
+#[derive(Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Config,
+    InvalidParams,
+    HeaderNotFound,
+    Reverted,
+    Halted,
+    Rejected,
+    LimitExceeded,
+    /// A work queue of the node is full (too many concurrent requests of one kind).
+    Overloaded,
+    Internal,
+    SimNonceTooLow,
+    SimNonceTooHigh,
+    SimBaseFeeTooLow,
+    SimIntrinsicGasTooLow,
+    SimInsufficientFunds,
+    SimBlockGasLimitExceeded,
+    SimBlockNumberInvalid,
+    SimTimestampInvalid,
+    SimPrecompileSelfReference,
+    SimPrecompileDuplicateAddress,
+    SimClientLimitExceeded,
+    SimGeneric,
+    SimInternal,
+    SimTimeout,
+}
+
+#[napi(object)]
+pub struct NativeFailure {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// 0x-hex bytes (revert data).
+    pub data: Option<String>,
+}
+
+/// What every method returns: the result as JSON text, or a typed failure.
+pub type Outcome = Either<String, NativeFailure>;
+
+fn kind(e: &ChainError) -> ErrorKind {
+    match e {
+        ChainError::Config(_) => ErrorKind::Config,
+        ChainError::InvalidParams(_) => ErrorKind::InvalidParams,
+        ChainError::HeaderNotFound => ErrorKind::HeaderNotFound,
+        ChainError::Reverted { .. } => ErrorKind::Reverted,
+        ChainError::Halted(_) => ErrorKind::Halted,
+        ChainError::Rejected(_) => ErrorKind::Rejected,
+        ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
+        ChainError::Internal(_) => ErrorKind::Internal,
+        ChainError::Simulate(s, _) => match s {
+            SimulateError::NonceTooLow => ErrorKind::SimNonceTooLow,
+            SimulateError::NonceTooHigh => ErrorKind::SimNonceTooHigh,
+            SimulateError::BaseFeeTooLow => ErrorKind::SimBaseFeeTooLow,
+            SimulateError::IntrinsicGasTooLow => ErrorKind::SimIntrinsicGasTooLow,
+            SimulateError::InsufficientFunds => ErrorKind::SimInsufficientFunds,
+            SimulateError::BlockGasLimitExceeded => ErrorKind::SimBlockGasLimitExceeded,
+            SimulateError::BlockNumberInvalid => ErrorKind::SimBlockNumberInvalid,
+            SimulateError::TimestampInvalid => ErrorKind::SimTimestampInvalid,
+            SimulateError::PrecompileSelfReference => ErrorKind::SimPrecompileSelfReference,
+            SimulateError::PrecompileDuplicateAddress => ErrorKind::SimPrecompileDuplicateAddress,
+            SimulateError::ClientLimitExceeded => ErrorKind::SimClientLimitExceeded,
+            SimulateError::Generic => ErrorKind::SimGeneric,
+            SimulateError::InternalError => ErrorKind::SimInternal,
+            SimulateError::Timeout => ErrorKind::SimTimeout,
+        },
+    }
+}
+
+pub fn failure(e: ChainError) -> NativeFailure {
+    NativeFailure { kind: kind(&e), data: e.data().map(|d| d.to_string()), message: e.to_string() }
+}
+
+pub fn outcome(r: ChainResult<String>) -> Outcome {
+    match r {
+        Ok(json) => Either::A(json),
+        Err(e) => Either::B(failure(e)),
+    }
+}

@@ -1,0 +1,82 @@
+//! Node settings as they cross the boundary: every field optional, so that the chain's
+//! own defaults (`ChainConfig::default`) are the only ones.
+
+use napi_derive::napi;
+use preconf_chain::ChainConfig;
+
+/// The chain side of the command-line flags. Absent fields take the chain's defaults,
+/// which `defaultOptions()` reports.
+#[napi(object)]
+#[derive(Clone, Debug, Default)]
+pub struct NodeOptions {
+    /// Where the chain and the pool journal are stored; absent: in memory.
+    pub datadir: Option<String>,
+    /// Contents of a geth-style genesis.json; absent: the embedded dev chain.
+    pub genesis: Option<String>,
+    pub preconf: Option<bool>,
+    pub preconf_interval_ms: Option<u32>,
+    pub block_time_ms: Option<u32>,
+    pub gas_cap: Option<i64>,
+    pub finality_depth: Option<u32>,
+    pub pool_max_per_sender: Option<u32>,
+    pub pool_max_total: Option<u32>,
+    pub simulate_max_blocks: Option<u32>,
+    pub simulate_max_calls_per_block: Option<u32>,
+    pub simulate_max_calls: Option<u32>,
+    pub simulate_timeout_ms: Option<u32>,
+    pub logs_max_range: Option<u32>,
+    pub logs_max_results: Option<u32>,
+}
+
+impl NodeOptions {
+    pub fn into_config(self) -> napi::Result<ChainConfig> {
+        let d = ChainConfig::default();
+        let gas_cap = match self.gas_cap {
+            Some(g) => u64::try_from(g)
+                .map_err(|_| napi::Error::from_reason(format!("gasCap must not be negative, got {g}")))?,
+            None => d.gas_cap,
+        };
+        Ok(ChainConfig {
+            datadir: self.datadir.map(Into::into),
+            genesis: self.genesis,
+            preconf: self.preconf.unwrap_or(d.preconf),
+            preconf_interval_ms: self.preconf_interval_ms.map_or(d.preconf_interval_ms, u64::from),
+            block_time_ms: self.block_time_ms.map_or(d.block_time_ms, u64::from),
+            gas_cap,
+            finality_depth: self.finality_depth.map_or(d.finality_depth, u64::from),
+            pool_max_per_sender: self.pool_max_per_sender.map_or(d.pool_max_per_sender, |v| v as usize),
+            pool_max_total: self.pool_max_total.map_or(d.pool_max_total, |v| v as usize),
+            simulate_max_blocks: self.simulate_max_blocks.map_or(d.simulate_max_blocks, |v| v as usize),
+            simulate_max_calls_per_block: self
+                .simulate_max_calls_per_block
+                .map_or(d.simulate_max_calls_per_block, |v| v as usize),
+            simulate_max_calls: self.simulate_max_calls.map_or(d.simulate_max_calls, |v| v as usize),
+            simulate_timeout_ms: self.simulate_timeout_ms.map_or(d.simulate_timeout_ms, u64::from),
+            logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
+            logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
+        })
+    }
+}
+
+/// The chain's defaults, for the CLI's help text.
+#[napi]
+pub fn default_options() -> NodeOptions {
+    let d = ChainConfig::default();
+    NodeOptions {
+        datadir: None,
+        genesis: None,
+        preconf: Some(d.preconf),
+        preconf_interval_ms: Some(d.preconf_interval_ms as u32),
+        block_time_ms: Some(d.block_time_ms as u32),
+        gas_cap: Some(d.gas_cap as i64),
+        finality_depth: Some(d.finality_depth as u32),
+        pool_max_per_sender: Some(d.pool_max_per_sender as u32),
+        pool_max_total: Some(d.pool_max_total as u32),
+        simulate_max_blocks: Some(d.simulate_max_blocks as u32),
+        simulate_max_calls_per_block: Some(d.simulate_max_calls_per_block as u32),
+        simulate_max_calls: Some(d.simulate_max_calls as u32),
+        simulate_timeout_ms: Some(d.simulate_timeout_ms as u32),
+        logs_max_range: Some(d.logs_max_range as u32),
+        logs_max_results: Some(d.logs_max_results as u32),
+    }
+}

@@ -1,0 +1,109 @@
+//! Work that must not run on a JavaScript event loop, by cost class. Each class has its
+//! own threads and a bounded queue: a flood of one kind (simulations, log scans) cannot
+//! hold up another (calls, submissions), and a full queue answers at once with a clear
+//! `Overloaded` failure instead of growing without bound.
+
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use napi::bindgen_prelude::Object;
+use napi::Env;
+use preconf_chain::ChainResult;
+
+use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A class of work: what it is called in errors, its threads and its queue.
+#[derive(Clone, Copy, Debug)]
+pub enum Class {
+    /// eth_call, eth_estimateGas, eth_sendTransaction: short, CPU-bound.
+    Calls,
+    /// eth_simulateV1: up to seconds each.
+    Simulate,
+    /// eth_getLogs, eth_feeHistory, whole-block reads: grow with block size and range.
+    Scans,
+    /// eth_sendRawTransaction: mostly waits for the journal's fdatasync.
+    Submit,
+}
+
+impl Class {
+    fn spec(self) -> (&'static str, usize, usize) {
+        // (name, threads, queued jobs) — calls keep libuv's measured default of 4 threads.
+        match self {
+            Class::Calls => ("eth_call/eth_estimateGas", 4, 1024),
+            Class::Simulate => ("eth_simulateV1", 2, 64),
+            Class::Scans => ("eth_getLogs/eth_feeHistory/block", 2, 256),
+            Class::Submit => ("transaction submission", 8, 4096),
+        }
+    }
+
+    fn pool(self) -> &'static WorkPool {
+        static POOLS: [OnceLock<WorkPool>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        POOLS[self as usize].get_or_init(|| WorkPool::start(self))
+    }
+}
+
+struct WorkPool {
+    name: &'static str,
+    capacity: usize,
+    jobs: SyncSender<Job>,
+}
+
+impl WorkPool {
+    fn start(class: Class) -> Self {
+        let (name, threads, capacity) = class.spec();
+        let (tx, rx) = sync_channel::<Job>(capacity);
+        let rx = Arc::new(Mutex::new(rx));
+        for i in 0..threads {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("preconf-{class:?}-{i}").to_lowercase())
+                .spawn(move || loop {
+                    let job = match rx.lock() {
+                        Ok(guard) => guard.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        Err(_) => return,
+                    }
+                })
+                .expect("spawn a worker thread");
+        }
+        WorkPool { name, capacity, jobs: tx }
+    }
+}
+
+/// Runs `work` on a thread of `class`; the promise resolves with its result or failure.
+pub fn run<'env>(
+    env: &'env Env,
+    class: Class,
+    work: impl FnOnce() -> ChainResult<String> + Send + 'static,
+) -> napi::Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
+    let job: Job = Box::new(move || {
+        // A panic in the chain must not take the process down: report it as internal.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|p| {
+            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(preconf_chain::ChainError::Internal(format!("panic: {}", msg.unwrap_or_else(|| "unknown".into()))))
+        });
+        let out = outcome(out);
+        deferred.resolve(move |_| Ok(out));
+    });
+    let pool = class.pool();
+    match pool.jobs.try_send(job) {
+        Ok(()) => Ok(promise),
+        Err(TrySendError::Full(job)) => {
+            drop(job);
+            let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
+            let message =
+                format!("server busy: {} {} requests are already queued; retry later", pool.capacity, pool.name);
+            deferred.resolve(move |_| {
+                Ok(napi::bindgen_prelude::Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None }))
+            });
+            Ok(promise)
+        }
+        Err(TrySendError::Disconnected(_)) => Err(napi::Error::from_reason("work pool stopped")),
+    }
+}

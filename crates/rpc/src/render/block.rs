@@ -1,0 +1,65 @@
+//! Block and header objects (geth's RPCMarshalBlock / RPCMarshalHeader) as alloy's `Block`.
+
+use alloy_eips::eip4895::Withdrawals;
+use alloy_primitives::U256;
+use alloy_rpc_types_eth::{Block, BlockTransactions, Header};
+use preconf_chain::types::BlockData;
+use serde_json::Value;
+
+use super::transaction::transaction;
+use super::{quantity, to_json, TxPosition};
+
+/// The header object, with `hash` and `size` (what `newHeads` subscribers receive).
+pub fn header(data: &BlockData) -> Header {
+    Header {
+        hash: data.hash.unwrap_or_default(),
+        inner: data.header.clone(),
+        total_difficulty: None,
+        size: Some(U256::from(data.rlp_size())),
+    }
+}
+
+/// The block object; `full` embeds transaction objects instead of hashes.
+pub fn block_object(data: &BlockData, full: bool) -> Block {
+    let transactions = if full {
+        BlockTransactions::Full(
+            data.txs
+                .iter()
+                .enumerate()
+                .map(|(i, t)| transaction(&t.tx, t.sender, Some(TxPosition::in_block(data, i))))
+                .collect(),
+        )
+    } else {
+        BlockTransactions::Hashes(data.txs.iter().map(|t| t.hash()).collect())
+    };
+    Block {
+        header: header(data),
+        uncles: Vec::new(),
+        transactions,
+        withdrawals: data.header.withdrawals_root.map(|_| Withdrawals::default()),
+    }
+}
+
+/// A block as JSON text. The block being built is geth's pending block (no hash, nonce or
+/// miner yet) plus `preconfIndex`, the pre-confirmation it reflects.
+pub fn block(data: &BlockData, full: bool) -> String {
+    let object = block_object(data, full);
+    if data.hash.is_some() {
+        return to_json(&object);
+    }
+    pending_value(data, &object).to_string()
+}
+
+/// The pending block object as a JSON value, with its deviations from a sealed block.
+pub fn pending_value(data: &BlockData, object: &Block) -> Value {
+    let mut v = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(m) = v.as_object_mut() {
+        m.insert("hash".into(), Value::Null);
+        m.insert("nonce".into(), Value::Null);
+        m.insert("miner".into(), Value::Null);
+        if let Some(i) = data.preconf_index {
+            m.insert("preconfIndex".into(), serde_json::from_str(&quantity(i)).unwrap_or(Value::Null));
+        }
+    }
+    v
+}

@@ -1,0 +1,58 @@
+//! Receipts (geth's shape) as alloy's `TransactionReceipt`.
+
+use alloy_consensus::{Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction as _};
+use alloy_rpc_types_eth::{Log, TransactionReceipt};
+use preconf_chain::types::{BlockData, ExecutedTx};
+
+use super::{log::log, to_json, TxPosition};
+
+/// One receipt; `first_log_index` is the block-wide index of its first log.
+pub fn receipt(etx: &ExecutedTx, position: &TxPosition, first_log_index: u64) -> TransactionReceipt {
+    let tx_hash = etx.hash();
+    let logs: Vec<Log> = etx
+        .receipt
+        .logs
+        .iter()
+        .enumerate()
+        .map(|(i, l)| log(l, position, tx_hash, first_log_index + i as u64))
+        .collect();
+    let logs_bloom = alloy_primitives::logs_bloom(etx.receipt.logs.iter());
+    let receipt = Receipt { status: etx.receipt.status, cumulative_gas_used: etx.receipt.cumulative_gas_used, logs };
+    let envelope = ReceiptEnvelope::from_typed(etx.tx_type(), ReceiptWithBloom { receipt, logs_bloom });
+    TransactionReceipt {
+        inner: envelope,
+        transaction_hash: tx_hash,
+        transaction_index: Some(position.index),
+        block_hash: Some(position.receipt_block_hash()),
+        block_number: Some(position.block_number),
+        gas_used: etx.gas_used,
+        effective_gas_price: etx.tx.effective_gas_price(position.base_fee),
+        blob_gas_used: None,
+        blob_gas_price: None,
+        from: etx.sender,
+        to: etx.tx.to(),
+        contract_address: etx.contract_address(),
+    }
+}
+
+/// The receipt of the transaction at `index` of `block`.
+pub fn receipt_in_block(block: &BlockData, index: usize) -> String {
+    let first_log: usize = block.txs[..index].iter().map(|t| t.receipt.logs.len()).sum();
+    to_json(&receipt(&block.txs[index], &TxPosition::in_block(block, index), first_log as u64))
+}
+
+/// Every receipt of a block, with block-wide log indices.
+pub fn block_receipts(block: &BlockData) -> String {
+    let mut next_log = 0u64;
+    let list: Vec<TransactionReceipt> = block
+        .txs
+        .iter()
+        .enumerate()
+        .map(|(i, etx)| {
+            let r = receipt(etx, &TxPosition::in_block(block, i), next_log);
+            next_log += etx.receipt.logs.len() as u64;
+            r
+        })
+        .collect();
+    to_json(&list)
+}

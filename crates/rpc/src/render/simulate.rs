@@ -1,0 +1,81 @@
+//! eth_simulateV1 results: a block object per simulated block, plus its `calls`.
+
+use alloy_rpc_types_eth::simulate::{SimCallResult, SimulateError};
+use alloy_rpc_types_eth::BlockTransactions;
+use preconf_chain::exec::simulate::{CallFailure, SimulatedBlock};
+use preconf_chain::types::BlockData;
+use serde_json::Value;
+
+use super::block::block_object;
+use super::log::log;
+use super::{to_json, TxPosition};
+
+/// geth's code for a reverted call, and for one that halted (inside the result).
+const REVERTED: i32 = 3;
+const VM_ERROR: i32 = -32015;
+
+pub fn simulated_blocks(blocks: &[SimulatedBlock], full: bool) -> String {
+    let list: Vec<Value> = blocks.iter().map(|b| simulated_block(b, full)).collect();
+    to_json(&list)
+}
+
+fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
+    let data =
+        BlockData { header: sim.header.clone(), hash: Some(sim.hash), txs: sim.txs.clone(), preconf_index: None };
+    let mut object = block_object(&data, full);
+    object.header.size = Some(alloy_primitives::U256::from(sim.size()));
+    if object.withdrawals.is_some() {
+        object.withdrawals = Some(sim.withdrawals.clone().into());
+    }
+    let mut first_log = 0u64;
+    let calls: Vec<SimCallResult> = sim
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let position = TxPosition::in_block(&data, i);
+            let tx_hash = sim.txs[i].hash();
+            let logs =
+                call.logs.iter().enumerate().map(|(j, l)| log(l, &position, tx_hash, first_log + j as u64)).collect();
+            first_log += call.logs.len() as u64;
+            SimCallResult {
+                return_data: call.return_data.clone(),
+                logs,
+                gas_used: call.gas_used,
+                max_used_gas: Some(call.max_used_gas),
+                status: call.success,
+                error: call.error.as_ref().map(|e| match e {
+                    CallFailure::Reverted { message, data } => {
+                        SimulateError { code: REVERTED, message: message.clone(), data: Some(data.clone()) }
+                    }
+                    CallFailure::Halted { message } => {
+                        SimulateError { code: VM_ERROR, message: message.clone(), data: None }
+                    }
+                }),
+            }
+        })
+        .collect();
+    let mut v = serde_json::to_value(&object).unwrap_or(Value::Null);
+    if full {
+        unsigned_legacy_fields(&mut v, &object.transactions);
+    }
+    if let Some(m) = v.as_object_mut() {
+        m.insert("calls".into(), serde_json::to_value(&calls).unwrap_or(Value::Null));
+    }
+    v
+}
+
+/// An unsigned legacy transaction has v = 0 and no chain id (geth), where the renderer of
+/// signed ones would derive v = 27 or an EIP-155 value.
+fn unsigned_legacy_fields(block: &mut Value, txs: &BlockTransactions<alloy_rpc_types_eth::Transaction>) {
+    let BlockTransactions::Full(txs) = txs else { return };
+    let Some(Value::Array(json)) = block.get_mut("transactions") else { return };
+    for (j, t) in json.iter_mut().zip(txs) {
+        if t.inner.inner().is_legacy() {
+            if let Some(m) = j.as_object_mut() {
+                m.remove("chainId");
+                m.insert("v".into(), Value::String("0x0".into()));
+            }
+        }
+    }
+}
