@@ -29,6 +29,11 @@ export declare class NativeNode {
   getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure
   getTransaction(hash: string): string | NativeFailure
   getTransactionReceipt(hash: string): string | NativeFailure
+  /**
+   * The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`
+   * says (eth_sendRawTransactionSync answers with it).
+   */
+  getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
   call(request: string): Promise<string | NativeFailure>
@@ -105,4 +110,6 @@ export interface NodeOptions {
   simulateTimeoutMs?: number
   logsMaxRange?: number
   logsMaxResults?: number
+  /** Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones. */
+  preconfReceipts?: boolean
 }

@@ -61,6 +61,7 @@ const FLAGS: Flag[] = [
   { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
   { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
+  { name: 'preconf-receipts', help: 'answer eth_getTransactionReceipt for pre-confirmed transactions (Base-style; default: once sealed, as geth)', apply: (c) => void (c.chain.preconfReceipts = true) },
   { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },
   { name: 'gas-cap', value: 'GAS', help: 'gas for eth_call/estimateGas when none is given', chainDefault: 'gasCap', apply: (c, v) => void (c.chain.gasCap = int('gas-cap', v, 21000)) },
   { name: 'finality-depth', value: 'N', help: 'blocks behind the head that count as finalized', chainDefault: 'finalityDepth', apply: (c, v) => void (c.chain.finalityDepth = int('finality-depth', v)) },

@@ -98,6 +98,8 @@ export class Chain {
     unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
   getTransaction = (hash: string): string => unwrap(this.raw.getTransaction(hash));
   getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
+  /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
+  getPreconfirmedReceipt = (hash: string): string => unwrap(this.raw.getPreconfirmedReceipt(hash));
   feeHistory = (request: object): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request)));
   gasPrice = (): string => unwrap(this.raw.gasPrice());
   maxPriorityFeePerGas = (): string => unwrap(this.raw.maxPriorityFeePerGas());

@@ -39,9 +39,9 @@ export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {
         const hash = JSON.parse(await chain.sendRawTransaction(raw)) as string;
         // Register, then look: both on this tick, so no pre-confirmation falls in between.
         const landed = hub.waitForTx(hash, timeout);
-        const receipt = chain.getTransactionReceipt(hash);
+        const receipt = chain.getPreconfirmedReceipt(hash);
         if (receipt !== 'null') return receipt;
-        if (await landed) return chain.getTransactionReceipt(hash);
+        if (await landed) return chain.getPreconfirmedReceipt(hash);
         throw new RpcError(
           SYNC_TIMEOUT_CODE,
           `the transaction was added to the pool but was not pre-confirmed within ${timeout} ms; poll eth_getTransactionReceipt with the hash in data`,

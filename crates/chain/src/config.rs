@@ -24,6 +24,9 @@ pub struct ChainConfig {
     pub simulate_timeout_ms: u64,
     pub logs_max_range: u64,
     pub logs_max_results: usize,
+    /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
+    /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
+    pub preconf_receipts: bool,
 }
 
 impl Default for ChainConfig {
@@ -44,6 +47,7 @@ impl Default for ChainConfig {
             simulate_timeout_ms: 5_000,
             logs_max_range: 10_000,
             logs_max_results: 10_000,
+            preconf_receipts: false,
         }
     }
 }

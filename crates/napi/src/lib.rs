@@ -245,6 +245,16 @@ impl NativeNode {
         })
     }
 
+    /// The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`
+    /// says (eth_sendRawTransactionSync answers with it).
+    #[napi]
+    pub fn get_preconfirmed_receipt(&self, hash: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            let found = n.api().transactions.preconfirmed_receipt(params::hash(&hash)?)?;
+            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i)))
+        })
+    }
+
     /// Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped.
     #[napi]
     pub fn tx_status(&self, hash: String) -> Either<String, NativeFailure> {

@@ -26,6 +26,8 @@ pub struct NodeOptions {
     pub simulate_timeout_ms: Option<u32>,
     pub logs_max_range: Option<u32>,
     pub logs_max_results: Option<u32>,
+    /// Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones.
+    pub preconf_receipts: Option<bool>,
 }
 
 impl NodeOptions {
@@ -54,6 +56,7 @@ impl NodeOptions {
             simulate_timeout_ms: self.simulate_timeout_ms.map_or(d.simulate_timeout_ms, u64::from),
             logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
             logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
+            preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
         })
     }
 }
@@ -78,5 +81,6 @@ pub fn default_options() -> NodeOptions {
         simulate_timeout_ms: Some(d.simulate_timeout_ms as u32),
         logs_max_range: Some(d.logs_max_range as u32),
         logs_max_results: Some(d.logs_max_results as u32),
+        preconf_receipts: Some(d.preconf_receipts),
     }
 }

@@ -7,16 +7,17 @@ use alloy_primitives::B256;
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
 use crate::error::ChainResult;
-use crate::pool::{PooledTx, TxStatus};
+use crate::pool::TxStatus;
 use crate::types::BlockData;
 use crate::view::{ChainView, Resolved};
 
 /// A transaction found by hash.
 pub enum TxLookup {
-    /// Executed into a block (the block being built, or a sealed one) at `index`.
+    /// In a block at `index`: a sealed one (or, with `preconf_receipts`, the block being built).
     Executed { block: Arc<BlockData>, index: usize },
-    /// Still waiting in the pool.
-    Pooled(Arc<PooledTx>),
+    /// Not in a sealed block yet: pooled, or pre-confirmed (reported without block fields,
+    /// as geth reports pending transactions, unless `preconf_receipts`).
+    Waiting { tx: alloy_consensus::TxEnvelope, sender: alloy_primitives::Address },
 }
 
 /// Where a transaction stands.
@@ -52,17 +53,34 @@ impl Transactions {
         Ok(self.blocks.block_data(view, Resolved::Sealed(number))?.map(|b| (b, index as usize)))
     }
 
-    /// A transaction: executed (pre-confirmed or sealed), else still in the pool.
-    pub fn by_hash(&self, hash: B256) -> ChainResult<Option<TxLookup>> {
-        let (pooled, view) = self.chain.with_pool(|pool| pool.get(&hash));
-        if let Some((block, index)) = self.find_executed(&view, &hash)? {
-            return Ok(Some(TxLookup::Executed { block, index }));
-        }
-        Ok(pooled.map(TxLookup::Pooled))
+    /// Only sealed blocks, unless pre-confirmed receipts were asked for (`--preconf-receipts`).
+    fn visible(&self, found: Option<(Arc<BlockData>, usize)>) -> Option<(Arc<BlockData>, usize)> {
+        found.filter(|(block, _)| block.hash.is_some() || self.chain.config.preconf_receipts)
     }
 
-    /// The block and index of an executed transaction, for its receipt.
+    /// A transaction: in a sealed block, else waiting (pre-confirmed or pooled).
+    pub fn by_hash(&self, hash: B256) -> ChainResult<Option<TxLookup>> {
+        let (pooled, view) = self.chain.with_pool(|pool| pool.get(&hash));
+        let found = self.find_executed(&view, &hash)?;
+        if let Some((block, index)) = self.visible(found.clone()) {
+            return Ok(Some(TxLookup::Executed { block, index }));
+        }
+        if let Some((block, index)) = found {
+            let etx = &block.txs[index];
+            return Ok(Some(TxLookup::Waiting { tx: etx.tx.clone(), sender: etx.sender }));
+        }
+        Ok(pooled.map(|p| TxLookup::Waiting { tx: p.tx.clone(), sender: p.sender }))
+    }
+
+    /// The block and index of a transaction for its receipt: sealed (or, with
+    /// `preconf_receipts`, pre-confirmed).
     pub fn receipt(&self, hash: B256) -> ChainResult<Option<(Arc<BlockData>, usize)>> {
+        Ok(self.visible(self.find_executed(&self.chain.view(), &hash)?))
+    }
+
+    /// Like `receipt`, pre-confirmed transactions included whatever the setting: what
+    /// eth_sendRawTransactionSync answers with.
+    pub fn preconfirmed_receipt(&self, hash: B256) -> ChainResult<Option<(Arc<BlockData>, usize)>> {
         self.find_executed(&self.chain.view(), &hash)
     }
 

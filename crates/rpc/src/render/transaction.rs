@@ -34,7 +34,7 @@ pub fn lookup(found: Option<TxLookup>) -> String {
             let etx = &block.txs[index];
             to_json(&transaction(&etx.tx, etx.sender, Some(TxPosition::in_block(&block, index))))
         }
-        Some(TxLookup::Pooled(ptx)) => to_json(&transaction(&ptx.tx, ptx.sender, None)),
+        Some(TxLookup::Waiting { tx, sender }) => to_json(&transaction(&tx, sender, None)),
         None => "null".into(),
     }
 }
