@@ -2,18 +2,18 @@
 /* eslint-disable */
 
 export declare class NativeNode {
-  /** Opens the store (creating genesis on first start) and starts the builder. */
-  static open(options: NodeOptions): NativeNode
-  /**
-   * Attaches a worker thread to the node another thread opened (same store, same
-   * builder); it receives events on its own event loop.
-   */
-  static attach(handle: number): NativeNode
-  /** What `attach` takes in another thread. */
-  handle(): number
-  info(): ChainInfo
-  /** `null` while healthy, or why the node is degraded (the builder stopped). */
-  health(): string | null
+  call(request: string): Promise<string | NativeFailure>
+  estimateGas(request: string): Promise<string | NativeFailure>
+  simulate(request: string): Promise<string | NativeFailure>
+  sendRawTransaction(raw: string): Promise<string | NativeFailure>
+  /** eth_sendTransaction for the dev chain's funded accounts. */
+  sendTransaction(request: string): Promise<string | NativeFailure>
+  /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
+  accounts(): string
+  getLogs(filter: string): Promise<string | NativeFailure>
+  feeHistory(request: string): Promise<string | NativeFailure>
+  gasPrice(): string | NativeFailure
+  maxPriorityFeePerGas(): string | NativeFailure
   blockNumber(): string
   getBalance(address: string, block: string): string | NativeFailure
   getTransactionCount(address: string, block: string): string | NativeFailure
@@ -36,18 +36,18 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
-  call(request: string): Promise<string | NativeFailure>
-  estimateGas(request: string): Promise<string | NativeFailure>
-  simulate(request: string): Promise<string | NativeFailure>
-  sendRawTransaction(raw: string): Promise<string | NativeFailure>
-  /** eth_sendTransaction for the dev chain's funded accounts. */
-  sendTransaction(request: string): Promise<string | NativeFailure>
-  /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
-  accounts(): string
-  getLogs(filter: string): Promise<string | NativeFailure>
-  feeHistory(request: string): Promise<string | NativeFailure>
-  gasPrice(): string | NativeFailure
-  maxPriorityFeePerGas(): string | NativeFailure
+  /** Opens the store (creating genesis on first start) and starts the builder. */
+  static open(options: NodeOptions): NativeNode
+  /**
+   * Attaches a worker thread to the node another thread opened (same store, same
+   * builder); it receives events on its own event loop.
+   */
+  static attach(handle: number): NativeNode
+  /** What `attach` takes in another thread. */
+  handle(): number
+  info(): ChainInfo
+  /** `null` while healthy, or why the node is degraded (the builder stopped). */
+  health(): string | null
   /** Registers this event loop's receiver of chain events. */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void
   /** Which event payloads this event loop wants rendered (`preconf` and `head` always are). */

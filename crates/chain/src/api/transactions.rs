@@ -17,7 +17,7 @@ pub enum TxLookup {
     Executed { block: Arc<BlockData>, index: usize },
     /// Not in a sealed block yet: pooled, or pre-confirmed (reported without block fields,
     /// as geth reports pending transactions, unless `preconf_receipts`).
-    Waiting { tx: alloy_consensus::TxEnvelope, sender: alloy_primitives::Address },
+    Waiting { tx: Box<alloy_consensus::TxEnvelope>, sender: alloy_primitives::Address },
 }
 
 /// Where a transaction stands.
@@ -67,9 +67,9 @@ impl Transactions {
         }
         if let Some((block, index)) = found {
             let etx = &block.txs[index];
-            return Ok(Some(TxLookup::Waiting { tx: etx.tx.clone(), sender: etx.sender }));
+            return Ok(Some(TxLookup::Waiting { tx: Box::new(etx.tx.clone()), sender: etx.sender }));
         }
-        Ok(pooled.map(|p| TxLookup::Waiting { tx: p.tx.clone(), sender: p.sender }))
+        Ok(pooled.map(|p| TxLookup::Waiting { tx: Box::new(p.tx.clone()), sender: p.sender }))
     }
 
     /// The block and index of a transaction for its receipt: sealed (or, with

@@ -1,0 +1,100 @@
+//! Work off the event loop: calls, estimates, simulation, submissions, log and fee scans.
+
+use napi::bindgen_prelude::{Either, Object};
+use napi::Env;
+use napi_derive::napi;
+use preconf_rpc::params;
+use preconf_rpc::render::{self, log, simulate, to_json};
+
+use crate::failure::NativeFailure;
+use crate::work::Class;
+use crate::NativeNode;
+
+#[napi]
+impl NativeNode {
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn call<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Calls, move |n| {
+            let p: params::CallParams = params::json(&request, "call request")?;
+            let out = n.api().execution.call(
+                &p.tx,
+                params::block(&p.block)?,
+                p.state_overrides.as_ref(),
+                p.block_overrides.as_ref(),
+            )?;
+            Ok(format!("\"{out}\""))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn estimate_gas<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Calls, move |n| {
+            let p: params::EstimateParams = params::json(&request, "estimate request")?;
+            Ok(render::quantity(n.api().execution.estimate_gas(
+                &p.tx,
+                params::block(&p.block)?,
+                p.state_overrides.as_ref(),
+            )?))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn simulate<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Simulate, move |n| {
+            let p: params::SimulateParams = params::json(&request, "simulation request")?;
+            let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
+            Ok(simulate::simulated_blocks(&blocks, p.payload.return_full_transactions))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn send_raw_transaction<'env>(&self, env: &'env Env, raw: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Submit, move |n| {
+            Ok(format!("\"{:#x}\"", n.api().submit.submit_raw(params::raw_tx(&raw)?)?))
+        })
+    }
+
+    /// eth_sendTransaction for the dev chain's funded accounts.
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn send_transaction<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Calls, move |n| {
+            let tx = params::json(&request, "transaction")?;
+            Ok(format!("\"{:#x}\"", n.api().submit.send_transaction(&tx)?))
+        })
+    }
+
+    /// Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise).
+    #[napi]
+    pub fn accounts(&self) -> String {
+        let list: Vec<String> =
+            self.node.api().submit.dev_accounts().iter().map(|a| format!("{:#x}", a.address)).collect();
+        to_json(&list)
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn get_logs<'env>(&self, env: &'env Env, filter: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Scans, move |n| Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?)))
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn fee_history<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Scans, move |n| {
+            let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
+            Ok(to_json(&n.api().fees.fee_history(
+                p.block_count,
+                params::block(&p.newest_block)?,
+                &p.reward_percentiles,
+            )?))
+        })
+    }
+
+    #[napi]
+    pub fn gas_price(&self) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(render::quantity(n.api().fees.gas_price()?)))
+    }
+
+    #[napi]
+    pub fn max_priority_fee_per_gas(&self) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(render::quantity(n.api().fees.suggested_tip()?)))
+    }
+}

@@ -1,0 +1,125 @@
+//! Reads answered on the event loop (cheap: one view load and a few lookups), and the
+//! reads that grow with block size, sent to the scan threads.
+
+use napi::bindgen_prelude::{Either, Object};
+use napi::Env;
+use napi_derive::napi;
+use preconf_rpc::params;
+use preconf_rpc::render::{self, block, receipt, to_json, transaction};
+
+use crate::failure::NativeFailure;
+use crate::work::Class;
+use crate::NativeNode;
+
+#[napi]
+impl NativeNode {
+    #[napi]
+    pub fn block_number(&self) -> String {
+        render::quantity(self.node.chain().view().head_number())
+    }
+
+    #[napi]
+    pub fn get_balance(&self, address: String, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(render::quantity(n.api().state.balance(params::address(&address)?, params::block(&block)?)?)))
+    }
+
+    #[napi]
+    pub fn get_transaction_count(&self, address: String, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            Ok(render::quantity(n.api().state.transaction_count(params::address(&address)?, params::block(&block)?)?))
+        })
+    }
+
+    #[napi]
+    pub fn get_code(&self, address: String, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(format!("\"{}\"", n.api().state.code(params::address(&address)?, params::block(&block)?)?)))
+    }
+
+    #[napi]
+    pub fn get_storage_at(&self, address: String, slot: String, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            Ok(render::word(n.api().state.storage(
+                params::address(&address)?,
+                params::slot(&slot)?,
+                params::block(&block)?,
+            )?))
+        })
+    }
+
+    /// A block with transaction hashes (`null` when it does not exist).
+    #[napi]
+    pub fn get_block(&self, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, false)))
+        })
+    }
+
+    /// A block with full transaction objects: grows with the block, so off the event loop.
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn get_block_full<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Scans, move |n| {
+            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn get_block_receipts<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Scans, move |n| {
+            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| receipt::block_receipts(&b)))
+        })
+    }
+
+    #[napi]
+    pub fn get_block_transaction_count(&self, block: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| render::quantity(b.txs.len())))
+        })
+    }
+
+    /// `index` is a 0x quantity.
+    #[napi]
+    pub fn get_transaction_by_block_and_index(&self, block: String, index: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            let index = usize::from_str_radix(index.trim_start_matches("0x"), 16).unwrap_or(usize::MAX);
+            let found = n.api().blocks.by_id(params::block(&block)?)?;
+            Ok(match found {
+                Some(b) if index < b.txs.len() => {
+                    let t = &b.txs[index];
+                    to_json(&transaction::transaction(&t.tx, t.sender, Some(render::TxPosition::in_block(&b, index))))
+                }
+                _ => "null".into(),
+            })
+        })
+    }
+
+    #[napi]
+    pub fn get_transaction(&self, hash: String) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(transaction::lookup(n.api().transactions.by_hash(params::hash(&hash)?)?)))
+    }
+
+    #[napi]
+    pub fn get_transaction_receipt(&self, hash: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            Ok(n.api()
+                .transactions
+                .receipt(params::hash(&hash)?)?
+                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i)))
+        })
+    }
+
+    /// The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`
+    /// says (eth_sendRawTransactionSync answers with it).
+    #[napi]
+    pub fn get_preconfirmed_receipt(&self, hash: String) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            let found = n.api().transactions.preconfirmed_receipt(params::hash(&hash)?)?;
+            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i)))
+        })
+    }
+
+    /// Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped.
+    #[napi]
+    pub fn tx_status(&self, hash: String) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(transaction::progress(&n.api().transactions.progress(params::hash(&hash)?)?)))
+    }
+}
