@@ -429,8 +429,9 @@ describe('eth_simulateV1', () => {
   it('pending simulates on top of the newest pre-confirmation', async () => {
     const wallet = t.wallet(4);
     const hash = await wallet.writeContract({ address: PROBE, abi: probe.abi, functionName: 'bump', chain: t.chain, account: devAccount(4) });
-    // Pre-confirmed: the receipt is there long before the block is sealed.
-    for (let i = 0; !(await t.publicClient.getTransactionReceipt({ hash }).catch(() => null)); i++) {
+    // Pre-confirmed long before the block is sealed (60 s blocks).
+    const status = async () => (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result.status as string;
+    for (let i = 0; (await status()) !== 'preconfirmed'; i++) {
       if (i > 200) throw new Error('not pre-confirmed');
       await new Promise((r) => setTimeout(r, 20));
     }
