@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -36,6 +36,18 @@ function run(cmd, args) {
   console.log(`preconf-node: ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
   return r.status === 0;
+}
+
+// Development checkouts also fetch nats-server for the replication tests. Not fatal here:
+// vitest's global setup tries again and fails loudly if it still cannot get one.
+const ensureNats = join(root, 'scripts', 'ensure-nats.mjs');
+if (existsSync(ensureNats)) {
+  try {
+    const { ensureNatsServer } = await import(pathToFileURL(ensureNats).href);
+    console.log(`preconf-node: nats-server for tests: ${await ensureNatsServer()}`);
+  } catch (e) {
+    console.warn(`preconf-node: warning: ${e.message}`);
+  }
 }
 
 if (process.env.PRECONF_NODE_FORCE_BUILD !== '1') {

