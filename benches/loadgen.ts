@@ -1,7 +1,7 @@
 // Runs the Rust load generator (crates/loadgen) and parses its JSON report.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pinnedCommand } from './pinning.js';
@@ -18,6 +18,17 @@ export function pinLoadgen(to: number[] | null): void {
 
 export function buildLoadgen(): void {
   execFileSync('cargo', ['build', '--release', '-p', 'loadgen'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+export class LoadgenError extends Error {
+  override name = 'LoadgenError';
+}
+
+/** Fails before any server starts when the binary is not where this run looks for it. */
+export function checkLoadgen(): void {
+  if (!existsSync(LOADGEN)) {
+    throw new LoadgenError(`no load generator at ${LOADGEN}: run without --no-build, or set CARGO_TARGET_DIR to where it was built`);
+  }
 }
 
 export interface Latency {

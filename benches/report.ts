@@ -73,7 +73,7 @@ export function renderHeader(m: Meta, o: Options): string {
     `${m.command}\n` +
     '```\n\n' +
     `Machine: ${m.cpus}, ${m.memGiB} GiB; load average ${m.loadAvgAtStart} at start, ${m.loadAvgAtEnd ?? '?'} at end. Node ${m.node}.\n\n` +
-    `Pinning (taskset): servers on core ${p.serverCore}, load generator and driver on core(s) ${p.loadCores.join(',')}. ` +
+    `Pinning (taskset): servers started by this run on core ${p.serverCore}, load generator and driver on core(s) ${p.loadCores.join(',')}. ` +
     `Read back from /proc: ${affinities.join('; ')}.\n\n` +
     `Targets (in the order they run in each scenario):\n\n${targets.join('\n')}\n\n` +
     `${o.connections} connections, pipeline ${o.pipeline}, ${o.warmup} s warm-up + ${o.duration} s measured per scenario per target.\n\n`

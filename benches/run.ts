@@ -7,7 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { analyze, watchPending, type CadenceStats } from './cadence.js';
 import { deployToken, holders } from './fixtures.js';
-import { buildLoadgen, pinLoadgen, runLoad } from './loadgen.js';
+import { buildLoadgen, checkLoadgen, pinLoadgen, runLoad } from './loadgen.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { checkPinning, describeAffinity, parseCpuList, pinSelf } from './pinning.js';
 import { readScenarios } from './reads.js';
@@ -143,6 +143,7 @@ async function main(): Promise<void> {
   checkPinning({ serverCore: o.serverCore, loadCores: o.loadCores });
   const bases = baselines(o.baselines);
   if (o.build) buildLoadgen(); // before pinning: the build may use every core
+  checkLoadgen();
   // From here on this driver and every load generator run stay off the server core.
   pinSelf(o.loadCores);
   pinLoadgen(o.loadCores);
@@ -159,6 +160,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(e instanceof Error && (e.name === 'PinningError' || e.name === 'BaselineError') ? `[bench] ${e.message}` : e);
+  console.error(e instanceof Error && ['PinningError', 'BaselineError', 'LoadgenError'].includes(e.name) ? `[bench] ${e.message}` : e);
   process.exit(1);
 });
