@@ -1,15 +1,34 @@
 // Runs the Rust load generator (crates/loadgen) and parses its JSON report.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pinnedCommand } from './pinning.js';
 import { ROOT } from './util.js';
 
-export const LOADGEN = join(ROOT, 'target', 'release', 'loadgen');
+// cargo puts the binary under CARGO_TARGET_DIR when it is set (e.g. a shared target dir).
+export const LOADGEN = join(resolve(ROOT, process.env.CARGO_TARGET_DIR ?? 'target'), 'release', 'loadgen');
+
+/** The cores every load generator run is pinned to (null: wherever the driver runs). */
+let cores: number[] | null = null;
+export function pinLoadgen(to: number[] | null): void {
+  cores = to;
+}
 
 export function buildLoadgen(): void {
   execFileSync('cargo', ['build', '--release', '-p', 'loadgen'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+export class LoadgenError extends Error {
+  override name = 'LoadgenError';
+}
+
+/** Fails before any server starts when the binary is not where this run looks for it. */
+export function checkLoadgen(): void {
+  if (!existsSync(LOADGEN)) {
+    throw new LoadgenError(`no load generator at ${LOADGEN}: run without --no-build, or set CARGO_TARGET_DIR to where it was built`);
+  }
 }
 
 export interface Latency {
@@ -73,7 +92,9 @@ async function exec(args: string[], bodies: string[]): Promise<string> {
   try {
     const file = join(dir, 'bodies.jsonl');
     writeFileSync(file, bodies.join('\n') + '\n');
-    const child = spawn(LOADGEN, [...args, '--bodies', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const all = [...args, '--bodies', file];
+    const [cmd, argv] = cores ? pinnedCommand(cores, LOADGEN, all) : [LOADGEN, all];
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,6 +1,7 @@
 // Flags of `npm run bench -- ...`.
 
 import { parseArgs } from 'node:util';
+import { parseCpuList } from './pinning.js';
 
 export const SCENARIO_GROUPS = ['calibrate', 'reads', 'tx', 'cadence'] as const;
 export type Group = (typeof SCENARIO_GROUPS)[number];
@@ -13,7 +14,11 @@ export interface Options {
   only: Set<Group>;
   url: string | null; // bench only this target
   pid: number | null; // its server process, for RSS and CPU
-  nodeArgs: string[]; // extra flags for our node
+  nodeArgs: string[]; // extra flags for our node (and every baseline)
+  baselines: string[]; // other checkouts of the node to bench alongside (before/after)
+  anvil: boolean; // bench anvil too
+  serverCore: number; // the core every server under test is pinned to
+  loadCores: number[]; // the cores of the load generator and this driver
   txCount: number; // transactions in the flood
   txRate: number; // transactions per second in the paced phase
   pollMs: number; // receipt polling period
@@ -25,8 +30,10 @@ export interface Options {
 
 export const USAGE = `npm run bench -- [flags]
 
-Benchmarks this node and anvil side by side (both started on free loopback ports), or only
-the server at --url. Prints Markdown tables.
+Benchmarks this node, any --baseline checkouts of it and anvil side by side (all started on
+free loopback ports, scenario by scenario in turn), or only the server at --url. Every server
+is pinned to --server-core and the load generator and this driver to --load-cores with
+taskset (util-linux); without taskset the run fails. Prints Markdown tables.
 
   --duration S        measured seconds per scenario per target (default 5)
   --warmup S          seconds of load before each measurement (default 1)
@@ -35,12 +42,18 @@ the server at --url. Prints Markdown tables.
   --only LIST         comma-separated groups: ${SCENARIO_GROUPS.join(',')} (default all)
   --url URL           bench only this JSON-RPC server (no node or anvil is started)
   --pid PID           with --url: the server's process id, for RSS and CPU figures
-  --node-args "..."   extra flags for our node (e.g. "--preconf-interval-ms 100")
+  --node-args "..."   extra flags for our node and every baseline (e.g. "--preconf-interval-ms 100")
+  --baseline DIR      also bench the node of another checkout DIR (holding bin/preconf-node.cjs,
+                      dist/ and native/*.node, built), named "baseline (<commit>)"; repeatable
+                      or a comma-separated list. Tables show this node ÷ each other target.
+  --no-anvil          do not start anvil
+  --server-core N     the core every server under test runs on (default 0)
+  --load-cores LIST   the cores of the load generator and this driver, e.g. 1 or 1-3 (default 1)
   --tx-count N        pre-signed transfers in the flood (default 4000)
   --tx-rate R         transfers per second in the paced phase (default 200)
   --poll-ms MS        receipt polling period (default 10)
   --watch-ms MS       pending-block polling period for the cadence measurement (default 2)
-  --long-s S       seconds of the cadence observations and of the paced-transfer phase (default 10)
+  --long-s S          seconds of the cadence observations and of the paced-transfer phase (default 10)
   --out FILE          also write the raw results as JSON
   --no-build          do not run cargo build --release -p loadgen first
 `;
@@ -57,6 +70,10 @@ export function parseOptions(argv: string[]): Options | null {
       url: { type: 'string' },
       pid: { type: 'string' },
       'node-args': { type: 'string', default: '' },
+      baseline: { type: 'string', multiple: true, default: [] },
+      'no-anvil': { type: 'boolean', default: false },
+      'server-core': { type: 'string', default: '0' },
+      'load-cores': { type: 'string', default: '1' },
       'tx-count': { type: 'string', default: '4000' },
       'tx-rate': { type: 'string', default: '200' },
       'poll-ms': { type: 'string', default: '10' },
@@ -78,6 +95,10 @@ export function parseOptions(argv: string[]): Options | null {
     if (!(SCENARIO_GROUPS as readonly string[]).includes(g)) throw new Error(`--only: unknown group "${g}"`);
     only.add(g as Group);
   }
+  const baselines = values.baseline.flatMap((b) => b.split(',')).map((b) => b.trim()).filter(Boolean);
+  if (values.url && (baselines.length > 0 || values['no-anvil'])) {
+    throw new Error('--url benches only that server: --baseline and --no-anvil do not apply');
+  }
   return {
     duration: num('duration', values.duration, 0.5),
     warmup: num('warmup', values.warmup, 0),
@@ -87,6 +108,10 @@ export function parseOptions(argv: string[]): Options | null {
     url: values.url ?? null,
     pid: values.pid === undefined ? null : Math.floor(num('pid', values.pid, 1)),
     nodeArgs: values['node-args'].split(/\s+/).filter(Boolean),
+    baselines,
+    anvil: !values['no-anvil'],
+    serverCore: Math.floor(num('server-core', values['server-core'], 0)),
+    loadCores: parseCpuList(values['load-cores']),
     txCount: Math.floor(num('tx-count', values['tx-count'], 8)),
     txRate: num('tx-rate', values['tx-rate'], 1),
     pollMs: num('poll-ms', values['poll-ms'], 1),

@@ -2,7 +2,9 @@
 
 import type { CadenceStats } from './cadence.js';
 import type { RunReport } from './loadgen.js';
+import type { Options } from './options.js';
 import type { ProcUsage } from './servers.js';
+import type { TargetInfo } from './targets.js';
 import type { FloodResult, PacedResult } from './txs.js';
 
 export interface Measured {
@@ -11,8 +13,23 @@ export interface Measured {
   load1: number; // machine load average when the run started
 }
 
+export interface Meta {
+  date: string;
+  /** The command that produced the run. */
+  command: string;
+  cpus: string;
+  memGiB: number;
+  loadAvgAtStart: string;
+  loadAvgAtEnd?: string;
+  node: string;
+  /** The cores asked for, and the affinities read back from /proc. */
+  pinning: { serverCore: number; loadCores: number[]; driver: string | null; calibration: string | null };
+  targets: TargetInfo[];
+  options: Record<string, unknown>;
+}
+
 export interface Results {
-  meta: Record<string, unknown>;
+  meta: Meta;
   targets: string[];
   /** The trivial uWS responder at the scenarios' settings, and with 8 requests in flight. */
   calibration: { label: string; m: Measured }[];
@@ -32,42 +49,103 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** a ÷ b as "1.23×", or — when either is missing. */
+const ratio = (a: number | undefined, b: number | undefined): string =>
+  a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '—' : `${f(a / b, 2)}×`;
+
+export function renderHeader(m: Meta, o: Options): string {
+  const p = m.pinning;
+  const affinities = [
+    ...m.targets.map((t) => `${t.name} ${t.affinity ?? '?'}`),
+    ...(p.calibration ? [`calibration responder ${p.calibration}`] : []),
+    `driver ${p.driver ?? '?'}`,
+  ];
+  const targets = m.targets.map((t) => {
+    const co = t.checkout;
+    const what = co
+      ? `${co.dir} at ${co.commit}${co.dirty ? ' (node sources modified)' : ''}, addon built ${co.addonBuilt}, dist built ${co.distBuilt}`
+      : (t.version ?? t.url);
+    return `- **${t.name}**: ${what}`;
+  });
+  return (
+    `## Benchmark ${m.date}\n\n` +
+    '```sh\n' +
+    `${m.command}\n` +
+    '```\n\n' +
+    `Machine: ${m.cpus}, ${m.memGiB} GiB; load average ${m.loadAvgAtStart} at start, ${m.loadAvgAtEnd ?? '?'} at end. Node ${m.node}.\n\n` +
+    `Pinning (taskset): servers started by this run on core ${p.serverCore}, load generator and driver on core(s) ${p.loadCores.join(',')}. ` +
+    `Read back from /proc: ${affinities.join('; ')}.\n\n` +
+    `Targets (in the order they run in each scenario):\n\n${targets.join('\n')}\n\n` +
+    `${o.connections} connections, pipeline ${o.pipeline}, ${o.warmup} s warm-up + ${o.duration} s measured per scenario per target.\n\n`
+  );
+}
+
 function readsTables(r: Results): string {
   const t = r.targets;
-  const ratio = t.length === 2;
-  const head = ['scenario', ...t.flatMap((n) => [`${n} req/s`, `${n} p50 / p99 ms`]), ...(ratio ? [`req/s ${t[0]} ÷ ${t[1]}`] : []), 'errors'];
+  const others = t.slice(1); // ratios: the first target (this node) ÷ each other
+  const head = ['scenario', ...t.flatMap((n) => [`${n} req/s`, `${n} p50 / p99 ms`]), ...others.map((n) => `req/s ${t[0]} ÷ ${n}`), 'errors'];
   const rows: string[][] = [];
   for (const { label, m: cal } of r.calibration) {
-    const cells = t.flatMap((_, i) =>
+    const cells = (t.length ? t : ['']).flatMap((_, i) =>
       i === 0 ? [f(cal.report.rps), pair(ms(cal.report.latency_us.p50), ms(cal.report.latency_us.p99))] : ['', ''],
     );
-    rows.push([`*calibration: ${label}*`, ...cells, ...(ratio ? [''] : []), String(cal.report.errors)]);
+    rows.push([`*calibration: ${label}*`, ...cells, ...others.map(() => ''), String(cal.report.errors)]);
   }
   for (const s of r.reads) {
     const m = t.map((n) => s.perTarget[n]);
     const cells = m.flatMap((x) => (x ? [f(x.report.rps), pair(ms(x.report.latency_us.p50), ms(x.report.latency_us.p99))] : ['—', '—']));
-    const q = ratio && m[0] && m[1] ? [f(m[0].report.rps / m[1].report.rps, 2) + '×'] : ratio ? ['—'] : [];
+    const q = m.slice(1).map((x) => ratio(m[0]?.report.rps, x?.report.rps));
     rows.push([s.name, ...cells, ...q, m.map((x) => (x ? String(x.report.errors) : '—')).join(' / ')]);
   }
-  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', 'other processes, cores', 'load avg (1 min)'];
+  const { serverCore, loadCores } = r.meta.pinning;
+  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', `busy: server core ${serverCore}`, `busy: load core(s) ${loadCores.join(',')}`, 'other processes, cores', 'load avg (1 min)'];
   const resRows: string[][] = [];
   const res = (x: Measured | undefined) =>
     x?.proc ? [pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)), f(x.proc.cores, 2)] : ['—', '—'];
   const lg = (xs: (Measured | undefined)[]) =>
     xs.map((x) => (x ? f(x.report.cpu_s / x.report.wall_s, 2) : '—')).join(' / ');
-  // Busy CPU not used by the server, the load generator or this driver: someone else's load.
+  // How busy the pinned cores were, whoever used them: 1.00 on the load core means the
+  // generator (or the driver) was the limit, not the server.
+  const busy = (xs: (Measured | undefined)[], cores: number[]) =>
+    xs.map((x) => (x?.proc?.coreBusy ? f(cores.reduce((a, c) => a + (x.proc!.coreBusy![c] ?? Number.NaN), 0), 2) : '—')).join(' / ');
+  // Busy CPU not used by the server, the load generator or this driver: someone else's load
+  // (the idle targets included).
   const other = (xs: (Measured | undefined)[]) =>
     xs
       .map((x) => (x?.proc ? f(Math.max(0, x.proc.machineCores - x.proc.cores - x.report.cpu_s / x.report.wall_s - x.proc.driverCores), 2) : '—'))
       .join(' / ');
+  const tail = (xs: (Measured | undefined)[]) => [lg(xs), busy(xs, [serverCore]), busy(xs, loadCores), other(xs)];
   for (const { label, m: cal } of r.calibration) {
-    resRows.push([`*calibration: ${label}*`, ...t.flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), lg([cal]), other([cal]), f(cal.load1, 2)]);
+    resRows.push([`*calibration: ${label}*`, ...(t.length ? t : ['']).flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), ...tail([cal]), f(cal.load1, 2)]);
   }
   for (const s of r.reads) {
     const m = t.map((n) => s.perTarget[n]);
-    resRows.push([s.name, ...m.flatMap(res), lg(m), other(m), m.map((x) => (x ? f(x.load1, 2) : '—')).join(' / ')]);
+    resRows.push([s.name, ...m.flatMap(res), ...tail(m), m.map((x) => (x ? f(x.load1, 2) : '—')).join(' / ')]);
   }
   return `### Reads\n\n${table(head, rows)}\n\n### Server memory and CPU during the reads\n\n${table(resHead, resRows)}`;
+}
+
+/** The transaction figures of this node ÷ the same figure of each other target. */
+function txRatios(r: Results): string {
+  const [first, ...others] = r.targets;
+  if (!first || others.length === 0 || (Object.keys(r.flood).length === 0 && Object.keys(r.paced).length === 0)) return '';
+  const figures: [string, (t: string) => number | undefined][] = [
+    ['flood: accepted tx/s', (t) => r.flood[t]?.acceptedTps],
+    ['flood: submit p50 ms', (t) => r.flood[t]?.submitMs.p50],
+    ['flood: submit p99 ms', (t) => r.flood[t]?.submitMs.p99],
+    ['flood: to receipt p50 ms', (t) => r.flood[t]?.toReceipt.p50],
+    ['flood: to receipt p99 ms', (t) => r.flood[t]?.toReceipt.p99],
+    ['flood: included tx/s', (t) => r.flood[t]?.includedTps],
+    ['sealed eth_getTransactionReceipt req/s', (t) => r.flood[t]?.sealed?.receipt.rps],
+    ['sealed eth_getTransactionByHash req/s', (t) => r.flood[t]?.sealed?.transaction.rps],
+    ['paced: submit p99 ms', (t) => r.paced[t]?.submitMs.p99],
+    ['paced: to receipt p50 ms', (t) => r.paced[t]?.toReceipt.p50],
+    ['paced: to receipt p99 ms', (t) => r.paced[t]?.toReceipt.p99],
+    ['paced: getBalance req/s meanwhile', (t) => r.paced[t]?.reads.rps],
+    ['paced: peak RSS MiB', (t) => r.paced[t]?.proc?.hwmMiB],
+  ];
+  const rows = figures.map(([label, get]) => [label, ...others.map((n) => ratio(get(first), get(n)))]);
+  return `### Transactions: ${first} ÷ each other target (for latencies and memory, below 1 is better)\n\n${table(['figure', ...others.map((n) => `${first} ÷ ${n}`)], rows)}`;
 }
 
 function errorsCell(x: { errors: number; missing: number; stuck: number }): string {
@@ -132,7 +210,8 @@ function txTables(r: Results): string {
     ]);
     out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
   }
-  return out.join('\n\n');
+  out.push(txRatios(r));
+  return out.filter(Boolean).join('\n\n');
 }
 
 function cadenceTable(r: Results): string {

@@ -1,65 +1,45 @@
-// `npm run bench`: drives the same JSON-RPC scenarios at this node and at anvil (or only at
-// --url) with the Rust load generator, and prints Markdown tables. See benches/README.md.
+// `npm run bench`: drives the same JSON-RPC scenarios at this node, at other checkouts of it
+// (--baseline) and at anvil (or only at --url) with the Rust load generator, every server
+// pinned to one core and the load to the others, and prints Markdown tables.
+// See benches/README.md.
 
-import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { analyze, watchPending, type CadenceStats } from './cadence.js';
 import { deployToken, holders } from './fixtures.js';
-import { buildLoadgen, runLoad } from './loadgen.js';
+import { buildLoadgen, checkLoadgen, pinLoadgen, runLoad } from './loadgen.js';
 import { parseOptions, USAGE, type Options } from './options.js';
+import { checkPinning, describeAffinity, parseCpuList, pinSelf } from './pinning.js';
 import { readScenarios } from './reads.js';
-import { render, type Measured, type Results } from './report.js';
-import { measured, startAnvil, startCalibrationServer, startPreconfNode, type Server } from './servers.js';
+import { render, renderHeader, type Measured, type Meta, type Results } from './report.js';
+import { measured, startCalibrationServer, type Server } from './servers.js';
+import { baselines, externalTarget, startTargets, type Baseline } from './targets.js';
 import { flood, pacedWithReads } from './txs.js';
-import { ROOT, rpc } from './util.js';
-import { anvilBinary } from '../test/helpers/anvil.js';
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
-function sh(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return '?';
-  }
+/** The command line as typed, for the report (quoted where the shell would need it). */
+function commandLine(argv: string[]): string {
+  const q = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return `npm run bench${argv.length ? ` -- ${argv.map(q).join(' ')}` : ''}`;
 }
 
-/** When the node's built files were last written: the bench runs dist/ and native/, not the sources. */
-function builtAt(dir: string, suffix: string): string {
-  try {
-    const times = readdirSync(join(ROOT, dir)).filter((f) => f.endsWith(suffix)).map((f) => statSync(join(ROOT, dir, f)).mtimeMs);
-    return new Date(Math.max(...times)).toISOString();
-  } catch {
-    return '?';
-  }
-}
-
-function meta(o: Options): Record<string, unknown> {
+function meta(o: Options, argv: string[]): Meta {
   return {
-    addonBuilt: builtAt('native', '.node'),
-    distBuilt: builtAt('dist', '.js'),
     date: new Date().toISOString(),
+    command: commandLine(argv),
     cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
     memGiB: Math.round(totalmem() / 2 ** 30),
     loadAvgAtStart: loadavg().map((x) => x.toFixed(2)).join(' '),
     node: process.version,
-    anvil: o.url ? null : sh(anvilBinary(), ['--version']).split('\n')[0],
-    commit: sh('git', ['rev-parse', '--short', 'HEAD']),
-    dirty: sh('git', ['status', '--porcelain', '--', 'src', 'crates/chain', 'crates/napi']) !== '',
+    pinning: { serverCore: o.serverCore, loadCores: o.loadCores, driver: describeAffinity(process.pid), calibration: null },
+    targets: [],
     options: { ...o, only: [...o.only] },
   };
 }
 
-async function loadTarget(o: Options): Promise<Server> {
-  const url = o.url!;
-  const pending = await rpc<Record<string, unknown> | null>(url, 'eth_getBlockByNumber', ['pending', false]).catch(() => null);
-  return { name: 'target', url, pid: o.pid, preconf: pending !== null && 'preconfIndex' in pending, stop: async () => {} };
-}
-
-async function run(o: Options): Promise<Results> {
-  const results: Results = { meta: meta(o), targets: [], calibration: [], reads: [], flood: {}, paced: {}, cadence: {} };
+async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Results> {
+  const results: Results = { meta: meta(o, argv), targets: [], calibration: [], reads: [], flood: {}, paced: {}, cadence: {} };
   const base = { connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline };
   const measure = async (pid: number | null, url: string, bodies: string[]): Promise<Measured> => {
     const load1 = loadavg()[0]!;
@@ -70,7 +50,8 @@ async function run(o: Options): Promise<Results> {
 
   if (o.only.has('calibrate')) {
     log('calibration: trivial uWS responder');
-    const cal = await startCalibrationServer();
+    const cal = await startCalibrationServer([o.serverCore]);
+    results.meta.pinning.calibration = describeAffinity(cal.pid);
     const body = [JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })];
     try {
       const label = `trivial uWS responder${o.pipeline > 1 ? `, pipeline ${o.pipeline}` : ''}`;
@@ -86,10 +67,17 @@ async function run(o: Options): Promise<Results> {
 
   const servers: Server[] = [];
   try {
-    if (o.url) servers.push(await loadTarget(o));
-    else servers.push(await startPreconfNode(o.nodeArgs), await startAnvil());
+    if (o.url) {
+      const { server, info } = await externalTarget(o.url, o.pid);
+      servers.push(server);
+      results.meta.targets.push(info);
+    } else {
+      const started = await startTargets(o, bases);
+      servers.push(...started.servers);
+      results.meta.targets.push(...started.infos);
+    }
     results.targets = servers.map((s) => s.name);
-    log(`targets: ${servers.map((s) => `${s.name} ${s.url} (pid ${s.pid ?? '?'})`).join(', ')}`);
+    log(`targets: ${results.meta.targets.map((t) => `${t.name} ${t.url} (pid ${t.pid ?? '?'}, cores ${t.affinity ?? '?'})`).join(', ')}`);
 
     const needReads = o.only.has('reads');
     const tokens = needReads ? await Promise.all(servers.map((s) => deployToken(s.url))) : [];
@@ -146,29 +134,32 @@ async function run(o: Options): Promise<Results> {
 }
 
 async function main(): Promise<void> {
-  const o = parseOptions(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const o = parseOptions(argv);
   if (!o) {
     process.stdout.write(USAGE);
     return;
   }
-  if (o.build) buildLoadgen();
+  checkPinning({ serverCore: o.serverCore, loadCores: o.loadCores });
+  const bases = baselines(o.baselines);
+  if (o.build) buildLoadgen(); // before pinning: the build may use every core
+  checkLoadgen();
+  // From here on this driver and every load generator run stay off the server core.
+  pinSelf(o.loadCores);
+  pinLoadgen(o.loadCores);
   const load1 = loadavg()[0]!;
   if (load1 > 0.5) log(`warning: load average is ${load1.toFixed(2)} on ${cpus().length} cores; results will be noisy`);
-  const results = await run(o);
-  const m = results.meta;
-  process.stdout.write(
-    `## Benchmark ${m.date}\n\n` +
-      `Machine: ${m.cpus}, ${m.memGiB} GiB; load average ${m.loadAvgAtStart} at start, ${m.loadAvgAtEnd} at end. ` +
-      `Node ${m.node}${m.anvil ? `, ${m.anvil}` : ''}; commit ${m.commit}${m.dirty ? ' (node sources modified)' : ''}, ` +
-      `addon built ${m.addonBuilt}, dist built ${m.distBuilt}. ` +
-      `${o.connections} connections, pipeline ${o.pipeline}, ${o.warmup} s warm-up + ${o.duration} s measured per scenario per target.\n\n` +
-      render(results) +
-      '\n',
-  );
+  const results = await run(o, argv, bases);
+  if (o.url) {
+    const a = results.meta.targets[0]?.affinity;
+    if (!a) log('warning: --url without --pid: the server\'s cores are unknown (this run does not pin it)');
+    else if (a.split(' | ').flatMap(parseCpuList).some((c) => o.loadCores.includes(c))) log(`warning: the server at --url may run on the load cores (${a})`);
+  }
+  process.stdout.write(renderHeader(results.meta, o) + render(results) + '\n');
   if (o.out) writeFileSync(o.out, JSON.stringify(results, null, 2));
 }
 
 main().catch((e: unknown) => {
-  console.error(e);
+  console.error(e instanceof Error && ['PinningError', 'BaselineError', 'LoadgenError'].includes(e.name) ? `[bench] ${e.message}` : e);
   process.exit(1);
 });

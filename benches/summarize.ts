@@ -1,6 +1,7 @@
 // Several runs side by side: `node --import tsx benches/summarize.ts a.json b.json ...`
 // (files written by `npm run bench -- --out FILE`). Prints, per read scenario and for the
-// transaction figures, the median and the range over the runs: on a shared 2-core VM one
+// transaction figures, the median and the range over the runs, for every target and for the
+// ratio of the first (this node) to each other: on a shared 2-core VM one
 // run's absolute numbers move by a quarter or more, the within-run ratio much less.
 
 import { readFileSync } from 'node:fs';
@@ -21,28 +22,39 @@ function cell(values: (number | undefined)[], d = 0): string {
 }
 const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
-const [a, b] = runs[0]!.targets;
+// The first target (this node) against each other one (baselines, anvil).
+const targets = runs[0]!.targets;
+const [first, ...others] = targets;
+const ratioHead = others.map((n) => `${first} ÷ ${n}`);
 const lines = [
   `${runs.length} runs; median (min–max).`,
   '',
-  row(['scenario', `${a} req/s`, `${b ?? '—'} req/s`, `${a} ÷ ${b ?? '—'}`]),
-  row(['---', '---', '---', '---']),
+  row(['scenario', ...targets.map((n) => `${n} req/s`), ...ratioHead]),
+  row(['---', ...targets.map(() => '---'), ...ratioHead.map(() => '---')]),
 ];
 const calib = runs.map((r) => r.calibration[0]?.m.report.rps);
-lines.push(row(['*calibration: trivial uWS responder*', cell(calib), '', '']));
+lines.push(row(['*calibration: trivial uWS responder*', cell(calib), ...targets.slice(1).map(() => ''), ...ratioHead.map(() => '')]));
+const rps = (r: Results, scenario: string, t: string | undefined) =>
+  t ? r.reads.find((x) => x.name === scenario)?.perTarget[t]?.report.rps : undefined;
+const ratio = (p: number | undefined, q: number | undefined) => (p !== undefined && q !== undefined && q !== 0 ? p / q : undefined);
 for (const s of runs[0]!.reads) {
-  const pick = (t: string | undefined) => runs.map((r) => (t ? r.reads.find((x) => x.name === s.name)?.perTarget[t]?.report.rps : undefined));
-  const ratio = runs.map((r) => {
-    const x = r.reads.find((y) => y.name === s.name);
-    const p = a ? x?.perTarget[a]?.report.rps : undefined;
-    const q = b ? x?.perTarget[b]?.report.rps : undefined;
-    return p !== undefined && q !== undefined ? p / q : undefined;
-  });
-  lines.push(row([s.name, cell(pick(a)), cell(pick(b)), cell(ratio, 2)]));
+  lines.push(
+    row([
+      s.name,
+      ...targets.map((t) => cell(runs.map((r) => rps(r, s.name, t)))),
+      ...others.map((t) => cell(runs.map((r) => ratio(rps(r, s.name, first), rps(r, s.name, t))), 2)),
+    ]),
+  );
 }
-lines.push('', row(['transactions', a ?? '', b ?? '']), row(['---', '---', '---']));
+lines.push('', row(['transactions', ...targets, ...ratioHead]), row(['---', ...targets.map(() => '---'), ...ratioHead.map(() => '---')]));
 const tx = (label: string, get: (r: Results, t: string) => number | undefined, d = 0) =>
-  lines.push(row([label, ...[a, b].map((t) => (t ? cell(runs.map((r) => get(r, t)), d) : '—'))]));
+  lines.push(
+    row([
+      label,
+      ...targets.map((t) => cell(runs.map((r) => get(r, t)), d)),
+      ...others.map((t) => cell(runs.map((r) => (first ? ratio(get(r, first), get(r, t)) : undefined)), 2)),
+    ]),
+  );
 tx('flood: accepted tx/s', (r, t) => r.flood[t]?.acceptedTps);
 tx('flood: submit p99 ms', (r, t) => r.flood[t]?.submitMs.p99, 1);
 tx('flood: to receipt p50 ms', (r, t) => r.flood[t]?.toReceipt.p50);

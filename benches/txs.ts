@@ -75,7 +75,7 @@ const STALL_MS = 5_000;
  * next phase starts from an empty pool. Only for the anvil this run started.
  */
 async function flushStuck(server: Server): Promise<number> {
-  if (server.name !== 'anvil') return 0;
+  if (server.kind !== 'anvil') return 0;
   const pending = async () => Number((await rpc<{ pending: string }>(server.url, 'txpool_status')).pending);
   const stuck = await pending();
   for (let i = 0; i < 50 && (await pending()) > 0; i++) await rpc(server.url, 'evm_mine');
