@@ -11,6 +11,8 @@ use alloy_signer_local::{coins_bip39::English, MnemonicBuilder};
 use crate::error::ChainError;
 use crate::spec::ChainSpec;
 
+pub mod stream;
+
 /// The mnemonic anvil and Hardhat fund; users' scripts rely on its keys.
 pub const DEV_MNEMONIC: &str = "test test test test test test test test test test test junk";
 pub const DEV_CHAIN_ID: u64 = 31337;
