@@ -67,7 +67,7 @@ mod tests {
     #[test]
     fn keys_sort_by_path_then_length_then_block() {
         let p = |s: &[u8]| Nibbles::from_nibbles(s);
-        let mut keys = vec![
+        let mut keys = [
             account_key(&p(&[0xa, 0xb]), 7),
             account_key(&p(&[0xa]), 9),
             account_key(&p(&[0xa, 0xb]), 3),
@@ -76,8 +76,10 @@ mod tests {
             account_key(&p(&[0xa, 0xc]), 0),
         ];
         keys.sort();
-        let decoded: Vec<(Nibbles, u64)> =
-            keys.iter().map(|k| (key_path(&k[..PATH_LEN]), key_block(k))).collect();
+        let decoded: Vec<(Nibbles, u64)> = keys
+            .iter()
+            .map(|k| (key_path(&k[..PATH_LEN]), key_block(k)))
+            .collect();
         assert_eq!(
             decoded,
             vec![
