@@ -26,41 +26,22 @@ fn key(i: u64, n: u64) -> B256 {
 }
 
 fn fields(i: u64, version: u64) -> AccountFields {
-    AccountFields {
-        nonce: version,
-        balance: U256::from(i) * U256::from(1_000_000_007u64),
-        code_hash: KECCAK256_EMPTY,
-    }
+    AccountFields { nonce: version, balance: U256::from(i) * U256::from(1_000_000_007u64), code_hash: KECCAK256_EMPTY }
 }
 
 fn account(hashed_address: B256, fields: AccountFields) -> AccountUpdate {
-    AccountUpdate {
-        hashed_address,
-        account: Some(fields),
-        storage_wiped: false,
-        storage: vec![],
-    }
+    AccountUpdate { hashed_address, account: Some(fields), storage_wiped: false, storage: vec![] }
 }
 
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .unwrap_or("VmHWM: 0 kB");
-    line.split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0)
-        / 1024
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
+    line.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) / 1024
 }
 
 fn open_db(dir: &std::path::Path) -> Database {
     std::fs::create_dir_all(dir).unwrap();
-    Database::builder()
-        .set_cache_size(256 << 20)
-        .create(dir.join("trie.redb"))
-        .unwrap()
+    Database::builder().set_cache_size(256 << 20).create(dir.join("trie.redb")).unwrap()
 }
 
 /// Streams `chunks` through one write transaction as block 0 and commits it.
@@ -84,12 +65,7 @@ fn reference_root(n: u64) -> B256 {
     let mut builder = HashBuilder::default();
     for i in 0..n {
         let f = fields(i, 0);
-        let leaf = alloy_rlp::encode(TrieAccount::new(
-            f.nonce,
-            f.balance,
-            EMPTY_ROOT_HASH,
-            f.code_hash,
-        ));
+        let leaf = alloy_rlp::encode(TrieAccount::new(f.nonce, f.balance, EMPTY_ROOT_HASH, f.code_hash));
         builder.add_leaf(Nibbles::unpack(key(i, n)), &leaf);
     }
     builder.root()
@@ -99,37 +75,21 @@ fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
     let dir = std::env::temp_dir().join(format!("trie-bench-{}-{n}", std::process::id()));
     let db = open_db(&dir);
     let start = Instant::now();
-    let chunks = (0..n).step_by(CHUNK as usize).map(|from| {
-        (from..(from + CHUNK).min(n))
-            .map(|i| account(key(i, n), fields(i, 0)))
-            .collect::<Vec<_>>()
-    });
+    let chunks = (0..n)
+        .step_by(CHUNK as usize)
+        .map(|from| (from..(from + CHUNK).min(n)).map(|i| account(key(i, n), fields(i, 0))).collect::<Vec<_>>());
     let root = import(&db, chunks);
     let genesis = start.elapsed();
-    assert_eq!(
-        root,
-        reference_root(n),
-        "genesis root differs from HashBuilder"
-    );
-    println!(
-        "accounts {n:>9}: genesis import {:>8.2?} (root verified), peak RSS {} MiB",
-        genesis,
-        peak_rss_mib()
-    );
+    assert_eq!(root, reference_root(n), "genesis root differs from HashBuilder");
+    println!("accounts {n:>9}: genesis import {:>8.2?} (root verified), peak RSS {} MiB", genesis, peak_rss_mib());
 
     let mut compute = Vec::new();
     let mut write = Vec::new();
     let mut commit = Vec::new();
     let mut nodes = 0;
     for block in 1..=blocks {
-        let mut updates: Vec<AccountUpdate> = (0..1_000)
-            .map(|j| {
-                account(
-                    keccak256((block * 1_000_000 + j).to_be_bytes()),
-                    fields(j, 1),
-                )
-            })
-            .collect();
+        let mut updates: Vec<AccountUpdate> =
+            (0..1_000).map(|j| account(keccak256((block * 1_000_000 + j).to_be_bytes()), fields(j, 1))).collect();
         let stride = (n / 1_000).max(1);
         updates.extend((0..1_000.min(n)).map(|j| {
             let i = (j * stride + block) % n;
@@ -150,9 +110,7 @@ fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
         commit.push(t2.elapsed());
         nodes += diff.len();
     }
-    let file = std::fs::metadata(dir.join("trie.redb"))
-        .map(|m| m.len() >> 20)
-        .unwrap_or(0);
+    let file = std::fs::metadata(dir.join("trie.redb")).map(|m| m.len() >> 20).unwrap_or(0);
     println!(
         "accounts {n:>9}: block of 1,000 new + 1,000 updated: root {} | write {} | commit {} ({} nodes/block), file {file} MiB",
         summary(&compute),
@@ -171,15 +129,8 @@ fn bench_slots(n: u64) {
     let value = |i: u64| U256::from(i + 1);
     let start = Instant::now();
     let chunks = (0..n).step_by(CHUNK as usize).map(|from| {
-        let storage = (from..(from + CHUNK).min(n))
-            .map(|i| (key(i, n), value(i)))
-            .collect();
-        vec![AccountUpdate {
-            hashed_address: contract,
-            account: Some(fields(0, 1)),
-            storage_wiped: false,
-            storage,
-        }]
+        let storage = (from..(from + CHUNK).min(n)).map(|i| (key(i, n), value(i))).collect();
+        vec![AccountUpdate { hashed_address: contract, account: Some(fields(0, 1)), storage_wiped: false, storage }]
     });
     let root = import(&db, chunks);
     let elapsed = start.elapsed();
@@ -188,24 +139,11 @@ fn bench_slots(n: u64) {
         builder.add_leaf(Nibbles::unpack(key(i, n)), &alloy_rlp::encode(value(i)));
     }
     let f = fields(0, 1);
-    let leaf = alloy_rlp::encode(TrieAccount::new(
-        f.nonce,
-        f.balance,
-        builder.root(),
-        f.code_hash,
-    ));
+    let leaf = alloy_rlp::encode(TrieAccount::new(f.nonce, f.balance, builder.root(), f.code_hash));
     let mut state = HashBuilder::default();
     state.add_leaf(Nibbles::unpack(contract), &leaf);
-    assert_eq!(
-        root,
-        state.root(),
-        "storage genesis root differs from HashBuilder"
-    );
-    println!(
-        "slots    {n:>9}: genesis import {:>8.2?} (root verified), peak RSS {} MiB",
-        elapsed,
-        peak_rss_mib()
-    );
+    assert_eq!(root, state.root(), "storage genesis root differs from HashBuilder");
+    println!("slots    {n:>9}: genesis import {:>8.2?} (root verified), peak RSS {} MiB", elapsed, peak_rss_mib());
     drop(db);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -213,11 +151,7 @@ fn bench_slots(n: u64) {
 fn summary(samples: &[Duration]) -> String {
     let mut sorted = samples.to_vec();
     sorted.sort();
-    format!(
-        "p50 {:>7.2?} max {:>7.2?}",
-        sorted[sorted.len() / 2],
-        sorted[sorted.len() - 1]
-    )
+    format!("p50 {:>7.2?} max {:>7.2?}", sorted[sorted.len() / 2], sorted[sorted.len() - 1])
 }
 
 fn main() {

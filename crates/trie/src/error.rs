@@ -17,15 +17,9 @@ pub enum TrieError {
     MissingNode { owner: Owner, path: Nibbles },
     /// Stored bytes are not a valid trie node (or not the node the parent references).
     #[error("trie node corrupt: {} at path {path:?}: {reason}", owner_name(owner))]
-    CorruptNode {
-        owner: Owner,
-        path: Nibbles,
-        reason: String,
-    },
+    CorruptNode { owner: Owner, path: Nibbles, reason: String },
     /// The caller asked for a block whose trie versions have been pruned.
-    #[error(
-        "state of block {block} is no longer available: trie history goes back to block {oldest}"
-    )]
+    #[error("state of block {block} is no longer available: trie history goes back to block {oldest}")]
     Pruned { block: u64, oldest: u64 },
     /// `state_root` received two updates for the same account.
     #[error("account {0} appears twice in one state update")]

@@ -76,10 +76,7 @@ mod tests {
             account_key(&p(&[0xa, 0xc]), 0),
         ];
         keys.sort();
-        let decoded: Vec<(Nibbles, u64)> = keys
-            .iter()
-            .map(|k| (key_path(&k[..PATH_LEN]), key_block(k)))
-            .collect();
+        let decoded: Vec<(Nibbles, u64)> = keys.iter().map(|k| (key_path(&k[..PATH_LEN]), key_block(k))).collect();
         assert_eq!(
             decoded,
             vec![

@@ -26,8 +26,8 @@ pub use proof::{account_proof, AccountProof, StorageProof};
 pub use reader::{NodeReader, Overlay};
 pub use state::{current_root, state_root, AccountFields, AccountUpdate};
 pub use store::{
-    create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats,
-    ACCOUNT_NODES, PRUNE_QUEUE, STORAGE_NODES, TRIE_META,
+    create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats, ACCOUNT_NODES,
+    PRUNE_QUEUE, STORAGE_NODES, TRIE_META,
 };
 
 pub use alloy_trie::{Nibbles, TrieAccount, EMPTY_ROOT_HASH};

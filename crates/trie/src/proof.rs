@@ -35,20 +35,9 @@ pub fn account_proof<R: NodeReader + ?Sized>(
     hashed_address: B256,
     hashed_slots: &[B256],
 ) -> TrieResult<AccountProof> {
-    let (leaf, proof) = prove(
-        &TrieSource {
-            reader,
-            owner: None,
-        },
-        &hashed_address,
-    )?;
-    let account = leaf
-        .map(|l| decode_account(&l, hashed_address))
-        .transpose()?;
-    let storage_source = TrieSource {
-        reader,
-        owner: Some(hashed_address),
-    };
+    let (leaf, proof) = prove(&TrieSource { reader, owner: None }, &hashed_address)?;
+    let account = leaf.map(|l| decode_account(&l, hashed_address)).transpose()?;
+    let storage_source = TrieSource { reader, owner: Some(hashed_address) };
     let storage = hashed_slots
         .iter()
         .map(|slot| {
@@ -61,26 +50,14 @@ pub fn account_proof<R: NodeReader + ?Sized>(
                 })?,
                 None => U256::ZERO,
             };
-            Ok(StorageProof {
-                hashed_slot: *slot,
-                value,
-                proof,
-            })
+            Ok(StorageProof { hashed_slot: *slot, value, proof })
         })
         .collect::<TrieResult<Vec<_>>>()?;
-    Ok(AccountProof {
-        hashed_address,
-        account,
-        proof,
-        storage,
-    })
+    Ok(AccountProof { hashed_address, account, proof, storage })
 }
 
 /// The value at `key` (if any) and the hashed nodes on its path.
-fn prove<R: NodeReader + ?Sized>(
-    source: &TrieSource<'_, R>,
-    key: &B256,
-) -> TrieResult<(Option<Vec<u8>>, Vec<Bytes>)> {
+fn prove<R: NodeReader + ?Sized>(source: &TrieSource<'_, R>, key: &B256) -> TrieResult<(Option<Vec<u8>>, Vec<Bytes>)> {
     let key = Nibbles::unpack(key);
     let mut path = Nibbles::new();
     let mut proof = Vec::new();
@@ -91,16 +68,10 @@ fn prove<R: NodeReader + ?Sized>(
     loop {
         let rest = key.slice(path.len()..);
         let next = match decode_node(&bytes, source.owner, &path)? {
-            DecodedNode::Leaf {
-                key: leaf_key,
-                value,
-            } => {
+            DecodedNode::Leaf { key: leaf_key, value } => {
                 return Ok(((leaf_key == rest).then_some(value), proof));
             }
-            DecodedNode::Extension {
-                key: ext_key,
-                child,
-            } => {
+            DecodedNode::Extension { key: ext_key, child } => {
                 if !rest.starts_with(&ext_key) {
                     return Ok((None, proof));
                 }
@@ -118,10 +89,7 @@ fn prove<R: NodeReader + ?Sized>(
         };
         bytes = match reference.as_hash() {
             Some(hash) => {
-                let node = source.load(&path)?.ok_or(TrieError::MissingNode {
-                    owner: source.owner,
-                    path,
-                })?;
+                let node = source.load(&path)?.ok_or(TrieError::MissingNode { owner: source.owner, path })?;
                 if keccak256(&node) != hash {
                     return Err(TrieError::CorruptNode {
                         owner: source.owner,

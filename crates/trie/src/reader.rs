@@ -44,12 +44,7 @@ impl<R: NodeReader> NodeReader for Overlay<'_, R> {
     }
 
     fn storage_node(&self, owner: &B256, path: &Nibbles) -> TrieResult<Option<Bytes>> {
-        match self
-            .diff
-            .storage
-            .get(owner)
-            .and_then(|nodes| nodes.get(path))
-        {
+        match self.diff.storage.get(owner).and_then(|nodes| nodes.get(path)) {
             Some(node) => Ok(node.clone()),
             None => self.base.storage_node(owner, path),
         }

@@ -39,16 +39,10 @@ pub struct AccountUpdate {
 /// deleted account, or `storage_wiped`) reads every node of that trie.
 /// Each account may appear once; to stream a large genesis, call this once per chunk
 /// (later chunks may add storage to an account of an earlier chunk).
-pub fn state_root<R: NodeReader + ?Sized>(
-    reader: &R,
-    updates: &[AccountUpdate],
-) -> TrieResult<(B256, TrieDiff)> {
+pub fn state_root<R: NodeReader + ?Sized>(reader: &R, updates: &[AccountUpdate]) -> TrieResult<(B256, TrieDiff)> {
     let mut order: Vec<&AccountUpdate> = updates.iter().collect();
     order.sort_unstable_by_key(|u| u.hashed_address);
-    if let Some(pair) = order
-        .windows(2)
-        .find(|w| w[0].hashed_address == w[1].hashed_address)
-    {
+    if let Some(pair) = order.windows(2).find(|w| w[0].hashed_address == w[1].hashed_address) {
         return Err(TrieError::DuplicateAccount(pair[0].hashed_address));
     }
     let mut diff = TrieDiff::default();
@@ -89,8 +83,7 @@ pub fn state_root<R: NodeReader + ?Sized>(
                 None => EMPTY_ROOT_HASH,
             }
         };
-        let account =
-            TrieAccount::new(fields.nonce, fields.balance, storage_root, fields.code_hash);
+        let account = TrieAccount::new(fields.nonce, fields.balance, storage_root, fields.code_hash);
         leaf.clear();
         alloy_rlp::Encodable::encode(&account, &mut leaf);
         accounts.insert(&address, leaf.clone())?;

@@ -8,8 +8,8 @@ use alloy_trie::{proof::verify_proof, Nibbles};
 use common::model::{check_proofs, BlockGen, Model};
 use common::{commit_block, init_tables, memory_db, prune_to, Rng};
 use preconf_trie::{
-    account_proof, current_root, state_root, AccountFields, AccountUpdate, Overlay, TrieError,
-    TrieSnapshot, EMPTY_ROOT_HASH,
+    account_proof, current_root, state_root, AccountFields, AccountUpdate, Overlay, TrieError, TrieSnapshot,
+    EMPTY_ROOT_HASH,
 };
 use redb::ReadableDatabase;
 
@@ -56,10 +56,7 @@ fn proofs_over_pending_state_verify_against_the_pending_root() {
     preconf_trie::write_diff(&write, 30, &diff).unwrap();
     write.commit().unwrap();
     let txn = db.begin_read().unwrap();
-    assert_eq!(
-        current_root(&TrieSnapshot::open(&txn).unwrap().latest()).unwrap(),
-        root2
-    );
+    assert_eq!(current_root(&TrieSnapshot::open(&txn).unwrap().latest()).unwrap(), root2);
 }
 
 #[test]
@@ -70,11 +67,7 @@ fn proofs_reject_wrong_values() {
     let mut rng = Rng::new(5);
     let address = rng.b256();
     let slot = rng.b256();
-    let fields = AccountFields {
-        nonce: 1,
-        balance: U256::from(10),
-        code_hash: rng.b256(),
-    };
+    let fields = AccountFields { nonce: 1, balance: U256::from(10), code_hash: rng.b256() };
     let others: Vec<AccountUpdate> = (0..50)
         .map(|_| AccountUpdate {
             hashed_address: rng.b256(),
@@ -105,38 +98,19 @@ fn proofs_reject_wrong_values() {
     let storage = &proof.storage[0];
     assert_eq!(storage.value, U256::from(7));
     let slot_key = Nibbles::unpack(slot);
-    verify_proof(
-        account.storage_root,
-        slot_key,
-        Some(alloy_rlp::encode(U256::from(7))),
-        &storage.proof,
-    )
-    .unwrap();
-    assert!(verify_proof(
-        account.storage_root,
-        slot_key,
-        Some(alloy_rlp::encode(U256::from(8))),
-        &storage.proof
-    )
-    .is_err());
+    verify_proof(account.storage_root, slot_key, Some(alloy_rlp::encode(U256::from(7))), &storage.proof).unwrap();
+    assert!(
+        verify_proof(account.storage_root, slot_key, Some(alloy_rlp::encode(U256::from(8))), &storage.proof).is_err()
+    );
 }
 
 #[test]
 fn errors_are_typed() {
     let db = memory_db();
     init_tables(&db);
-    let fields = AccountFields {
-        nonce: 0,
-        balance: U256::from(1),
-        code_hash: B256::ZERO,
-    };
+    let fields = AccountFields { nonce: 0, balance: U256::from(1), code_hash: B256::ZERO };
     let a = B256::repeat_byte(0xaa);
-    let one = AccountUpdate {
-        hashed_address: a,
-        account: Some(fields),
-        storage_wiped: false,
-        storage: vec![],
-    };
+    let one = AccountUpdate { hashed_address: a, account: Some(fields), storage_wiped: false, storage: vec![] };
     for block in 0..5 {
         let mut u = one.clone();
         u.account.as_mut().unwrap().nonce = block;
@@ -154,17 +128,8 @@ fn errors_are_typed() {
     let txn = db.begin_read().unwrap();
     let snapshot = TrieSnapshot::open(&txn).unwrap();
     let err = snapshot.at(2).err().expect("block 2 is pruned");
-    assert!(matches!(
-        err,
-        TrieError::Pruned {
-            block: 2,
-            oldest: 3
-        }
-    ));
-    assert_eq!(
-        err.to_string(),
-        "state of block 2 is no longer available: trie history goes back to block 3"
-    );
+    assert!(matches!(err, TrieError::Pruned { block: 2, oldest: 3 }));
+    assert_eq!(err.to_string(), "state of block 2 is no longer available: trie history goes back to block 3");
     assert!(snapshot.at(3).is_ok());
 }
 
@@ -180,14 +145,8 @@ fn empty_state_has_the_empty_root_and_empty_proofs() {
     assert!(proof.proof.is_empty() && proof.account.is_none());
     verify_proof(EMPTY_ROOT_HASH, Nibbles::unpack(key), None, &proof.proof).unwrap();
     // Creating and deleting everything returns to the empty root and leaves no live node.
-    let fields = AccountFields {
-        nonce: 1,
-        balance: U256::ZERO,
-        code_hash: B256::ZERO,
-    };
-    let keys: Vec<B256> = (0..20u8)
-        .map(|i| B256::repeat_byte(i.wrapping_mul(37)))
-        .collect();
+    let fields = AccountFields { nonce: 1, balance: U256::ZERO, code_hash: B256::ZERO };
+    let keys: Vec<B256> = (0..20u8).map(|i| B256::repeat_byte(i.wrapping_mul(37))).collect();
     drop(snapshot);
     drop(txn);
     let create: Vec<_> = keys
@@ -203,12 +162,7 @@ fn empty_state_has_the_empty_root_and_empty_proofs() {
     assert_ne!(root, EMPTY_ROOT_HASH);
     let delete: Vec<_> = keys
         .iter()
-        .map(|k| AccountUpdate {
-            hashed_address: *k,
-            account: None,
-            storage_wiped: true,
-            storage: vec![],
-        })
+        .map(|k| AccountUpdate { hashed_address: *k, account: None, storage_wiped: true, storage: vec![] })
         .collect();
     let (root, _) = commit_block(&db, 1, &delete);
     assert_eq!(root, EMPTY_ROOT_HASH);

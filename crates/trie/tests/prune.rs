@@ -9,9 +9,7 @@ use alloy_primitives::B256;
 use common::layout::check_layout;
 use common::model::{check_proofs, BlockGen, Model};
 use common::{commit_block, init_tables, memory_db, prune_to, TempDb};
-use preconf_trie::{
-    current_root, TrieError, TrieSnapshot, ACCOUNT_NODES, PRUNE_QUEUE, STORAGE_NODES,
-};
+use preconf_trie::{current_root, TrieError, TrieSnapshot, ACCOUNT_NODES, PRUNE_QUEUE, STORAGE_NODES};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
 /// Every node version in the store: (table and path, block, is tombstone), in key order.
@@ -21,20 +19,12 @@ fn versions(db: &Database) -> Vec<(Vec<u8>, u64, bool)> {
     for entry in txn.open_table(ACCOUNT_NODES).unwrap().iter().unwrap() {
         let (k, v) = entry.unwrap();
         let k = k.value();
-        out.push((
-            [&[0u8][..], &k[..33]].concat(),
-            block_of(k),
-            v.value().is_empty(),
-        ));
+        out.push(([&[0u8][..], &k[..33]].concat(), block_of(k), v.value().is_empty()));
     }
     for entry in txn.open_table(STORAGE_NODES).unwrap().iter().unwrap() {
         let (k, v) = entry.unwrap();
         let k = k.value();
-        out.push((
-            [&[1u8][..], &k[..65]].concat(),
-            block_of(k),
-            v.value().is_empty(),
-        ));
+        out.push(([&[1u8][..], &k[..65]].concat(), block_of(k), v.value().is_empty()));
     }
     out
 }
@@ -49,10 +39,7 @@ fn block_of(key: &[u8]) -> u64 {
 fn needed(all: &[(Vec<u8>, u64, bool)], keep_from: u64) -> usize {
     let mut count = 0;
     for (i, (path, block, tombstone)) in all.iter().enumerate() {
-        let superseded_at = all
-            .get(i + 1)
-            .filter(|next| &next.0 == path)
-            .map(|next| next.1);
+        let superseded_at = all.get(i + 1).filter(|next| &next.0 == path).map(|next| next.1);
         let superseded = superseded_at.is_some_and(|at| at <= keep_from);
         let old_tombstone = *tombstone && *block <= keep_from;
         if !(superseded || old_tombstone) {
@@ -89,19 +76,10 @@ fn run(db: &Database, seed: u64, window: u64, blocks: u64) {
         let stats = prune_to(db, keep_from);
         let after = versions(db);
         deleted_total += stats.versions_deleted;
-        assert_eq!(
-            after.len(),
-            needed(&before, keep_from),
-            "block {block}: wrong versions left"
-        );
+        assert_eq!(after.len(), needed(&before, keep_from), "block {block}: wrong versions left");
         assert_eq!(before.len() - after.len(), stats.versions_deleted as usize);
         assert_eq!(queue_below(db, keep_from), 0);
-        assert!(
-            after
-                .iter()
-                .all(|(_, b, tombstone)| !tombstone || *b > keep_from),
-            "old tombstone left"
-        );
+        assert!(after.iter().all(|(_, b, tombstone)| !tombstone || *b > keep_from), "old tombstone left");
         while recent.front().is_some_and(|(b, _, _)| *b < keep_from) {
             recent.pop_front();
         }
@@ -114,22 +92,13 @@ fn run(db: &Database, seed: u64, window: u64, blocks: u64) {
 }
 
 /// Roots and proofs of every retained block; older blocks answer `Pruned`.
-fn check_window(
-    db: &Database,
-    recent: &VecDeque<(u64, B256, Model)>,
-    keep_from: u64,
-    gen: &mut BlockGen,
-) {
+fn check_window(db: &Database, recent: &VecDeque<(u64, B256, Model)>, keep_from: u64, gen: &mut BlockGen) {
     let txn = db.begin_read().unwrap();
     let snapshot = TrieSnapshot::open(&txn).unwrap();
     assert_eq!(snapshot.oldest_available(), keep_from);
     for (block, root, state) in recent {
         let at = snapshot.at(*block).unwrap();
-        assert_eq!(
-            current_root(&at).unwrap(),
-            *root,
-            "root of retained block {block}"
-        );
+        assert_eq!(current_root(&at).unwrap(), *root, "root of retained block {block}");
         if *block == keep_from || block % 5 == 0 {
             check_proofs(&at, state, *root, &mut gen.rng, 2);
         }
@@ -176,10 +145,7 @@ fn pruned_store_stays_bounded() {
             .take(5)
             .map(|k| preconf_trie::AccountUpdate {
                 hashed_address: *k,
-                account: Some(preconf_trie::AccountFields {
-                    nonce: block,
-                    ..model.accounts[k].fields
-                }),
+                account: Some(preconf_trie::AccountFields { nonce: block, ..model.accounts[k].fields }),
                 storage_wiped: false,
                 storage: vec![],
             })
@@ -192,8 +158,5 @@ fn pruned_store_stays_bounded() {
         let txn = db.begin_read().unwrap();
         sizes.push(txn.open_table(ACCOUNT_NODES).unwrap().len().unwrap());
     }
-    assert_eq!(
-        sizes[100], sizes[299],
-        "node versions grow although pruned: {sizes:?}"
-    );
+    assert_eq!(sizes[100], sizes[299], "node versions grow although pruned: {sizes:?}");
 }

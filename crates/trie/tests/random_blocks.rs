@@ -24,16 +24,8 @@ fn run(seed: u64, db: &Database, blocks: u64) {
         let (pending, pending_diff) = pending_root(db, &updates);
         let (root, diff) = commit_block(db, block, &updates);
         model.apply(&updates);
-        assert_eq!(
-            root,
-            model.root(),
-            "seed {seed} block {block}: incremental root differs from scratch"
-        );
-        assert_eq!(
-            (pending, &pending_diff),
-            (root, &diff),
-            "seed {seed} block {block}: read-only run differs"
-        );
+        assert_eq!(root, model.root(), "seed {seed} block {block}: incremental root differs from scratch");
+        assert_eq!((pending, &pending_diff), (root, &diff), "seed {seed} block {block}: read-only run differs");
         if block % 5 == 4 {
             inline_seen += check_layout(db, root).inline_nodes;
         }
@@ -45,11 +37,7 @@ fn run(seed: u64, db: &Database, blocks: u64) {
     let snapshot = TrieSnapshot::open(&txn).unwrap();
     for (block, (root, state)) in history.iter().enumerate() {
         let at = snapshot.at(block as u64).unwrap();
-        assert_eq!(
-            current_root(&at).unwrap(),
-            *root,
-            "seed {seed}: root of block {block} changed later"
-        );
+        assert_eq!(current_root(&at).unwrap(), *root, "seed {seed}: root of block {block} changed later");
         if block % 3 == 0 || block + 1 == history.len() {
             proofs += check_proofs(&at, state, *root, &mut gen.rng, 4);
         }

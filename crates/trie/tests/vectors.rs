@@ -6,9 +6,7 @@ use alloy_primitives::{b256, keccak256, B256, KECCAK256_EMPTY, U256};
 use common::layout::check_layout;
 use common::model::{random_fields, Model};
 use common::{commit_block, init_tables, memory_db, Rng, TempDb};
-use preconf_trie::{
-    current_root, state_root, AccountFields, AccountUpdate, TrieWriter, EMPTY_ROOT_HASH,
-};
+use preconf_trie::{current_root, state_root, AccountFields, AccountUpdate, TrieWriter, EMPTY_ROOT_HASH};
 use redb::Database;
 
 /// Imports updates (sorted by hashed address) in chunks, all as block 0, each chunk
@@ -31,10 +29,7 @@ fn import_in_chunks(db: &Database, updates: &[AccountUpdate], chunk: usize) -> B
 
 #[test]
 fn empty_root_is_the_known_constant() {
-    assert_eq!(
-        EMPTY_ROOT_HASH,
-        b256!("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
-    );
+    assert_eq!(EMPTY_ROOT_HASH, b256!("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"));
     let db = memory_db();
     init_tables(&db);
     let (root, diff) = commit_block(&db, 0, &[]);
@@ -44,8 +39,7 @@ fn empty_root_is_the_known_constant() {
 
 #[test]
 fn hive_genesis_root_matches_geth_and_hash_builder() {
-    let genesis: alloy_genesis::Genesis =
-        serde_json::from_str(include_str!("fixtures/hive-genesis.json")).unwrap();
+    let genesis: alloy_genesis::Genesis = serde_json::from_str(include_str!("fixtures/hive-genesis.json")).unwrap();
     let mut updates: Vec<AccountUpdate> = genesis
         .alloc
         .iter()
@@ -54,11 +48,7 @@ fn hive_genesis_root_matches_geth_and_hash_builder() {
             account: Some(AccountFields {
                 nonce: account.nonce.unwrap_or(0),
                 balance: account.balance,
-                code_hash: account
-                    .code
-                    .as_ref()
-                    .map(keccak256)
-                    .unwrap_or(KECCAK256_EMPTY),
+                code_hash: account.code.as_ref().map(keccak256).unwrap_or(KECCAK256_EMPTY),
             }),
             storage_wiped: false,
             storage: account
@@ -70,10 +60,7 @@ fn hive_genesis_root_matches_geth_and_hash_builder() {
         })
         .collect();
     updates.sort_by_key(|u| u.hashed_address);
-    assert!(
-        updates.iter().any(|u| !u.storage.is_empty()),
-        "fixture has storage"
-    );
+    assert!(updates.iter().any(|u| !u.storage.is_empty()), "fixture has storage");
     let mut model = Model::default();
     model.apply(&updates);
     // Recorded by go-ethereum for the execution-apis test chain (get-genesis.io).
@@ -81,11 +68,7 @@ fn hive_genesis_root_matches_geth_and_hash_builder() {
     assert_eq!(model.root(), geth, "HashBuilder over all leaves");
     for chunk in [1, 3, updates.len()] {
         let db = memory_db();
-        assert_eq!(
-            import_in_chunks(&db, &updates, chunk),
-            geth,
-            "chunks of {chunk}"
-        );
+        assert_eq!(import_in_chunks(&db, &updates, chunk), geth, "chunks of {chunk}");
         check_layout(&db, geth);
     }
 }
@@ -114,21 +97,14 @@ fn streamed_genesis_with_a_large_contract_matches_hash_builder() {
     assert_eq!(root, model.root());
     let mut root = root;
     for (i, part) in slots.chunks(10_000).enumerate() {
-        let update = AccountUpdate {
-            hashed_address: contract,
-            account: fields,
-            storage_wiped: false,
-            storage: part.to_vec(),
-        };
+        let update =
+            AccountUpdate { hashed_address: contract, account: fields, storage_wiped: false, storage: part.to_vec() };
         root = import_in_chunks(&temp.db, std::slice::from_ref(&update), 1);
         model.apply(&[update]);
         assert_eq!(root, model.root(), "after storage chunk {i}");
     }
     let layout = check_layout(&temp.db, root);
-    assert!(
-        layout.account_nodes > 20_000 && layout.storage_nodes > 30_000,
-        "{layout:?}"
-    );
+    assert!(layout.account_nodes > 20_000 && layout.storage_nodes > 30_000, "{layout:?}");
 
     // A block on top, then a wipe of the large storage: every one of its nodes goes.
     let block: Vec<AccountUpdate> = (0..200)
@@ -142,11 +118,7 @@ fn streamed_genesis_with_a_large_contract_matches_hash_builder() {
     let (root, diff) = commit_block(&temp.db, 1, &block);
     model.apply(&block);
     assert_eq!(root, model.root());
-    assert!(
-        diff.accounts.len() < 200 * 8,
-        "a block of 200 accounts rewrote {} nodes",
-        diff.accounts.len()
-    );
+    assert!(diff.accounts.len() < 200 * 8, "a block of 200 accounts rewrote {} nodes", diff.accounts.len());
     let wipe = AccountUpdate {
         hashed_address: contract,
         account: fields,

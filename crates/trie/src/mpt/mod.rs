@@ -26,10 +26,7 @@ pub(crate) struct Trie<'r, R: ?Sized> {
 impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
     /// The trie as the reader has it (`owner`: `None` for the account trie).
     pub fn open(reader: &'r R, owner: Option<B256>) -> TrieResult<Self> {
-        let ctx = Ctx {
-            source: TrieSource { reader, owner },
-            vacated: Vec::new(),
-        };
+        let ctx = Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() };
         let root_path = Nibbles::new();
         let root = match ctx.source.load(&root_path)? {
             None => Link::Empty,
@@ -45,18 +42,12 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
     /// An empty trie replacing the one the reader has: every stored node is removed.
     /// Costs one read per node of the old trie.
     pub fn wiped(reader: &'r R, owner: Option<B256>) -> TrieResult<Self> {
-        let mut ctx = Ctx {
-            source: TrieSource { reader, owner },
-            vacated: Vec::new(),
-        };
+        let mut ctx = Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() };
         let root_path = Nibbles::new();
         if let Some(bytes) = ctx.source.load(&root_path)? {
             vacate_all(&mut ctx, &bytes, root_path)?;
         }
-        Ok(Self {
-            root: Link::Empty,
-            ctx,
-        })
+        Ok(Self { root: Link::Empty, ctx })
     }
 
     pub fn get(&mut self, key: &B256) -> TrieResult<Option<Vec<u8>>> {
@@ -72,16 +63,10 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
             };
             let rest = key.slice(path.len()..);
             match &mut entry.node {
-                Node::Leaf {
-                    key: leaf_key,
-                    value,
-                } => {
+                Node::Leaf { key: leaf_key, value } => {
                     return Ok((*leaf_key == rest).then(|| value.clone()));
                 }
-                Node::Extension {
-                    key: ext_key,
-                    child,
-                } => {
+                Node::Extension { key: ext_key, child } => {
                     if !rest.starts_with(ext_key) {
                         return Ok(None);
                     }
@@ -99,19 +84,13 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
 
     pub fn insert(&mut self, key: &B256, value: Vec<u8>) -> TrieResult<()> {
         let root = mem::take(&mut self.root);
-        self.root = self
-            .ctx
-            .insert(root, Nibbles::new(), Nibbles::unpack(key), value)?
-            .0;
+        self.root = self.ctx.insert(root, Nibbles::new(), Nibbles::unpack(key), value)?.0;
         Ok(())
     }
 
     pub fn remove(&mut self, key: &B256) -> TrieResult<()> {
         let root = mem::take(&mut self.root);
-        self.root = self
-            .ctx
-            .remove(root, Nibbles::new(), Nibbles::unpack(key))?
-            .0;
+        self.root = self.ctx.remove(root, Nibbles::new(), Nibbles::unpack(key))?.0;
         Ok(())
     }
 
@@ -131,12 +110,7 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
 
 /// Hashes a subtree bottom-up, writing the changed nodes to `out`; returns the reference
 /// its parent holds.
-fn commit_link(
-    link: Link,
-    path: Nibbles,
-    out: &mut NodeDiff,
-    buf: &mut Vec<u8>,
-) -> Option<RlpNode> {
+fn commit_link(link: Link, path: Nibbles, out: &mut NodeDiff, buf: &mut Vec<u8>) -> Option<RlpNode> {
     let entry = match link {
         Link::Empty => return None,
         Link::Stored(reference) => return Some(reference),
@@ -149,8 +123,7 @@ fn commit_link(
     let reference = match node {
         Node::Leaf { key, value } => encode_leaf(&key, &value, buf),
         Node::Extension { key, child } => {
-            let child = commit_link(child, path.join(&key), out, buf)
-                .expect("an extension always has a child");
+            let child = commit_link(child, path.join(&key), out, buf).expect("an extension always has a child");
             encode_extension(&key, &child, buf)
         }
         Node::Branch { children } => {
@@ -172,11 +145,7 @@ fn commit_link(
 }
 
 /// Records every node of a stored subtree (inline ones too: they have their own path).
-fn vacate_all<R: NodeReader + ?Sized>(
-    ctx: &mut Ctx<'_, R>,
-    bytes: &[u8],
-    path: Nibbles,
-) -> TrieResult<()> {
+fn vacate_all<R: NodeReader + ?Sized>(ctx: &mut Ctx<'_, R>, bytes: &[u8], path: Nibbles) -> TrieResult<()> {
     ctx.vacated.push(path);
     let owner = ctx.source.owner;
     let visit = |ctx: &mut Ctx<'_, R>, reference: &RlpNode, at: Nibbles| {
@@ -185,10 +154,7 @@ fn vacate_all<R: NodeReader + ?Sized>(
     };
     match decode(bytes, owner, &path)? {
         Node::Leaf { .. } => {}
-        Node::Extension {
-            key,
-            child: Link::Stored(r),
-        } => visit(ctx, &r, path.join(&key))?,
+        Node::Extension { key, child: Link::Stored(r) } => visit(ctx, &r, path.join(&key))?,
         Node::Extension { .. } => {}
         Node::Branch { children } => {
             for (i, child) in children.iter().enumerate() {

@@ -46,20 +46,13 @@ pub(crate) enum Node {
 impl Node {
     /// A throwaway value to move a node out of its entry.
     pub fn placeholder() -> Self {
-        Node::Leaf {
-            key: Nibbles::new(),
-            value: Vec::new(),
-        }
+        Node::Leaf { key: Nibbles::new(), value: Vec::new() }
     }
 }
 
 impl Link {
     pub fn dirty(node: Node) -> Self {
-        Link::Loaded(Box::new(Entry {
-            node,
-            dirty: true,
-            rlp: None,
-        }))
+        Link::Loaded(Box::new(Entry { node, dirty: true, rlp: None }))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -73,28 +66,16 @@ pub(crate) fn empty_children() -> Box<[Link; 16]> {
 
 /// Decodes a stored node into its in-memory form; children become `Link::Stored`.
 pub(crate) fn decode(bytes: &[u8], owner: Owner, path: &Nibbles) -> TrieResult<Node> {
-    let corrupt = |reason: String| TrieError::CorruptNode {
-        owner,
-        path: *path,
-        reason,
-    };
+    let corrupt = |reason: String| TrieError::CorruptNode { owner, path: *path, reason };
     let node = TrieNode::decode(&mut &bytes[..]).map_err(|e| corrupt(e.to_string()))?;
     Ok(match node {
-        TrieNode::Leaf(leaf) => Node::Leaf {
-            key: leaf.key,
-            value: leaf.value,
-        },
-        TrieNode::Extension(ext) => Node::Extension {
-            key: ext.key,
-            child: Link::Stored(ext.child),
-        },
+        TrieNode::Leaf(leaf) => Node::Leaf { key: leaf.key, value: leaf.value },
+        TrieNode::Extension(ext) => Node::Extension { key: ext.key, child: Link::Stored(ext.child) },
         TrieNode::Branch(branch) => {
             let mut children = empty_children();
             let mut stack = branch.stack.into_iter();
             for nibble in branch.state_mask.iter() {
-                let child = stack
-                    .next()
-                    .ok_or_else(|| corrupt("branch mask and stack differ".into()))?;
+                let child = stack.next().ok_or_else(|| corrupt("branch mask and stack differ".into()))?;
                 children[nibble as usize] = Link::Stored(child);
             }
             Node::Branch { children }
@@ -112,11 +93,7 @@ pub(crate) fn load_ref(
 ) -> TrieResult<Bytes> {
     if reference.is_hash() {
         let bytes = load(path)?.ok_or(TrieError::MissingNode { owner, path: *path })?;
-        debug_assert_eq!(
-            RlpNode::from_rlp(&bytes),
-            *reference,
-            "node at {path:?} does not match its parent"
-        );
+        debug_assert_eq!(RlpNode::from_rlp(&bytes), *reference, "node at {path:?} does not match its parent");
         Ok(bytes)
     } else {
         Ok(Bytes::copy_from_slice(reference))

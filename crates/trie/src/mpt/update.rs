@@ -30,10 +30,7 @@ fn under_prefix(prefix: Nibbles, branch: Node) -> Node {
     if prefix.is_empty() {
         branch
     } else {
-        Node::Extension {
-            key: prefix,
-            child: Link::dirty(branch),
-        }
+        Node::Extension { key: prefix, child: Link::dirty(branch) }
     }
 }
 
@@ -45,96 +42,53 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
         };
         let bytes = load_ref(&reference, path, self.source.owner, |p| self.source.load(p))?;
         let node = decode(&bytes, self.source.owner, path)?;
-        Ok(Link::Loaded(Box::new(Entry {
-            node,
-            dirty: false,
-            rlp: Some(reference),
-        })))
+        Ok(Link::Loaded(Box::new(Entry { node, dirty: false, rlp: Some(reference) })))
     }
 
     /// Sets `key` (the rest of the full key below `path`) to `value`.
-    pub fn insert(
-        &mut self,
-        link: Link,
-        path: Nibbles,
-        key: Nibbles,
-        value: Vec<u8>,
-    ) -> TrieResult<(Link, bool)> {
+    pub fn insert(&mut self, link: Link, path: Nibbles, key: Nibbles, value: Vec<u8>) -> TrieResult<(Link, bool)> {
         let mut entry = match self.resolve(link, &path)? {
             Link::Loaded(entry) => entry,
             _ => return Ok((Link::dirty(Node::Leaf { key, value }), true)),
         };
         let (node, changed) = match mem::replace(&mut entry.node, Node::placeholder()) {
-            Node::Leaf {
-                key: old_key,
-                value: old_value,
-            } if old_key == key => {
+            Node::Leaf { key: old_key, value: old_value } if old_key == key => {
                 let changed = old_value != value;
                 (Node::Leaf { key, value }, changed)
             }
-            Node::Leaf {
-                key: old_key,
-                value: old_value,
-            } => {
+            Node::Leaf { key: old_key, value: old_value } => {
                 // Keys all have the same length, so they differ before either ends.
                 let common = old_key.common_prefix_length(&key);
                 let mut children = empty_children();
-                children[old_key.get_unchecked(common) as usize] = Link::dirty(Node::Leaf {
-                    key: old_key.slice(common + 1..),
-                    value: old_value,
-                });
-                children[key.get_unchecked(common) as usize] = Link::dirty(Node::Leaf {
-                    key: key.slice(common + 1..),
-                    value,
-                });
-                (
-                    under_prefix(key.slice(..common), Node::Branch { children }),
-                    true,
-                )
+                children[old_key.get_unchecked(common) as usize] =
+                    Link::dirty(Node::Leaf { key: old_key.slice(common + 1..), value: old_value });
+                children[key.get_unchecked(common) as usize] =
+                    Link::dirty(Node::Leaf { key: key.slice(common + 1..), value });
+                (under_prefix(key.slice(..common), Node::Branch { children }), true)
             }
-            Node::Extension {
-                key: ext_key,
-                child,
-            } => {
+            Node::Extension { key: ext_key, child } => {
                 let common = ext_key.common_prefix_length(&key);
                 if common == ext_key.len() {
                     let child_at = path.join(&ext_key);
-                    let (child, changed) =
-                        self.insert(child, child_at, key.slice(common..), value)?;
-                    (
-                        Node::Extension {
-                            key: ext_key,
-                            child,
-                        },
-                        changed,
-                    )
+                    let (child, changed) = self.insert(child, child_at, key.slice(common..), value)?;
+                    (Node::Extension { key: ext_key, child }, changed)
                 } else {
                     // Split: a branch where the keys part; the extension's child keeps its path.
                     let mut children = empty_children();
-                    children[ext_key.get_unchecked(common) as usize] = if common + 1 < ext_key.len()
-                    {
-                        Link::dirty(Node::Extension {
-                            key: ext_key.slice(common + 1..),
-                            child,
-                        })
+                    children[ext_key.get_unchecked(common) as usize] = if common + 1 < ext_key.len() {
+                        Link::dirty(Node::Extension { key: ext_key.slice(common + 1..), child })
                     } else {
                         child
                     };
-                    children[key.get_unchecked(common) as usize] = Link::dirty(Node::Leaf {
-                        key: key.slice(common + 1..),
-                        value,
-                    });
-                    (
-                        under_prefix(key.slice(..common), Node::Branch { children }),
-                        true,
-                    )
+                    children[key.get_unchecked(common) as usize] =
+                        Link::dirty(Node::Leaf { key: key.slice(common + 1..), value });
+                    (under_prefix(key.slice(..common), Node::Branch { children }), true)
                 }
             }
             Node::Branch { mut children } => {
                 let n = key.get_unchecked(0) as usize;
                 let child = mem::take(&mut children[n]);
-                let (child, changed) =
-                    self.insert(child, child_path(&path, n), key.slice(1..), value)?;
+                let (child, changed) = self.insert(child, child_path(&path, n), key.slice(1..), value)?;
                 children[n] = child;
                 (Node::Branch { children }, changed)
             }
@@ -155,22 +109,13 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
         };
         let (node, changed) = match mem::replace(&mut entry.node, Node::placeholder()) {
             Node::Leaf { key: leaf_key, .. } if leaf_key == key => (None, true),
-            Node::Extension {
-                key: ext_key,
-                child,
-            } if key.starts_with(&ext_key) => {
+            Node::Extension { key: ext_key, child } if key.starts_with(&ext_key) => {
                 let child_at = path.join(&ext_key);
                 let (child, changed) = self.remove(child, child_at, key.slice(ext_key.len()..))?;
                 if changed {
                     (self.absorb(ext_key, child, child_at)?, true)
                 } else {
-                    (
-                        Some(Node::Extension {
-                            key: ext_key,
-                            child,
-                        }),
-                        false,
-                    )
+                    (Some(Node::Extension { key: ext_key, child }), false)
                 }
             }
             Node::Branch { mut children } => {
@@ -204,16 +149,8 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
 
     /// A branch after a removal: still a branch with two or more children, or its only
     /// child pulled up to the branch's path.
-    fn collapse(
-        &mut self,
-        mut children: Box<[Link; 16]>,
-        path: &Nibbles,
-    ) -> TrieResult<Option<Node>> {
-        let mut live = children
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.is_empty())
-            .map(|(i, _)| i);
+    fn collapse(&mut self, mut children: Box<[Link; 16]>, path: &Nibbles) -> TrieResult<Option<Node>> {
+        let mut live = children.iter().enumerate().filter(|(_, c)| !c.is_empty()).map(|(i, _)| i);
         let (first, second) = (live.next(), live.next());
         match (first, second) {
             (None, _) => Ok(None),
@@ -229,12 +166,7 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
     /// The node that replaces `prefix -> child` (an extension, or a collapsed branch's
     /// single child): leaves and extensions merge their key into the prefix and leave
     /// `child_at`; a branch stays where it is under an extension.
-    fn absorb(
-        &mut self,
-        prefix: Nibbles,
-        child: Link,
-        child_at: Nibbles,
-    ) -> TrieResult<Option<Node>> {
+    fn absorb(&mut self, prefix: Nibbles, child: Link, child_at: Nibbles) -> TrieResult<Option<Node>> {
         let entry = match self.resolve(child, &child_at)? {
             Link::Loaded(entry) => entry,
             _ => return Ok(None),
@@ -243,26 +175,15 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
         Ok(Some(match node {
             Node::Leaf { key, value } => {
                 self.vacated.push(child_at);
-                Node::Leaf {
-                    key: prefix.join(&key),
-                    value,
-                }
+                Node::Leaf { key: prefix.join(&key), value }
             }
             Node::Extension { key, child } => {
                 self.vacated.push(child_at);
-                Node::Extension {
-                    key: prefix.join(&key),
-                    child,
-                }
+                Node::Extension { key: prefix.join(&key), child }
             }
-            branch @ Node::Branch { .. } => Node::Extension {
-                key: prefix,
-                child: Link::Loaded(Box::new(Entry {
-                    node: branch,
-                    dirty,
-                    rlp,
-                })),
-            },
+            branch @ Node::Branch { .. } => {
+                Node::Extension { key: prefix, child: Link::Loaded(Box::new(Entry { node: branch, dirty, rlp })) }
+            }
         }))
     }
 }

@@ -18,11 +18,9 @@ use crate::reader::NodeReader;
 pub use writer::{prune, write_diff, PruneStats, TrieWriter, WriteStats};
 
 /// (packed path, path length, block) -> node RLP, empty = removed at that block
-pub const ACCOUNT_NODES: TableDefinition<&[u8; ACCOUNT_KEY_LEN], &[u8]> =
-    TableDefinition::new("trie_account_nodes");
+pub const ACCOUNT_NODES: TableDefinition<&[u8; ACCOUNT_KEY_LEN], &[u8]> = TableDefinition::new("trie_account_nodes");
 /// (hashed address, packed path, path length, block) -> node RLP, empty = removed
-pub const STORAGE_NODES: TableDefinition<&[u8; STORAGE_KEY_LEN], &[u8]> =
-    TableDefinition::new("trie_storage_nodes");
+pub const STORAGE_NODES: TableDefinition<&[u8; STORAGE_KEY_LEN], &[u8]> = TableDefinition::new("trie_storage_nodes");
 /// (superseding block, table tag, node key) -> (): versions to delete once no reader needs them
 pub const PRUNE_QUEUE: TableDefinition<&[u8], ()> = TableDefinition::new("trie_prune_queue");
 /// "oldest_block" -> the oldest block whose trie is still complete
@@ -40,11 +38,7 @@ pub fn create_tables(txn: &WriteTransaction) -> TrieResult<()> {
 }
 
 /// The newest version of a node at or below the upper key: (its block, its bytes).
-pub(crate) fn floor<const N: usize, T>(
-    table: &T,
-    from: &[u8; N],
-    to: &[u8; N],
-) -> TrieResult<Option<(u64, Bytes)>>
+pub(crate) fn floor<const N: usize, T>(table: &T, from: &[u8; N], to: &[u8; N]) -> TrieResult<Option<(u64, Bytes)>>
 where
     T: ReadableTable<&'static [u8; N], &'static [u8]>,
 {
@@ -53,19 +47,14 @@ where
         None => Ok(None),
         Some(entry) => {
             let (key, value) = entry?;
-            Ok(Some((
-                key_block(key.value()),
-                Bytes::copy_from_slice(value.value()),
-            )))
+            Ok(Some((key_block(key.value()), Bytes::copy_from_slice(value.value()))))
         }
     }
 }
 
 /// A node as a reader sees it: absent, or removed by a tombstone, are both `None`.
 pub(crate) fn live(version: Option<(u64, Bytes)>) -> Option<Bytes> {
-    version
-        .map(|(_, bytes)| bytes)
-        .filter(|bytes| !bytes.is_empty())
+    version.map(|(_, bytes)| bytes).filter(|bytes| !bytes.is_empty())
 }
 
 /// The trie tables of one committed read transaction, opened once. Answers for any block
@@ -79,16 +68,8 @@ pub struct TrieSnapshot {
 impl TrieSnapshot {
     /// Needs the tables to exist (`create_tables`, or any committed `TrieWriter`).
     pub fn open(txn: &ReadTransaction) -> TrieResult<Self> {
-        let oldest = txn
-            .open_table(TRIE_META)?
-            .get(META_OLDEST)?
-            .map(|v| v.value())
-            .unwrap_or(0);
-        Ok(Self {
-            accounts: txn.open_table(ACCOUNT_NODES)?,
-            storage: txn.open_table(STORAGE_NODES)?,
-            oldest,
-        })
+        let oldest = txn.open_table(TRIE_META)?.get(META_OLDEST)?.map(|v| v.value()).unwrap_or(0);
+        Ok(Self { accounts: txn.open_table(ACCOUNT_NODES)?, storage: txn.open_table(STORAGE_NODES)?, oldest })
     }
 
     /// The oldest block whose trie is complete: older versions may have been pruned.
@@ -99,23 +80,14 @@ impl TrieSnapshot {
     /// The trie as of the end of `block`; `TrieError::Pruned` when it is no longer complete.
     pub fn at(&self, block: u64) -> TrieResult<TrieAt<'_>> {
         if block < self.oldest {
-            return Err(TrieError::Pruned {
-                block,
-                oldest: self.oldest,
-            });
+            return Err(TrieError::Pruned { block, oldest: self.oldest });
         }
-        Ok(TrieAt {
-            snapshot: self,
-            block,
-        })
+        Ok(TrieAt { snapshot: self, block })
     }
 
     /// The newest trie in this snapshot.
     pub fn latest(&self) -> TrieAt<'_> {
-        TrieAt {
-            snapshot: self,
-            block: u64::MAX,
-        }
+        TrieAt { snapshot: self, block: u64::MAX }
     }
 }
 
@@ -134,21 +106,13 @@ impl TrieAt<'_> {
 
 impl NodeReader for TrieAt<'_> {
     fn account_node(&self, path: &Nibbles) -> TrieResult<Option<Bytes>> {
-        let found = floor(
-            &self.snapshot.accounts,
-            &account_key(path, 0),
-            &account_key(path, self.block),
-        )?;
+        let found = floor(&self.snapshot.accounts, &account_key(path, 0), &account_key(path, self.block))?;
         Ok(live(found))
     }
 
     fn storage_node(&self, owner: &B256, path: &Nibbles) -> TrieResult<Option<Bytes>> {
         let from = storage_key(owner, path, 0);
-        let found = floor(
-            &self.snapshot.storage,
-            &from,
-            &storage_key(owner, path, self.block),
-        )?;
+        let found = floor(&self.snapshot.storage, &from, &storage_key(owner, path, self.block))?;
         Ok(live(found))
     }
 }

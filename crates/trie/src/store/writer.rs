@@ -10,8 +10,7 @@ use super::{floor, live, ACCOUNT_NODES, META_OLDEST, PRUNE_QUEUE, STORAGE_NODES,
 use crate::diff::{NodeDiff, TrieDiff};
 use crate::error::TrieResult;
 use crate::keys::{
-    account_key, key_block, queue_key, storage_key, ACCOUNT_KEY_LEN, STORAGE_KEY_LEN, TAG_ACCOUNT,
-    TAG_STORAGE,
+    account_key, key_block, queue_key, storage_key, ACCOUNT_KEY_LEN, STORAGE_KEY_LEN, TAG_ACCOUNT, TAG_STORAGE,
 };
 use crate::reader::NodeReader;
 
@@ -63,26 +62,10 @@ impl<'txn> TrieWriter<'txn> {
     pub fn write_diff(&mut self, block: u64, diff: &TrieDiff) -> TrieResult<WriteStats> {
         let mut stats = WriteStats::default();
         let queue = &mut self.queue;
-        write_nodes(
-            &mut self.accounts,
-            queue,
-            TAG_ACCOUNT,
-            &diff.accounts,
-            block,
-            &mut stats,
-            account_key,
-        )?;
+        write_nodes(&mut self.accounts, queue, TAG_ACCOUNT, &diff.accounts, block, &mut stats, account_key)?;
         for (owner, nodes) in &diff.storage {
             let key = |path: &Nibbles, b: u64| storage_key(owner, path, b);
-            write_nodes(
-                &mut self.storage,
-                queue,
-                TAG_STORAGE,
-                nodes,
-                block,
-                &mut stats,
-                key,
-            )?;
+            write_nodes(&mut self.storage, queue, TAG_STORAGE, nodes, block, &mut stats, key)?;
         }
         Ok(stats)
     }
@@ -133,18 +116,11 @@ impl<'txn> TrieWriter<'txn> {
 
 impl NodeReader for TrieWriter<'_> {
     fn account_node(&self, path: &Nibbles) -> TrieResult<Option<Bytes>> {
-        Ok(live(floor(
-            &self.accounts,
-            &account_key(path, 0),
-            &account_key(path, u64::MAX),
-        )?))
+        Ok(live(floor(&self.accounts, &account_key(path, 0), &account_key(path, u64::MAX))?))
     }
 
     fn storage_node(&self, owner: &B256, path: &Nibbles) -> TrieResult<Option<Bytes>> {
-        let (from, to) = (
-            storage_key(owner, path, 0),
-            storage_key(owner, path, u64::MAX),
-        );
+        let (from, to) = (storage_key(owner, path, 0), storage_key(owner, path, u64::MAX));
         Ok(live(floor(&self.storage, &from, &to)?))
     }
 }
@@ -205,11 +181,7 @@ fn write_nodes<const N: usize>(
 /// Deletes a queued version. An entry whose version is its own queue block is a
 /// tombstone's; it is deleted only while it still is a tombstone (the same block may
 /// have written a node over it).
-fn delete_version<const N: usize>(
-    table: &mut NodeTable<'_, N>,
-    node_key: &[u8],
-    queued_at: u64,
-) -> TrieResult<bool> {
+fn delete_version<const N: usize>(table: &mut NodeTable<'_, N>, node_key: &[u8], queued_at: u64) -> TrieResult<bool> {
     let Ok(node_key) = <&[u8; N]>::try_from(node_key) else {
         return Ok(false);
     };

@@ -39,10 +39,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn node(&mut self, bytes: &[u8], path: Nibbles) {
-        assert!(
-            self.reachable.insert(path_bytes(&path)),
-            "path {path:?} reached twice"
-        );
+        assert!(self.reachable.insert(path_bytes(&path)), "path {path:?} reached twice");
         match TrieNode::decode(&mut &bytes[..]).unwrap() {
             TrieNode::Leaf(leaf) => self.leaves.push((path.join(&leaf.key), leaf.value)),
             TrieNode::Extension(ext) => self.child(&ext.child, path.join(&ext.key)),
@@ -60,17 +57,9 @@ impl Walk<'_> {
     fn child(&mut self, reference: &[u8], path: Nibbles) {
         let stored = (self.load)(&path).unwrap_or_else(|| panic!("node at {path:?} not stored"));
         if reference.len() == 33 {
-            assert_eq!(
-                keccak256(&stored).as_slice(),
-                &reference[1..],
-                "hash of node at {path:?}"
-            );
+            assert_eq!(keccak256(&stored).as_slice(), &reference[1..], "hash of node at {path:?}");
         } else {
-            assert_eq!(
-                stored.as_ref(),
-                reference,
-                "inline node at {path:?} stored differently"
-            );
+            assert_eq!(stored.as_ref(), reference, "inline node at {path:?} stored differently");
             self.inline += 1;
         }
         self.node(&stored, path);
@@ -92,12 +81,7 @@ pub fn check_layout(db: &Database, expected_root: B256) -> Layout {
     let reader = snapshot.latest();
 
     let load = |p: &Nibbles| reader.account_node(p).unwrap();
-    let mut walk = Walk {
-        load: &load,
-        reachable: BTreeSet::new(),
-        leaves: Vec::new(),
-        inline: 0,
-    };
+    let mut walk = Walk { load: &load, reachable: BTreeSet::new(), leaves: Vec::new(), inline: 0 };
     match load(&Nibbles::new()) {
         Some(root) => {
             assert_eq!(keccak256(&root), expected_root);
@@ -105,15 +89,9 @@ pub fn check_layout(db: &Database, expected_root: B256) -> Layout {
         }
         None => assert_eq!(expected_root, EMPTY_ROOT_HASH),
     }
-    let live: BTreeSet<Vec<u8>> = live_entries(&txn.open_table(ACCOUNT_NODES).unwrap())
-        .into_iter()
-        .filter(|(_, l)| *l)
-        .map(|(k, _)| k)
-        .collect();
-    assert_eq!(
-        live, walk.reachable,
-        "stored account nodes differ from the reachable ones"
-    );
+    let live: BTreeSet<Vec<u8>> =
+        live_entries(&txn.open_table(ACCOUNT_NODES).unwrap()).into_iter().filter(|(_, l)| *l).map(|(k, _)| k).collect();
+    assert_eq!(live, walk.reachable, "stored account nodes differ from the reachable ones");
     let account_nodes = live.len();
     let mut inline_nodes = walk.inline;
 
@@ -122,48 +100,22 @@ pub fn check_layout(db: &Database, expected_root: B256) -> Layout {
         let owner = B256::from_slice(&key.pack());
         let account = TrieAccount::decode(&mut &leaf[..]).unwrap();
         let load = |p: &Nibbles| reader.storage_node(&owner, p).unwrap();
-        let mut storage = Walk {
-            load: &load,
-            reachable: BTreeSet::new(),
-            leaves: Vec::new(),
-            inline: 0,
-        };
+        let mut storage = Walk { load: &load, reachable: BTreeSet::new(), leaves: Vec::new(), inline: 0 };
         match load(&Nibbles::new()) {
             Some(root) => {
-                assert_eq!(
-                    keccak256(&root),
-                    account.storage_root,
-                    "storage root of {owner}"
-                );
+                assert_eq!(keccak256(&root), account.storage_root, "storage root of {owner}");
                 storage.node(&root, Nibbles::new());
             }
-            None => assert_eq!(
-                account.storage_root, EMPTY_ROOT_HASH,
-                "storage of {owner} not stored"
-            ),
+            None => assert_eq!(account.storage_root, EMPTY_ROOT_HASH, "storage of {owner} not stored"),
         }
         inline_nodes += storage.inline;
         for path in storage.reachable {
             reachable_storage.insert([owner.as_slice(), &path].concat());
         }
     }
-    let live: BTreeSet<Vec<u8>> = live_entries(&txn.open_table(STORAGE_NODES).unwrap())
-        .into_iter()
-        .filter(|(_, l)| *l)
-        .map(|(k, _)| k)
-        .collect();
-    assert_eq!(
-        live.len(),
-        reachable_storage.len(),
-        "stored storage nodes differ from the reachable ones"
-    );
-    assert_eq!(
-        live, reachable_storage,
-        "stored storage nodes differ from the reachable ones"
-    );
-    Layout {
-        account_nodes,
-        storage_nodes: live.len(),
-        inline_nodes,
-    }
+    let live: BTreeSet<Vec<u8>> =
+        live_entries(&txn.open_table(STORAGE_NODES).unwrap()).into_iter().filter(|(_, l)| *l).map(|(k, _)| k).collect();
+    assert_eq!(live.len(), reachable_storage.len(), "stored storage nodes differ from the reachable ones");
+    assert_eq!(live, reachable_storage, "stored storage nodes differ from the reachable ones");
+    Layout { account_nodes, storage_nodes: live.len(), inline_nodes }
 }

@@ -80,17 +80,11 @@ pub fn nibble(key: &B256, i: usize) -> u8 {
 
 pub fn set_nibble(key: &mut B256, i: usize, value: u8) {
     let byte = &mut key.0[i / 2];
-    *byte = if i.is_multiple_of(2) {
-        (*byte & 0x0f) | (value << 4)
-    } else {
-        (*byte & 0xf0) | value
-    };
+    *byte = if i.is_multiple_of(2) { (*byte & 0x0f) | (value << 4) } else { (*byte & 0xf0) | value };
 }
 
 pub fn memory_db() -> Database {
-    Database::builder()
-        .create_with_backend(redb::backends::InMemoryBackend::new())
-        .expect("in-memory db")
+    Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).expect("in-memory db")
 }
 
 /// A database file in a fresh temporary directory, removed on drop.
@@ -103,8 +97,7 @@ impl TempDb {
     pub fn new(name: &str) -> Self {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("preconf-trie-{name}-{}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("preconf-trie-{name}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let db = Database::create(dir.join("trie.redb")).expect("db file");
         TempDb { db, dir }

@@ -38,10 +38,7 @@ impl Model {
             let account = self
                 .accounts
                 .entry(u.hashed_address)
-                .or_insert_with(|| ModelAccount {
-                    fields,
-                    storage: BTreeMap::new(),
-                });
+                .or_insert_with(|| ModelAccount { fields, storage: BTreeMap::new() });
             account.fields = fields;
             if u.storage_wiped {
                 account.storage.clear();
@@ -65,21 +62,13 @@ impl Model {
 
     pub fn account_leaf(&self, address: &B256) -> Option<Vec<u8>> {
         let a = self.accounts.get(address)?;
-        let account = TrieAccount::new(
-            a.fields.nonce,
-            a.fields.balance,
-            self.storage_root(address),
-            a.fields.code_hash,
-        );
+        let account =
+            TrieAccount::new(a.fields.nonce, a.fields.balance, self.storage_root(address), a.fields.code_hash);
         Some(alloy_rlp::encode(account))
     }
 
     pub fn root(&self) -> B256 {
-        hash_builder_root(
-            self.accounts
-                .keys()
-                .map(|k| (*k, self.account_leaf(k).unwrap())),
-        )
+        hash_builder_root(self.accounts.keys().map(|k| (*k, self.account_leaf(k).unwrap())))
     }
 }
 
@@ -87,11 +76,7 @@ pub fn random_fields(rng: &mut Rng) -> AccountFields {
     AccountFields {
         nonce: rng.below(1000),
         balance: U256::from(rng.next_u64()) * U256::from(1 + rng.below(1 << 20)),
-        code_hash: if rng.chance(30) {
-            rng.b256()
-        } else {
-            KECCAK256_EMPTY
-        },
+        code_hash: if rng.chance(30) { rng.b256() } else { KECCAK256_EMPTY },
     }
 }
 
@@ -107,11 +92,7 @@ pub struct BlockGen {
 
 impl BlockGen {
     pub fn new(seed: u64) -> Self {
-        BlockGen {
-            rng: Rng::new(seed),
-            deleted: Vec::new(),
-            collapse_every: [9, 23, 41][seed as usize % 3],
-        }
+        BlockGen { rng: Rng::new(seed), deleted: Vec::new(), collapse_every: [9, 23, 41][seed as usize % 3] }
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
@@ -151,18 +132,10 @@ impl BlockGen {
             self.collapse_block(model, &keys, &mut out);
             return out.into_values().collect();
         }
-        let ops = if block == 0 {
-            40
-        } else {
-            1 + self.rng.below(20)
-        };
+        let ops = if block == 0 { 40 } else { 1 + self.rng.below(20) };
         for _ in 0..ops {
             let target = self.pick(&keys).copied();
-            let kind = if target.is_none() {
-                0
-            } else {
-                self.rng.below(100)
-            };
+            let kind = if target.is_none() { 0 } else { self.rng.below(100) };
             let update = match (kind, target) {
                 (0..=19, _) | (_, None) => {
                     let address = self.fresh_key(&keys);
@@ -218,23 +191,13 @@ impl BlockGen {
                 }
                 (75..=84, Some(address)) => {
                     self.deleted.push(address);
-                    AccountUpdate {
-                        hashed_address: address,
-                        account: None,
-                        storage_wiped: true,
-                        storage: vec![],
-                    }
+                    AccountUpdate { hashed_address: address, account: None, storage_wiped: true, storage: vec![] }
                 }
                 (85..=92, Some(address)) => {
                     let count = self.rng.below(4);
                     let storage = self.slots(&[], count);
                     let fields = model.accounts[&address].fields;
-                    AccountUpdate {
-                        hashed_address: address,
-                        account: Some(fields),
-                        storage_wiped: true,
-                        storage,
-                    }
+                    AccountUpdate { hashed_address: address, account: Some(fields), storage_wiped: true, storage }
                 }
                 (_, Some(address)) => {
                     // Clear every slot one by one: the storage trie empties through collapses.
@@ -254,26 +217,12 @@ impl BlockGen {
     }
 
     /// Removes all but one account, or all but one slot of the account with most storage.
-    fn collapse_block(
-        &mut self,
-        model: &Model,
-        keys: &[B256],
-        out: &mut BTreeMap<B256, AccountUpdate>,
-    ) {
-        let (richest, account) = model
-            .accounts
-            .iter()
-            .max_by_key(|(_, a)| a.storage.len())
-            .unwrap();
+    fn collapse_block(&mut self, model: &Model, keys: &[B256], out: &mut BTreeMap<B256, AccountUpdate>) {
+        let (richest, account) = model.accounts.iter().max_by_key(|(_, a)| a.storage.len()).unwrap();
         if self.rng.chance(50) && account.storage.len() > 2 {
             let keep = self.rng.below(account.storage.len() as u64) as usize;
-            let storage = account
-                .storage
-                .keys()
-                .enumerate()
-                .filter(|(i, _)| *i != keep)
-                .map(|(_, k)| (*k, U256::ZERO))
-                .collect();
+            let storage =
+                account.storage.keys().enumerate().filter(|(i, _)| *i != keep).map(|(_, k)| (*k, U256::ZERO)).collect();
             let update = AccountUpdate {
                 hashed_address: *richest,
                 account: Some(account.fields),
@@ -289,12 +238,7 @@ impl BlockGen {
             self.deleted.push(*key);
             out.insert(
                 *key,
-                AccountUpdate {
-                    hashed_address: *key,
-                    account: None,
-                    storage_wiped: true,
-                    storage: vec![],
-                },
+                AccountUpdate { hashed_address: *key, account: None, storage_wiped: true, storage: vec![] },
             );
         }
     }
@@ -302,18 +246,10 @@ impl BlockGen {
 
 /// Proves present and absent accounts and slots through `reader` and verifies each proof
 /// against `root` with alloy-trie's independent verifier and the model's values.
-pub fn check_proofs<R: NodeReader>(
-    reader: &R,
-    model: &Model,
-    root: B256,
-    rng: &mut Rng,
-    count: usize,
-) -> usize {
+pub fn check_proofs<R: NodeReader>(reader: &R, model: &Model, root: B256, rng: &mut Rng, count: usize) -> usize {
     let keys: Vec<B256> = model.accounts.keys().copied().collect();
-    let mut targets: Vec<B256> = (0..count)
-        .filter(|_| !keys.is_empty())
-        .map(|_| keys[rng.below(keys.len() as u64) as usize])
-        .collect();
+    let mut targets: Vec<B256> =
+        (0..count).filter(|_| !keys.is_empty()).map(|_| keys[rng.below(keys.len() as u64) as usize]).collect();
     targets.push(rng.b256());
     if let Some(k) = keys.first() {
         let shared = 40 + rng.below(23) as usize;
@@ -321,11 +257,8 @@ pub fn check_proofs<R: NodeReader>(
     }
     let mut checked = 0;
     for address in targets {
-        let existing: Vec<B256> = model
-            .accounts
-            .get(&address)
-            .map(|a| a.storage.keys().copied().collect())
-            .unwrap_or_default();
+        let existing: Vec<B256> =
+            model.accounts.get(&address).map(|a| a.storage.keys().copied().collect()).unwrap_or_default();
         let mut slots: Vec<B256> = existing.iter().take(3).copied().collect();
         slots.push(rng.b256());
         if let Some(s) = existing.first() {
@@ -338,19 +271,10 @@ pub fn check_proofs<R: NodeReader>(
         assert_eq!(proof.account.map(alloy_rlp::encode), leaf);
         let storage_root = model.storage_root(&address);
         for sp in &proof.storage {
-            let value = model
-                .accounts
-                .get(&address)
-                .and_then(|a| a.storage.get(&sp.hashed_slot))
-                .copied();
+            let value = model.accounts.get(&address).and_then(|a| a.storage.get(&sp.hashed_slot)).copied();
             assert_eq!(sp.value, value.unwrap_or_default());
-            verify_proof(
-                storage_root,
-                Nibbles::unpack(sp.hashed_slot),
-                value.map(alloy_rlp::encode),
-                &sp.proof,
-            )
-            .unwrap_or_else(|e| panic!("storage proof for {address}/{}: {e}", sp.hashed_slot));
+            verify_proof(storage_root, Nibbles::unpack(sp.hashed_slot), value.map(alloy_rlp::encode), &sp.proof)
+                .unwrap_or_else(|e| panic!("storage proof for {address}/{}: {e}", sp.hashed_slot));
             checked += 1;
         }
         checked += 1;
