@@ -129,7 +129,8 @@ impl<R: Read> BlockReader<R> {
             return Ok(None);
         }
         let mut slice = self.buf.as_slice();
-        let block = Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(format!("invalid block RLP: {e}")))?;
+        let block =
+            Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(format!("invalid block RLP: {e}")))?;
         if !slice.is_empty() {
             return Err(self.malformed(format!("{} bytes left over inside the block list", slice.len())));
         }

@@ -37,7 +37,12 @@ pub struct Executed {
     pub requests_hash: Option<B256>,
 }
 
-fn expect<T: PartialEq + std::fmt::Display>(number: u64, field: Field, expected: T, got: T) -> Result<(), ConsensusError> {
+fn expect<T: PartialEq + std::fmt::Display>(
+    number: u64,
+    field: Field,
+    expected: T,
+    got: T,
+) -> Result<(), ConsensusError> {
     if expected == got {
         Ok(())
     } else {
@@ -59,7 +64,12 @@ fn expect_opt<T: PartialEq + std::fmt::Display>(
 }
 
 /// A field that a fork introduces: present from the fork on, absent before it.
-fn expect_presence<T: std::fmt::Display>(number: u64, field: Field, active: bool, got: Option<T>) -> Result<(), ConsensusError> {
+fn expect_presence<T: std::fmt::Display>(
+    number: u64,
+    field: Field,
+    active: bool,
+    got: Option<T>,
+) -> Result<(), ConsensusError> {
     match (active, got) {
         (true, None) => Err(ConsensusError::new(number, field, "present", "absent")),
         (false, Some(v)) => Err(ConsensusError::new(number, field, "absent", v)),
@@ -116,7 +126,12 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
     let header = &block.header;
     let body = &block.body;
     let n = header.number;
-    expect(n, Field::TransactionsRoot, proofs::calculate_transaction_root(&body.transactions), header.transactions_root)?;
+    expect(
+        n,
+        Field::TransactionsRoot,
+        proofs::calculate_transaction_root(&body.transactions),
+        header.transactions_root,
+    )?;
     expect(n, Field::OmmersHash, proofs::calculate_ommers_root(&body.ommers), header.ommers_hash)?;
     if body.ommers.len() > MAX_OMMERS {
         let got = format!("{} uncles", body.ommers.len());
@@ -141,7 +156,9 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
             }
         }
         // Blob transactions before Cancun: no header field to carry them.
-        (None, None) if used > 0 => return Err(ConsensusError::new(n, Field::BlobGasUsed, "no blobs before Cancun", used)),
+        (None, None) if used > 0 => {
+            return Err(ConsensusError::new(n, Field::BlobGasUsed, "no blobs before Cancun", used))
+        }
         _ => {}
     }
     Ok(())

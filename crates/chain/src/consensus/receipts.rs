@@ -25,7 +25,12 @@ pub fn receipt_outcome(spec_id: SpecId, success: bool, post_state_root: impl FnO
 }
 
 /// The consensus receipt of a transaction of type `tx_type`.
-pub fn receipt_envelope(tx_type: TxType, status: Eip658Value, cumulative_gas_used: u64, logs: Vec<Log>) -> ReceiptEnvelope {
+pub fn receipt_envelope(
+    tx_type: TxType,
+    status: Eip658Value,
+    cumulative_gas_used: u64,
+    logs: Vec<Log>,
+) -> ReceiptEnvelope {
     let receipt = Receipt { status, cumulative_gas_used, logs }.with_bloom();
     match tx_type {
         TxType::Legacy => ReceiptEnvelope::Legacy(receipt),

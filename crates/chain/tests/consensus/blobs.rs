@@ -65,7 +65,8 @@ fn blob_base_fee_uses_the_fork_update_fraction() {
     let spec = kit::spec();
     // Same excess, different forks: a larger fraction makes blobs cheaper.
     let excess = 20_000_000;
-    let fees: Vec<u128> = [420, 450, 510, 540].iter().map(|t| blob_base_fee(&spec.blob_params_at(*t).unwrap(), excess)).collect();
+    let fees: Vec<u128> =
+        [420, 450, 510, 540].iter().map(|t| blob_base_fee(&spec.blob_params_at(*t).unwrap(), excess)).collect();
     // fake_exponential(1, 2e7, f) ≈ e^(2e7/f): f = 3338477 -> e^5.99 ≈ 399; 5007716 -> e^3.99 ≈ 54;
     // 8346193 -> e^2.40 ≈ 10 (integer Taylor sums truncate); 11684671 -> e^1.71 ≈ 5.
     assert_eq!(fees, vec![399, 54, 10, 5]);

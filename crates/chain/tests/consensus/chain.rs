@@ -121,7 +121,12 @@ fn every_header_follows_from_its_parent() {
     for b in &blocks {
         let h = &b.header;
         assert_eq!(next_base_fee(&spec, &parent, h.number), h.base_fee_per_gas, "base fee of block {}", h.number);
-        assert_eq!(next_excess_blob_gas(&spec, &parent, h.timestamp), h.excess_blob_gas, "excess blob gas of block {}", h.number);
+        assert_eq!(
+            next_excess_blob_gas(&spec, &parent, h.timestamp),
+            h.excess_blob_gas,
+            "excess blob gas of block {}",
+            h.number
+        );
         check_header(&spec, &Parent { header: &parent, hash: parent_hash, total_difficulty: td }, h)
             .unwrap_or_else(|e| panic!("{e}"));
         td = total_difficulty(td, h);

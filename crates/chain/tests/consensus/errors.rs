@@ -5,8 +5,8 @@ use std::io::Cursor;
 use alloy_consensus::{Block, Header, TxEnvelope};
 use alloy_primitives::{Bloom, B256, U256};
 use preconf_chain::consensus::{
-    check_body, check_executed, check_header, total_difficulty, BlockFileError, BlockReader, ConsensusError,
-    Executed, Field, Parent,
+    check_body, check_executed, check_header, total_difficulty, BlockFileError, BlockReader, ConsensusError, Executed,
+    Field, Parent,
 };
 use preconf_chain::spec::ChainSpec;
 
@@ -96,7 +96,10 @@ fn tampered_bodies_name_the_field() {
     let e = body_error(39, |b| b.body.withdrawals.as_mut().unwrap()[0].amount += 1);
     assert_eq!((e.number, e.field), (39, Field::WithdrawalsRoot));
     let e = body_error(39, |b| b.body.withdrawals = None);
-    assert_eq!((e.number, e.field, e.expected.as_str(), e.got.as_str()), (39, Field::WithdrawalsRoot, "present", "absent"));
+    assert_eq!(
+        (e.number, e.field, e.expected.as_str(), e.got.as_str()),
+        (39, Field::WithdrawalsRoot, "present", "absent")
+    );
     let e = body_error(42, |b| b.header.blob_gas_used = Some(0));
     assert_eq!((e.number, e.field, e.expected.as_str(), e.got.as_str()), (42, Field::BlobGasUsed, "131072", "0"));
     // Three uncles (hash kept consistent so the count rule is what fails).
@@ -113,6 +116,9 @@ fn tampered_bodies_name_the_field() {
     assert_eq!((e.number, e.field), (10, Field::Ommers));
 }
 
+/// A change to one field of an execution result.
+type Tamper = fn(&mut Executed);
+
 #[test]
 fn execution_results_are_compared_field_by_field() {
     let header = kit::blocks().swap_remove(44).header; // block 45: a withdrawal request
@@ -124,7 +130,7 @@ fn execution_results_are_compared_field_by_field() {
         requests_hash: header.requests_hash,
     };
     assert_eq!(check_executed(&header, &agreed), Ok(()));
-    let cases: [(Field, fn(&mut Executed)); 5] = [
+    let cases: [(Field, Tamper); 5] = [
         (Field::StateRoot, |e| e.state_root = B256::ZERO),
         (Field::ReceiptsRoot, |e| e.receipts_root = B256::ZERO),
         (Field::LogsBloom, |e| e.logs_bloom = Bloom::ZERO),

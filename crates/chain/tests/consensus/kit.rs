@@ -38,10 +38,7 @@ pub fn spec() -> ChainSpec {
 }
 
 pub fn blocks() -> Vec<Block<TxEnvelope>> {
-    BlockReader::open(&chain_file())
-        .expect("chain.rlp opens")
-        .map(|b| b.expect("chain.rlp decodes").block)
-        .collect()
+    BlockReader::open(&chain_file()).expect("chain.rlp opens").map(|b| b.expect("chain.rlp decodes").block).collect()
 }
 
 /// Block 0, rebuilt from the genesis file (state root from its alloc).

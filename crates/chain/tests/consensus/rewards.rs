@@ -30,7 +30,11 @@ fn rewards_of_blocks_with_uncles_match_the_formula_by_hand() {
         assert_eq!(uncle.number, number - 1);
         assert_eq!(block_reward(&spec, number), wei(base));
         let got = block_rewards(&spec, &b.header, &b.body.ommers);
-        assert_eq!(got, vec![(uncle.beneficiary, wei(uncle_share)), (b.header.beneficiary, wei(miner))], "block {number}");
+        assert_eq!(
+            got,
+            vec![(uncle.beneficiary, wei(uncle_share)), (b.header.beneficiary, wei(miner))],
+            "block {number}"
+        );
     }
 }
 
