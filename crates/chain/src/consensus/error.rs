@@ -28,6 +28,8 @@ pub enum Field {
     LogsBloom,
     BlockAccessListHash,
     SlotNumber,
+    /// The whole block's RLP length (EIP-7934).
+    Size,
 }
 
 impl Field {
@@ -56,6 +58,7 @@ impl Field {
             Field::LogsBloom => "logsBloom",
             Field::BlockAccessListHash => "blockAccessListHash",
             Field::SlotNumber => "slotNumber",
+            Field::Size => "size",
         }
     }
 }

@@ -16,6 +16,8 @@ pub const MAX_EXTRA_DATA: usize = 32;
 /// A block may include at most two uncles, each at most seven generations older.
 pub const MAX_OMMERS: usize = 2;
 pub const MAX_OMMER_DEPTH: u64 = 7;
+/// EIP-7934 (Osaka): a block's RLP encoding may not exceed 10 MiB minus a 2 MiB margin.
+pub const MAX_RLP_BLOCK_SIZE: usize = 10_485_760 - 2_097_152;
 
 /// What the checks need to know about the parent.
 #[derive(Clone, Copy, Debug)]
@@ -120,12 +122,19 @@ pub fn check_header(spec: &ChainSpec, parent: &Parent<'_>, header: &Header) -> R
     Ok(())
 }
 
-/// The rules between the header and the body: transactions root, uncles (hash, count,
-/// depth), withdrawals (root, presence) and blob gas used (sum and per-block maximum).
+/// The rules between the header and the body: encoded size (Osaka), transactions root,
+/// uncles (hash, count, depth), withdrawals (root, presence) and blob gas used (sum and
+/// per-block maximum).
 pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), ConsensusError> {
     let header = &block.header;
     let body = &block.body;
     let n = header.number;
+    if spec.is_osaka(header.timestamp) {
+        let size = alloy_rlp::Encodable::length(block);
+        if size > MAX_RLP_BLOCK_SIZE {
+            return Err(ConsensusError::new(n, Field::Size, format!("at most {MAX_RLP_BLOCK_SIZE} bytes"), size));
+        }
+    }
     expect(
         n,
         Field::TransactionsRoot,

@@ -116,6 +116,22 @@ fn tampered_bodies_name_the_field() {
     assert_eq!((e.number, e.field), (10, Field::Ommers));
 }
 
+#[test]
+fn osaka_blocks_may_not_exceed_the_rlp_size_limit() {
+    // 400k withdrawals of 25 bytes each: about 10 MB, over EIP-7934's 8 MiB limit.
+    let stuff = |b: &mut Block<TxEnvelope>| {
+        let w =
+            alloy_eips::eip4895::Withdrawal { index: 1, validator_index: 2, address: Default::default(), amount: 3 };
+        b.body.withdrawals = Some(vec![w; 400_000].into());
+    };
+    let e = body_error(48, stuff);
+    assert_eq!((e.number, e.field), (48, Field::Size));
+    assert!(e.expected == "at most 8388608 bytes" && e.got.parse::<usize>().unwrap() > 8_388_608, "{e}");
+    // Before Osaka there is no size rule: the same block fails on its withdrawals root.
+    let e = body_error(47, stuff);
+    assert_eq!((e.number, e.field), (47, Field::WithdrawalsRoot));
+}
+
 /// A change to one field of an execution result.
 type Tamper = fn(&mut Executed);
 
