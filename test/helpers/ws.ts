@@ -52,6 +52,16 @@ export class RawWs {
     });
   }
 
+  /** A request whose params are given as JSON text (for input JSON.stringify cannot write,
+   *  such as nesting deeper than its recursion allows). */
+  requestText(method: string, params: string): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.socket.send(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${params}}`);
+    });
+  }
+
   batch(calls: [string, unknown[]][]): Promise<any[]> {
     const ids = calls.map(() => this.nextId++);
     return new Promise((resolve) => {
