@@ -91,7 +91,11 @@ export class RawWs {
     return this.notifications.filter((n) => n.subscription === subscription).map((n) => n.result);
   }
 
-  close(): void {
+  /** Closes the socket and resolves once it is closed. */
+  close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
     this.socket.close();
+    return closed;
   }
 }

@@ -181,7 +181,7 @@ describe('nesting depth', () => {
       expect(sub.error).toEqual({ code: -32602, message: 'invalid argument 1: nested more than 32 levels deep' });
       expect((await ws.request('eth_chainId')).result).toBe('0x7a69');
     } finally {
-      ws.close();
+      await ws.close();
     }
   });
 });

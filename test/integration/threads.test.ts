@@ -114,7 +114,7 @@ describe('several event loops', () => {
     const hash = receipt.transactionHash as Hex;
     await Promise.all(sockets.map((s, i) => s.waitFor(subs[i]!, (r) => r === hash, 5_000)));
 
-    for (const s of sockets) s.close();
+    await Promise.all(sockets.map((s) => s.close()));
     expect(await node.kill('SIGTERM')).toBe(0);
   });
 });
