@@ -31,7 +31,8 @@ export interface LoopServer {
   ws: WebSocketServer;
 }
 
-export function buildLoop(chain: Chain, info: ChainInfo, config: Config): LoopServer {
+/** `loop` numbers the event loop: 0 is the main thread, 1..N-1 the workers. */
+export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 0): LoopServer {
   const hub = new SubscriptionHub(chain);
   const methods = buildMethods({
     hub,
@@ -57,9 +58,10 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config): LoopSe
       ...(problem === null ? {} : { reason: problem }),
       chainId: info.chainId,
       head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
-      // Of the event loop that answered (each thread counts its own).
+      // Of the event loop that answered (each thread counts its own), and which one it was.
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
+      eventLoop: loop,
     });
     return { healthy: problem === null, body };
   });
@@ -83,8 +85,8 @@ interface WorkerHandle {
   closed: Promise<void>;
 }
 
-async function startWorker(handle: number, config: Config, port: number): Promise<WorkerHandle> {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port } });
+async function startWorker(handle: number, config: Config, port: number, loop: number): Promise<WorkerHandle> {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port, loop } });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', (m: { ready?: boolean; error?: string }) => (m.ready ? resolve() : reject(new Error(m.error))));
     worker.once('error', reject);
@@ -111,7 +113,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       const port = uWS.us_socket_local_port(probe);
       uWS.us_listen_socket_close(probe);
       listenSocket = await listen(loop.app, host, port, false);
-      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port));
+      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i));
     }
   } catch (e) {
     // Release the store and stop the builder before reporting.

@@ -7,11 +7,11 @@ import { Chain } from './native.js';
 import { buildLoop, listen } from './server.js';
 import type { Config } from './cli.js';
 
-const { handle, config, port } = workerData as { handle: number; config: Config; port: number };
+const { handle, config, port, loop: index } = workerData as { handle: number; config: Config; port: number; loop: number };
 
 try {
   const chain = Chain.attach(handle);
-  const loop = buildLoop(chain, chain.info(), config);
+  const loop = buildLoop(chain, chain.info(), config, index);
   const socket = await listen(loop.app, config.server.host, port, false);
   parentPort!.on('message', (m) => {
     if (m !== 'close') return;
