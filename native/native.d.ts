@@ -76,7 +76,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -95,8 +95,15 @@ export interface NativeFailure {
 export interface NodeOptions {
   /** Where the chain and the pool journal are stored; absent: in memory. */
   datadir?: string
-  /** Contents of a geth-style genesis.json; absent: the embedded dev chain. */
+  /** Contents of a geth-style genesis.json (small ones, tests). */
   genesis?: string
+  /**
+   * A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
+   * dev chain on an empty datadir, or the chain the datadir holds.
+   */
+  genesisFile?: string
+  /** Page cache of the store in MiB: what its memory is bounded by. */
+  dbCacheMb?: number
   preconf?: boolean
   preconfIntervalMs?: number
   blockTimeMs?: number

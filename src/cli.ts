@@ -1,6 +1,6 @@
 // Command-line flags -> configuration. Every flag has a default that runs the dev chain.
 
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultChainOptions, type NodeOptions } from './native.js';
@@ -49,15 +49,13 @@ const FLAGS: Flag[] = [
   {
     name: 'genesis',
     value: 'FILE',
-    help: 'geth-style genesis.json (default: the embedded dev chain)',
+    help: 'geth-style genesis.json, read by streaming (default: the embedded dev chain, or the chain the datadir holds)',
     apply: (c, v) => {
-      try {
-        c.chain.genesis = readFileSync(v, 'utf8');
-      } catch (e) {
-        throw new Error(`cannot read --genesis ${v}: ${(e as Error).message}`);
-      }
+      if (!existsSync(v)) throw new Error(`cannot read --genesis ${v}: no such file`);
+      c.chain.genesisFile = resolve(v);
     },
   },
+  { name: 'db-cache-mb', value: 'MB', help: 'page cache of the store (bounds its memory)', chainDefault: 'dbCacheMb', apply: (c, v) => void (c.chain.dbCacheMb = int('db-cache-mb', v, 8)) },
   { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
   { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },

@@ -67,6 +67,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   halted: Code.Server,
   rejected: Code.Server,
   limitExceeded: Code.LimitExceeded,
+  unavailable: Code.Server, // geth: -32000 "historical state … is not available"
   overloaded: Code.LimitExceeded,
   config: Code.Internal,
   internal: Code.Internal,

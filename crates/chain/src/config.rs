@@ -7,8 +7,13 @@ use std::path::PathBuf;
 pub struct ChainConfig {
     /// `None`: the store lives in memory (`--ephemeral`).
     pub datadir: Option<PathBuf>,
-    /// Contents of a geth-style genesis.json; `None`: the embedded dev chain.
+    /// Contents of a geth-style genesis.json; `None`: `genesis_file`, else the embedded
+    /// dev chain (or, on a datadir that holds a chain, that chain).
     pub genesis: Option<String>,
+    /// A geth-style genesis.json, read by streaming (for an alloc of any size).
+    pub genesis_file: Option<PathBuf>,
+    /// Page cache of the store, in bytes: what the store's memory is bounded by.
+    pub db_cache_bytes: usize,
     pub preconf: bool,
     pub preconf_interval_ms: u64,
     pub block_time_ms: u64,
@@ -34,6 +39,8 @@ impl Default for ChainConfig {
         Self {
             datadir: None,
             genesis: None,
+            genesis_file: None,
+            db_cache_bytes: 256 << 20,
             preconf: true,
             preconf_interval_ms: 200,
             block_time_ms: 2000,

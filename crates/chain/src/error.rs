@@ -32,6 +32,9 @@ pub enum ChainError {
     /// A request went past a documented limit (log range or result size).
     #[error("{0}")]
     LimitExceeded(String),
+    /// The data asked for is not kept (state older than the trie history, for proofs).
+    #[error("{0}")]
+    Unavailable(String),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error("{0}")]
     Internal(String),

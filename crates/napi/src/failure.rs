@@ -15,6 +15,8 @@ pub enum ErrorKind {
     Halted,
     Rejected,
     LimitExceeded,
+    /// State the node no longer keeps (proofs older than the trie history).
+    Unavailable,
     /// A work queue of the node is full (too many concurrent requests of one kind).
     Overloaded,
     Internal,
@@ -54,6 +56,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::Halted(_) => ErrorKind::Halted,
         ChainError::Rejected(_) => ErrorKind::Rejected,
         ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
+        ChainError::Unavailable(_) => ErrorKind::Unavailable,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::Simulate(s, _) => match s {
             SimulateError::NonceTooLow => ErrorKind::SimNonceTooLow,

@@ -11,8 +11,13 @@ use preconf_chain::ChainConfig;
 pub struct NodeOptions {
     /// Where the chain and the pool journal are stored; absent: in memory.
     pub datadir: Option<String>,
-    /// Contents of a geth-style genesis.json; absent: the embedded dev chain.
+    /// Contents of a geth-style genesis.json (small ones, tests).
     pub genesis: Option<String>,
+    /// A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
+    /// dev chain on an empty datadir, or the chain the datadir holds.
+    pub genesis_file: Option<String>,
+    /// Page cache of the store in MiB: what its memory is bounded by.
+    pub db_cache_mb: Option<u32>,
     pub preconf: Option<bool>,
     pub preconf_interval_ms: Option<u32>,
     pub block_time_ms: Option<u32>,
@@ -41,6 +46,8 @@ impl NodeOptions {
         Ok(ChainConfig {
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
+            genesis_file: self.genesis_file.map(Into::into),
+            db_cache_bytes: self.db_cache_mb.map_or(d.db_cache_bytes, |mb| (mb as usize) << 20),
             preconf: self.preconf.unwrap_or(d.preconf),
             preconf_interval_ms: self.preconf_interval_ms.map_or(d.preconf_interval_ms, u64::from),
             block_time_ms: self.block_time_ms.map_or(d.block_time_ms, u64::from),
@@ -68,6 +75,8 @@ pub fn default_options() -> NodeOptions {
     NodeOptions {
         datadir: None,
         genesis: None,
+        genesis_file: None,
+        db_cache_mb: Some((d.db_cache_bytes >> 20) as u32),
         preconf: Some(d.preconf),
         preconf_interval_ms: Some(d.preconf_interval_ms as u32),
         block_time_ms: Some(d.block_time_ms as u32),

@@ -24,8 +24,9 @@ impl Builder {
         if let Some(requests) = requests {
             header.requests_hash = Some(requests.requests_hash());
         }
-        self.trie.apply(&b.changes);
-        header.state_root = self.trie.root();
+        // O(changes × trie depth): only the nodes on the changed keys' paths are read.
+        let (state_root, trie) = self.chain.store.state_root(&b.changes)?;
+        header.state_root = state_root;
         let hash = header.hash_slow();
 
         let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect() };
@@ -40,6 +41,7 @@ impl Builder {
             receipts: &receipts,
             tx_hashes: &tx_hashes,
             changes: &b.changes,
+            trie: &trie,
         })?;
         if let Some(journal) = &self.chain.journal {
             journal.forget(tx_hashes.iter());

@@ -142,13 +142,16 @@ impl<'de> Visitor<'de> for Account<'_, '_> {
             match key.as_str() {
                 "balance" => account.balance = map.next_value::<Quantity>()?.0,
                 "nonce" => {
-                    account.nonce = u64::try_from(map.next_value::<Quantity>()?.0)
-                        .map_err(|_| serde::de::Error::custom(format!("nonce of {} does not fit 64 bits", self.address)))?
+                    account.nonce = u64::try_from(map.next_value::<Quantity>()?.0).map_err(|_| {
+                        serde::de::Error::custom(format!("nonce of {} does not fit 64 bits", self.address))
+                    })?
                 }
                 "code" => account.code = map.next_value::<Option<Bytes>>()?.filter(|c| !c.is_empty()),
-                "storage" => {
-                    map.next_value_seed(Storage { address: self.address, sink: &mut *self.sink, error: &mut *self.error })?
-                }
+                "storage" => map.next_value_seed(Storage {
+                    address: self.address,
+                    sink: &mut *self.sink,
+                    error: &mut *self.error,
+                })?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -273,7 +276,9 @@ mod tests {
 
     #[test]
     fn large_storage_arrives_in_chunks() {
-        let mut text = String::from(r#"{"config":{"chainId":7},"alloc":{"0x00000000000000000000000000000000000000aa":{"storage":{"#);
+        let mut text = String::from(
+            r#"{"config":{"chainId":7},"alloc":{"0x00000000000000000000000000000000000000aa":{"storage":{"#,
+        );
         let n = STORAGE_CHUNK * 2 + 5;
         for i in 0..n {
             if i > 0 {
@@ -291,7 +296,8 @@ mod tests {
     #[test]
     fn bad_input_is_a_config_error_naming_the_problem() {
         let mut sink = Collect::default();
-        let e = read_genesis(r#"{"config":{"chainId":7},"alloc":{"0x12":{}}}"#.as_bytes(), Some(&mut sink)).unwrap_err();
+        let e =
+            read_genesis(r#"{"config":{"chainId":7},"alloc":{"0x12":{}}}"#.as_bytes(), Some(&mut sink)).unwrap_err();
         assert!(matches!(e, ChainError::Config(_)));
         assert!(e.to_string().contains("invalid genesis file"), "{e}");
         let e = read_genesis(r#"{"config":{},"alloc":{}}"#.as_bytes(), None).unwrap_err();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use alloy_consensus::{Block, Header, TxEnvelope};
 use alloy_primitives::B256;
 use preconf_chain::consensus::BlockReader;
-use preconf_chain::genesis::{genesis_header, parse_genesis};
+use preconf_chain::genesis::genesis_header;
 use preconf_chain::spec::ChainSpec;
 
 /// `RPC_COMPAT_DIR`, or the first `shared/rpc-compat` above this crate (the main checkout
@@ -34,7 +34,7 @@ pub fn chain_file() -> PathBuf {
 
 pub fn spec() -> ChainSpec {
     let json = std::fs::read_to_string(kit_dir().join("chain/genesis.json")).expect("genesis.json is readable");
-    ChainSpec::new(parse_genesis(&json).expect("genesis.json parses"))
+    ChainSpec::new(serde_json::from_str::<alloy_genesis::Genesis>(&json).expect("genesis.json parses"))
 }
 
 pub fn blocks() -> Vec<Block<TxEnvelope>> {
