@@ -42,8 +42,11 @@ fn commit(store: &Store, number: u64, c: &StateChanges) -> B256 {
     state_root
 }
 
+/// (address, balance, nonce, non-zero slots)
+type Model = (Address, u64, u64, Vec<(u64, u64)>);
+
 /// The state root computed from scratch (alloy-trie), independent of the stored trie.
-fn root_of(accounts: &[(Address, u64, u64, Vec<(u64, u64)>)]) -> B256 {
+fn root_of(accounts: &[Model]) -> B256 {
     let alloc: std::collections::BTreeMap<Address, alloy_genesis::GenesisAccount> = accounts
         .iter()
         .map(|(a, balance, nonce, slots)| {
