@@ -11,6 +11,8 @@ export declare class NativeNode {
   /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
   accounts(): string
   getLogs(filter: string): Promise<string | NativeFailure>
+  /** eth_getProof: `keys` are 0x storage keys as the request named them. */
+  getProof(address: string, keys: Array<string>, block: string): Promise<string | NativeFailure>
   feeHistory(request: string): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure

@@ -89,6 +89,8 @@ export class Chain {
   getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
   getStorageAt = (address: string, slot: string, block: string): string =>
     unwrap(this.raw.getStorageAt(address, slot, block));
+  getProof = (address: string, keys: string[], block: string): Promise<string> =>
+    unwrapAsync(this.raw.getProof(address, keys, block));
   /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
   getBlock = (block: string, full: boolean): string | Promise<string> =>
     full ? unwrapAsync(this.raw.getBlockFull(block)) : unwrap(this.raw.getBlock(block));

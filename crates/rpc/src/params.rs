@@ -30,6 +30,12 @@ pub fn slot(s: &str) -> ChainResult<U256> {
     s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid slot {s}")))
 }
 
+/// A storage key as eth_getProof names it (kept as given, to be echoed back).
+pub fn storage_key(s: &str) -> ChainResult<alloy_serde::storage::JsonStorageKey> {
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|_| ChainError::InvalidParams(format!("invalid storage key {s}")))
+}
+
 pub fn raw_tx(s: &str) -> ChainResult<Bytes> {
     s.parse().map_err(|_| ChainError::InvalidParams("raw transaction is not valid hex".into()))
 }

@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod execution;
 pub mod fees;
 pub mod logs;
+pub mod proofs;
 pub mod state;
 pub mod submit;
 pub mod transactions;
@@ -22,6 +23,7 @@ pub struct ChainApi {
     pub execution: Arc<execution::Execution>,
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
+    pub proofs: proofs::Proofs,
     pub submit: submit::Submission,
 }
 
@@ -34,6 +36,7 @@ impl ChainApi {
             state: state::StateReads::new(chain.clone()),
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
+            proofs: proofs::Proofs::new(chain.clone()),
             submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
             blocks,
             execution,
