@@ -106,6 +106,8 @@ export interface NodeOptions {
   genesisFile?: string
   /** Page cache of the store in MiB: what its memory is bounded by. */
   dbCacheMb?: number
+  /** Build blocks (false: `--no-build`, serve the stored chain). */
+  build?: boolean
   preconf?: boolean
   preconfIntervalMs?: number
   blockTimeMs?: number

@@ -58,6 +58,7 @@ const FLAGS: Flag[] = [
   { name: 'db-cache-mb', value: 'MB', help: 'page cache of the store (bounds its memory)', chainDefault: 'dbCacheMb', apply: (c, v) => void (c.chain.dbCacheMb = int('db-cache-mb', v, 8)) },
   { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
   { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
+  { name: 'no-build', help: 'serve the stored chain without producing blocks (an imported chain; transactions wait in the pool)', apply: (c) => void (c.chain.build = false) },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
   { name: 'preconf-receipts', help: 'answer eth_getTransactionReceipt for pre-confirmed transactions (Base-style; default: once sealed, as geth)', apply: (c) => void (c.chain.preconfReceipts = true) },
   { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },

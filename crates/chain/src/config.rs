@@ -14,6 +14,9 @@ pub struct ChainConfig {
     pub genesis_file: Option<PathBuf>,
     /// Page cache of the store, in bytes: what the store's memory is bounded by.
     pub db_cache_bytes: usize,
+    /// Build blocks. Without (`--no-build`: serving an imported chain, or a replica),
+    /// transactions are still accepted into the pool but nothing executes or seals them.
+    pub build: bool,
     pub preconf: bool,
     pub preconf_interval_ms: u64,
     pub block_time_ms: u64,
@@ -41,6 +44,7 @@ impl Default for ChainConfig {
             genesis: None,
             genesis_file: None,
             db_cache_bytes: 256 << 20,
+            build: true,
             preconf: true,
             preconf_interval_ms: 200,
             block_time_ms: 2000,

@@ -69,8 +69,8 @@ impl Node {
             let (kept, dropped) = api.submit.replay_journal(records);
             eprintln!("[preconf-node] pool journal: {kept} transactions restored, {dropped} already included or no longer valid");
         }
-        let builder = builder::spawn(chain.clone())?;
-        Ok(Self { chain, api, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(Some(builder)) })
+        let builder = if chain.config.build { Some(builder::spawn(chain.clone())?) } else { None };
+        Ok(Self { chain, api, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
     }
 
     pub fn api(&self) -> &ChainApi {

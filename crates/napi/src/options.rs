@@ -18,6 +18,8 @@ pub struct NodeOptions {
     pub genesis_file: Option<String>,
     /// Page cache of the store in MiB: what its memory is bounded by.
     pub db_cache_mb: Option<u32>,
+    /// Build blocks (false: `--no-build`, serve the stored chain).
+    pub build: Option<bool>,
     pub preconf: Option<bool>,
     pub preconf_interval_ms: Option<u32>,
     pub block_time_ms: Option<u32>,
@@ -48,6 +50,7 @@ impl NodeOptions {
             genesis: self.genesis,
             genesis_file: self.genesis_file.map(Into::into),
             db_cache_bytes: self.db_cache_mb.map_or(d.db_cache_bytes, |mb| (mb as usize) << 20),
+            build: self.build.unwrap_or(d.build),
             preconf: self.preconf.unwrap_or(d.preconf),
             preconf_interval_ms: self.preconf_interval_ms.map_or(d.preconf_interval_ms, u64::from),
             block_time_ms: self.block_time_ms.map_or(d.block_time_ms, u64::from),
@@ -77,6 +80,7 @@ pub fn default_options() -> NodeOptions {
         genesis: None,
         genesis_file: None,
         db_cache_mb: Some((d.db_cache_bytes >> 20) as u32),
+        build: Some(d.build),
         preconf: Some(d.preconf),
         preconf_interval_ms: Some(d.preconf_interval_ms as u32),
         block_time_ms: Some(d.block_time_ms as u32),

@@ -185,6 +185,7 @@ impl Builder {
                 hash: None,
                 txs: b.txs.clone(),
                 preconf_index: Some(b.preconf_index),
+                ..Default::default()
             }),
             overlay,
             tx_index: b.tx_index.clone(),

@@ -29,7 +29,7 @@ impl Builder {
         header.state_root = state_root;
         let hash = header.hash_slow();
 
-        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect() };
+        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect(), ..Default::default() };
         let receipts = StoredReceipts {
             receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
         };
@@ -48,7 +48,7 @@ impl Builder {
         }
 
         let head =
-            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), preconf_index: None });
+            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), ..Default::default() });
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot: self.chain.store.snapshot()?,
