@@ -200,6 +200,12 @@ impl Builder {
         let Some(p) = &self.published else { return };
         let first_new = self.block.announced;
         self.block.announced = self.block.txs.len();
-        self.chain.events.send(ChainEvent::Preconfirmed { block: p.block.clone(), first_new, unix_ms: unix_now_ms() });
+        let changes = p.overlay.layers().last().cloned().unwrap_or_default();
+        self.chain.events.send(ChainEvent::Preconfirmed {
+            block: p.block.clone(),
+            first_new,
+            unix_ms: unix_now_ms(),
+            changes,
+        });
     }
 }

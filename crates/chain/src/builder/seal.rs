@@ -49,6 +49,7 @@ impl Builder {
 
         let head =
             Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), ..Default::default() });
+        let changes = Arc::new(std::mem::take(&mut b.changes));
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot: self.chain.store.snapshot()?,
@@ -63,7 +64,7 @@ impl Builder {
         // to the new head with the next block open, never through a state without either.
         let view = self.with_pending(sealed);
         self.chain.publish(view);
-        self.chain.events.send(ChainEvent::Sealed { block: head });
+        self.chain.events.send(ChainEvent::Sealed { block: head, changes });
         Ok(())
     }
 }
