@@ -36,6 +36,11 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
+  traceCall(request: string): Promise<string | NativeFailure>
+  traceTransaction(request: string): Promise<string | NativeFailure>
+  /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
+  traceBlock(request: string): Promise<string | NativeFailure>
+  createAccessList(request: string): Promise<string | NativeFailure>
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(options: NodeOptions): NativeNode
   /**
@@ -76,7 +81,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'notFound' | 'timeout' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -112,4 +117,8 @@ export interface NodeOptions {
   logsMaxResults?: number
   /** Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones. */
   preconfReceipts?: boolean
+  /** The longest `timeout` a debug_trace* request may ask for. */
+  traceMaxTimeoutMs?: number
+  /** The largest trace output (JSON bytes) one request may produce. */
+  traceMaxBytes?: number
 }

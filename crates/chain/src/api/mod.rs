@@ -8,6 +8,7 @@ pub mod fees;
 pub mod logs;
 pub mod state;
 pub mod submit;
+pub mod tracing;
 pub mod transactions;
 
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub struct ChainApi {
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
     pub submit: submit::Submission,
+    pub tracing: tracing::Tracing,
 }
 
 impl ChainApi {
@@ -34,6 +36,7 @@ impl ChainApi {
             state: state::StateReads::new(chain.clone()),
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
+            tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
             submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
             blocks,
             execution,

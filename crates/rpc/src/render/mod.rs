@@ -7,6 +7,7 @@ pub mod events;
 pub mod log;
 pub mod receipt;
 pub mod simulate;
+pub mod trace;
 pub mod transaction;
 
 use alloy_primitives::B256;
