@@ -67,6 +67,8 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   halted: Code.Server,
   rejected: Code.Server,
   limitExceeded: Code.LimitExceeded,
+  notFound: Code.Server, // geth: "transaction not found", "block #5 not found"
+  timeout: Code.Server, // geth: a trace's "execution timeout"
   overloaded: Code.LimitExceeded,
   config: Code.Internal,
   internal: Code.Internal,

@@ -19,7 +19,7 @@ impl NativeNode {
             let p: params::TraceCallParams = params::json(&request, "trace call request")?;
             let (tx, block, options) = p.call_options()?;
             let tracing = &n.api().tracing;
-            trace::trace(&tracing.trace_call(&tx, params::block(&block)?, &options)?, tracing.max_bytes())
+            trace::trace(tracing.trace_call(&tx, params::block(&block)?, &options)?, tracing.max_bytes())
         })
     }
 
@@ -29,7 +29,7 @@ impl NativeNode {
             let p: params::TraceTransactionParams = params::json(&request, "trace request")?;
             let tracing = &n.api().tracing;
             let out = tracing.trace_transaction(params::hash(&p.hash)?, &p.options.into_options())?;
-            trace::trace(&out, tracing.max_bytes())
+            trace::trace(out, tracing.max_bytes())
         })
     }
 
