@@ -48,7 +48,8 @@ impl NativeNode {
     pub fn create_access_list<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
         self.spawn(env, Class::Calls, move |n| {
             let p: params::AccessListParams = params::json(&request, "access list request")?;
-            let out = n.api().tracing.create_access_list(&p.tx, params::block(&p.block)?, p.state_overrides.as_ref())?;
+            let out =
+                n.api().tracing.create_access_list(&p.tx, params::block(&p.block)?, p.state_overrides.as_ref())?;
             Ok(trace::access_list(&out))
         })
     }

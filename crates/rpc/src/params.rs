@@ -9,8 +9,8 @@ use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, Filter, Transact
 use alloy_rpc_types_trace::geth::GethDebugTracingOptions;
 use preconf_chain::api::logs::LogQuery;
 use preconf_chain::api::tracing::TraceCallOptions;
-use preconf_chain::exec::trace::TraceOptions;
 use preconf_chain::exec::simulate::SimulatePayload;
+use preconf_chain::exec::trace::TraceOptions;
 use preconf_chain::{BlockId, ChainError, ChainResult};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;

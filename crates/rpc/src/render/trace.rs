@@ -5,10 +5,10 @@
 use alloy_eips::eip2930::AccessListResult;
 use alloy_primitives::{B256, U256};
 use alloy_rpc_types_trace::geth::{GethTrace, StructLog, TraceResult};
-use revm::bytecode::OpCode;
 use preconf_chain::exec::access_list::AccessListOutcome;
 use preconf_chain::exec::trace::output_too_large;
 use preconf_chain::ChainResult;
+use revm::bytecode::OpCode;
 
 use super::to_json;
 
@@ -97,4 +97,67 @@ pub fn access_list(outcome: &AccessListOutcome) -> String {
         gas_used: U256::from(outcome.gas_used),
         error: outcome.error.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::Bytes;
+    use alloy_rpc_types_trace::geth::DefaultFrame;
+
+    fn log(op: &'static str, stack: Option<usize>, error: &str) -> StructLog {
+        StructLog {
+            op: op.into(),
+            stack: stack.map(|n| vec![U256::ZERO; n]),
+            error: Some(error.into()),
+            return_data: Some(Bytes::new()),
+            memory: Some(vec![]),
+            refund_counter: Some(0),
+            ..Default::default()
+        }
+    }
+
+    fn rendered(logs: Vec<StructLog>) -> Vec<StructLog> {
+        let mut trace = GethTrace::Default(DefaultFrame { struct_logs: logs, ..Default::default() });
+        as_geth(&mut trace);
+        match trace {
+            GethTrace::Default(f) => f.struct_logs,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn struct_logs_read_as_geth_writes_them() {
+        let logs = rendered(vec![
+            log("ADD", Some(1), "Some(StackUnderflow)"),
+            log("ADD", None, "Some(StackUnderflow)"),
+            log("PUSH1", Some(1024), "Some(StackOverflow)"),
+            log("SSTORE", Some(2), "Some(OutOfGas)"),
+            log("JUMP", Some(1), "Some(InvalidJump)"),
+            log("INVALID", Some(0), "Some(InvalidFEOpcode)"),
+            log("SSTORE", Some(2), "Some(StateChangeDuringStaticCall)"),
+        ]);
+        let errors: Vec<_> = logs.iter().map(|l| l.error.as_deref().unwrap()).collect();
+        assert_eq!(
+            errors,
+            [
+                "stack underflow (1 <=> 2)",
+                "stack underflow",
+                "stack limit reached 1024 (1023)",
+                "out of gas",
+                "invalid jump destination",
+                "invalid opcode: INVALID",
+                "write protection",
+            ]
+        );
+        assert!(logs.iter().all(|l| l.return_data.is_none() && l.memory.is_none() && l.refund_counter.is_none()));
+    }
+
+    #[test]
+    fn outputs_past_the_limit_are_refused() {
+        let trace = GethTrace::Default(DefaultFrame::default());
+        let json = to_json(&trace);
+        assert_eq!(super::trace(trace.clone(), json.len()).unwrap(), json);
+        assert!(super::trace(trace, json.len() - 1).is_err());
+    }
 }

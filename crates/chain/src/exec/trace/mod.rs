@@ -10,7 +10,9 @@ pub mod session;
 
 use std::time::Duration;
 
-use alloy_rpc_types_trace::geth::{GethDebugBuiltInTracerType as BuiltIn, GethDebugTracerType, GethDebugTracingOptions};
+use alloy_rpc_types_trace::geth::{
+    GethDebugBuiltInTracerType as BuiltIn, GethDebugTracerType, GethDebugTracingOptions,
+};
 use revm_inspectors::tracing::DebugInspector;
 
 use crate::error::{ChainError, ChainResult};

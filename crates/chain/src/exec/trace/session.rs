@@ -113,11 +113,12 @@ impl<'a> TraceSession<'a> {
         let out = out.map_err(refused)?;
         let evm = &mut self.evm;
         let tracer = &mut evm.inspector.1;
-        let trace = tracer
-            .get_result(ctx, &env, &evm.ctx.block, &out, &mut evm.ctx.journaled_state.database)
-            .map_err(|e| match e {
-                DebugInspectorError::Database(e) => e,
-                other => ChainError::Internal(format!("tracer: {other}")),
+        let trace =
+            tracer.get_result(ctx, &env, &evm.ctx.block, &out, &mut evm.ctx.journaled_state.database).map_err(|e| {
+                match e {
+                    DebugInspectorError::Database(e) => e,
+                    other => ChainError::Internal(format!("tracer: {other}")),
+                }
             })?;
         tracer.fuse().map_err(|e| ChainError::Internal(format!("tracer: {e}")))?;
         let gas = out.result.tx_gas_used();
@@ -130,7 +131,7 @@ impl SystemCalls for TraceSession<'_> {
     /// A system call before the block's transactions, as the builder made it (untraced).
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
         let db = &mut self.evm.ctx.journaled_state.database;
-        if !db.basic(address)?.is_some_and(|a| a.code_hash != KECCAK256_EMPTY) {
+        if db.basic(address)?.is_none_or(|a| a.code_hash == KECCAK256_EMPTY) {
             return Ok(None);
         }
         let out = SystemCallEvm::system_call(&mut self.evm, address, input)
