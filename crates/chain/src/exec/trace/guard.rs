@@ -5,11 +5,13 @@
 
 use std::time::{Duration, Instant};
 
+use alloy_primitives::map::{AddressMap, HashSet};
 use alloy_primitives::{Address, Log, U256};
+use revm::bytecode::opcode::{SLOAD, SSTORE};
 use revm::context_interface::{ContextError, ContextTr};
 use revm::inspector::Inspector;
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::interpreter::interpreter_types::{MemoryTr, ReturnData};
+use revm::interpreter::interpreter_types::{InputsTr, Jumps, MemoryTr, ReturnData};
 use revm::interpreter::{CallInputs, CallOutcome, CreateInputs, CreateOutcome, Interpreter};
 
 /// How many instructions run between two looks at the clock.
@@ -22,6 +24,8 @@ const STEP_BYTES: usize = 128;
 const WORD_BYTES: usize = 70;
 const FRAME_BYTES: usize = 320;
 const LOG_BYTES: usize = 160;
+/// One `"0x…": "0x…"` storage entry.
+const SLOT_BYTES: usize = 140;
 
 /// Which parts of each instruction the struct logger records (nothing for other tracers).
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,6 +34,8 @@ pub struct StepCapture {
     pub stack: bool,
     pub memory: bool,
     pub return_data: bool,
+    /// SLOAD and SSTORE entries carry every slot of the contract touched so far.
+    pub storage: bool,
     /// geth's `limit`: struct logs past this many are not recorded.
     pub limit: Option<u64>,
 }
@@ -55,6 +61,8 @@ pub struct TraceGuard {
     logged: u64,
     /// Estimated output so far, across every transaction of the request.
     bytes: usize,
+    /// Slots seen per contract, for the size of the storage snapshots (`storage`).
+    slots: AddressMap<HashSet<U256>>,
     pub exceeded: Option<Exceeded>,
 }
 
@@ -68,6 +76,7 @@ impl TraceGuard {
             steps: 0,
             logged: 0,
             bytes: 0,
+            slots: AddressMap::default(),
             exceeded: None,
         }
     }
@@ -83,6 +92,7 @@ impl TraceGuard {
     /// Before each traced transaction: `limit` counts per transaction.
     pub fn next_transaction(&mut self) {
         self.logged = 0;
+        self.slots.clear();
     }
 
     fn add(&mut self, bytes: usize) {
@@ -118,6 +128,14 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for TraceGuard {
                 }
                 if c.return_data {
                     bytes += interp.return_data.buffer().len() * 2;
+                }
+                let op = interp.bytecode.opcode();
+                if c.storage && (op == SLOAD || op == SSTORE) {
+                    if let Ok(slot) = interp.stack.peek(0) {
+                        let seen = self.slots.entry(interp.input.target_address()).or_default();
+                        seen.insert(slot);
+                        bytes += seen.len() * SLOT_BYTES;
+                    }
                 }
                 self.add(bytes);
             }

@@ -78,6 +78,7 @@ fn struct_logger(tracing: &GethDebugTracingOptions) -> StepCapture {
         stack: c.is_stack_enabled(),
         memory: c.is_memory_enabled(),
         return_data: c.is_return_data_enabled(),
+        storage: c.is_storage_enabled(),
         limit: c.limit.filter(|l| *l != 0),
     }
 }
