@@ -74,6 +74,8 @@ const FLAGS: Flag[] = [
   { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget', chainDefault: 'simulateTimeoutMs', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
   { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range', chainDefault: 'logsMaxRange', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
   { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size', chainDefault: 'logsMaxResults', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
+  { name: 'trace-max-timeout-ms', value: 'MS', help: 'longest timeout a debug_trace* request may ask for (default 5 s)', chainDefault: 'traceMaxTimeoutMs', apply: (c, v) => void (c.chain.traceMaxTimeoutMs = int('trace-max-timeout-ms', v, 1)) },
+  { name: 'trace-max-bytes', value: 'BYTES', help: 'largest debug_trace* output per request', chainDefault: 'traceMaxBytes', apply: (c, v) => void (c.chain.traceMaxBytes = int('trace-max-bytes', v, 1024)) },
   { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections', serverDefault: 'wsMaxConnections', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },

@@ -114,6 +114,10 @@ export class Chain {
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
+  traceCall = (request: object): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request)));
+  traceTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request)));
+  traceBlock = (request: object): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request)));
+  createAccessList = (request: object): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request)));
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

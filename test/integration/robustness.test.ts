@@ -14,6 +14,7 @@ const METHODS = [
   'eth_getTransactionReceipt', 'eth_sendRawTransaction', 'eth_sendRawTransactionSync', 'eth_gasPrice',
   'eth_maxPriorityFeePerGas', 'eth_feeHistory', 'eth_getLogs', 'eth_subscribe', 'eth_unsubscribe',
   'preconf_transactionStatus', 'eth_getBlockTransactionCountByNumber', 'eth_getTransactionByBlockNumberAndIndex',
+  'debug_traceCall', 'debug_traceTransaction', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'eth_createAccessList',
 ];
 
 const BAD_PARAMS: unknown[][] = [

@@ -32,6 +32,10 @@ pub struct ChainConfig {
     pub simulate_timeout_ms: u64,
     pub logs_max_range: u64,
     pub logs_max_results: usize,
+    /// The longest `timeout` a trace may ask for (the default is 5 s, as geth).
+    pub trace_max_timeout_ms: u64,
+    /// The largest trace output (JSON bytes) one request may produce.
+    pub trace_max_bytes: usize,
     /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
     /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
     pub preconf_receipts: bool,
@@ -58,6 +62,8 @@ impl Default for ChainConfig {
             simulate_timeout_ms: 5_000,
             logs_max_range: 10_000,
             logs_max_results: 10_000,
+            trace_max_timeout_ms: 60_000,
+            trace_max_bytes: 64 * 1024 * 1024,
             preconf_receipts: false,
         }
     }

@@ -9,6 +9,7 @@ mod events;
 mod failure;
 mod options;
 mod reads;
+mod trace;
 mod work;
 
 use std::collections::HashMap;

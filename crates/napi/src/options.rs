@@ -35,6 +35,10 @@ pub struct NodeOptions {
     pub logs_max_results: Option<u32>,
     /// Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones.
     pub preconf_receipts: Option<bool>,
+    /// The longest `timeout` a debug_trace* request may ask for.
+    pub trace_max_timeout_ms: Option<u32>,
+    /// The largest trace output (JSON bytes) one request may produce.
+    pub trace_max_bytes: Option<u32>,
 }
 
 impl NodeOptions {
@@ -67,6 +71,8 @@ impl NodeOptions {
             logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
             logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
             preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
+            trace_max_timeout_ms: self.trace_max_timeout_ms.map_or(d.trace_max_timeout_ms, u64::from),
+            trace_max_bytes: self.trace_max_bytes.map_or(d.trace_max_bytes, |v| v as usize),
         })
     }
 }
@@ -95,5 +101,7 @@ pub fn default_options() -> NodeOptions {
         logs_max_range: Some(d.logs_max_range as u32),
         logs_max_results: Some(d.logs_max_results as u32),
         preconf_receipts: Some(d.preconf_receipts),
+        trace_max_timeout_ms: Some(d.trace_max_timeout_ms as u32),
+        trace_max_bytes: Some(d.trace_max_bytes as u32),
     }
 }

@@ -25,6 +25,9 @@ pub enum Class {
     Scans,
     /// eth_sendRawTransaction: mostly waits for the journal's fdatasync.
     Submit,
+    /// debug_trace*: up to their timeout each, with outputs of many megabytes; kept off
+    /// the calls threads so a few traces cannot hold up eth_call.
+    Trace,
 }
 
 impl Class {
@@ -35,11 +38,12 @@ impl Class {
             Class::Simulate => ("eth_simulateV1", 2, 64),
             Class::Scans => ("eth_getLogs/eth_feeHistory/block", 2, 256),
             Class::Submit => ("transaction submission", 8, 4096),
+            Class::Trace => ("debug_trace*", 2, 64),
         }
     }
 
     fn pool(self) -> &'static WorkPool {
-        static POOLS: [OnceLock<WorkPool>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static POOLS: [OnceLock<WorkPool>; 5] = [const { OnceLock::new() }; 5];
         POOLS[self as usize].get_or_init(|| WorkPool::start(self))
     }
 }

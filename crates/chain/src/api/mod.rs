@@ -9,6 +9,7 @@ pub mod logs;
 pub mod proofs;
 pub mod state;
 pub mod submit;
+pub mod tracing;
 pub mod transactions;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub struct ChainApi {
     pub logs: logs::Logs,
     pub proofs: proofs::Proofs,
     pub submit: submit::Submission,
+    pub tracing: tracing::Tracing,
 }
 
 impl ChainApi {
@@ -37,6 +39,7 @@ impl ChainApi {
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
             proofs: proofs::Proofs::new(chain.clone()),
+            tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
             submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
             blocks,
             execution,

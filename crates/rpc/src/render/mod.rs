@@ -8,6 +8,7 @@ pub mod log;
 pub mod proof;
 pub mod receipt;
 pub mod simulate;
+pub mod trace;
 pub mod transaction;
 
 use alloy_primitives::B256;
