@@ -11,6 +11,8 @@ export declare class NativeNode {
   /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
   accounts(): string
   getLogs(filter: string): Promise<string | NativeFailure>
+  /** eth_getProof: `keys` are 0x storage keys as the request named them. */
+  getProof(address: string, keys: Array<string>, block: string): Promise<string | NativeFailure>
   feeHistory(request: string): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
@@ -81,7 +83,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'notFound' | 'timeout' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -100,8 +102,17 @@ export interface NativeFailure {
 export interface NodeOptions {
   /** Where the chain and the pool journal are stored; absent: in memory. */
   datadir?: string
-  /** Contents of a geth-style genesis.json; absent: the embedded dev chain. */
+  /** Contents of a geth-style genesis.json (small ones, tests). */
   genesis?: string
+  /**
+   * A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
+   * dev chain on an empty datadir, or the chain the datadir holds.
+   */
+  genesisFile?: string
+  /** Page cache of the store in MiB: what its memory is bounded by. */
+  dbCacheMb?: number
+  /** Build blocks (false: `--no-build`, serve the stored chain). */
+  build?: boolean
   preconf?: boolean
   preconfIntervalMs?: number
   blockTimeMs?: number
@@ -122,3 +133,21 @@ export interface NodeOptions {
   /** The largest trace output (JSON bytes) one request may produce. */
   traceMaxBytes?: number
 }
+
+/** What `preconf-node verify` found. */
+export interface VerifyReport {
+  head: number
+  headerRoot: string
+  recomputedRoot: string
+  trieRoot: string
+  accounts: number
+  slots: number
+  /** All three roots agree. */
+  ok: boolean
+}
+
+/**
+ * Recomputes the head's state root from the stored values and compares it with the head
+ * header and the persisted trie (the store must not be open in another process).
+ */
+export declare function verifyStore(datadir: string): Promise<VerifyReport>

@@ -10,6 +10,7 @@ mod failure;
 mod options;
 mod reads;
 mod trace;
+mod tools;
 mod work;
 
 use std::collections::HashMap;
