@@ -7,8 +7,10 @@
 mod calls;
 mod events;
 mod failure;
+mod metrics;
 mod options;
 mod reads;
+mod txpool;
 mod work;
 
 use std::collections::HashMap;

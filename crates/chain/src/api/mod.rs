@@ -9,6 +9,7 @@ pub mod logs;
 pub mod state;
 pub mod submit;
 pub mod transactions;
+pub mod txpool;
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ pub struct ChainApi {
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
     pub submit: submit::Submission,
+    pub txpool: txpool::TxPool,
 }
 
 impl ChainApi {
@@ -33,6 +35,7 @@ impl ChainApi {
         Self {
             state: state::StateReads::new(chain.clone()),
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
+            txpool: txpool::TxPool::new(chain.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
             submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
             blocks,

@@ -124,6 +124,7 @@ impl Builder {
 
     /// Executes what the pool has and publishes the next pre-confirmation.
     fn preconfirm(&mut self) {
+        let tick = Instant::now();
         let base_fee = self.block.header.base_fee_per_gas.unwrap_or_default();
         // Copy the queues under the lock; nonces are read from state after releasing it.
         let queues = self.chain.pool.lock().snapshot();
@@ -166,6 +167,9 @@ impl Builder {
             journal.forget(dropped.iter().map(|(h, _)| h));
         }
         self.announce_preconf();
+        let metrics = &self.chain.metrics;
+        metrics.preconf_txs.observe(included.len() as f64);
+        metrics.preconf_tick.observe(tick.elapsed().as_secs_f64());
     }
 
     /// `view` with the open block as its pending block: one more overlay layer holding

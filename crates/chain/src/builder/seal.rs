@@ -17,6 +17,7 @@ use crate::view::ChainView;
 
 impl Builder {
     pub(super) fn seal(&mut self) -> ChainResult<()> {
+        let started = std::time::Instant::now();
         let spec_id = self.block.spec_id;
         let requests = system::post_block(&mut self.block, spec_id)?;
         let b = &mut self.block;
@@ -62,6 +63,7 @@ impl Builder {
         let view = self.with_pending(sealed);
         self.chain.publish(view);
         self.chain.events.send(ChainEvent::Sealed { block: head });
+        self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
         Ok(())
     }
 }

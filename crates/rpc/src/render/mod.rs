@@ -8,6 +8,7 @@ pub mod log;
 pub mod receipt;
 pub mod simulate;
 pub mod transaction;
+pub mod txpool;
 
 use alloy_primitives::B256;
 use preconf_chain::types::BlockData;
