@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
+import type { ChainInfo, EventKind, NativeFailure, NativeMetrics, NativeNode, NodeOptions } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 
-export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NodeOptions } from '../native/native.js';
+export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
 
 /** Platforms a prebuilt addon is published for (npm/<platform>/package.json). */
 export const SUPPORTED_PLATFORMS = ['linux-x64-gnu'] as const;
@@ -112,6 +112,13 @@ export class Chain {
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
+
+  txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
+  txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());
+  txpoolContentFrom = (address: string): Promise<string> => unwrapAsync(this.raw.txpoolContentFrom(address));
+  txpoolInspect = (): Promise<string> => unwrapAsync(this.raw.txpoolInspect());
+  /** The addon's figures for GET /metrics (builder histograms, pool, store, work queues). */
+  metrics = (): NativeMetrics => this.raw.metrics();
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {
