@@ -57,12 +57,17 @@ impl TxPool {
         Ok(content)
     }
 
-    /// Pending and queued counts (txpool_status, and the pool-size metrics).
+    /// Pending and queued counts (txpool_status, and the pool-size metrics): the same split
+    /// as `content`, from the nonces alone.
     pub fn counts(&self) -> ChainResult<PoolCounts> {
+        let (senders, view) = self.chain.with_pool(|pool| pool.nonce_lists());
+        let state = view.pending_state();
         let mut counts = PoolCounts::default();
-        for txs in self.content(None)?.values() {
-            counts.pending += txs.pending.len();
-            counts.queued += txs.queued.len();
+        for (sender, nonces) in senders {
+            let executable_below = next_nonce(state.nonce(&sender)?, &nonces);
+            let pending = nonces.iter().filter(|n| **n < executable_below).count();
+            counts.pending += pending;
+            counts.queued += nonces.len() - pending;
         }
         Ok(counts)
     }
