@@ -11,6 +11,8 @@ export declare class NativeNode {
   /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
   accounts(): string
   getLogs(filter: string): Promise<string | NativeFailure>
+  /** eth_getProof: `keys` are 0x storage keys as the request named them. */
+  getProof(address: string, keys: Array<string>, block: string): Promise<string | NativeFailure>
   feeHistory(request: string): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
@@ -38,6 +40,11 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
+  traceCall(request: string): Promise<string | NativeFailure>
+  traceTransaction(request: string): Promise<string | NativeFailure>
+  /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
+  traceBlock(request: string): Promise<string | NativeFailure>
+  createAccessList(request: string): Promise<string | NativeFailure>
   txpoolStatus(): string | NativeFailure
   txpoolContent(): Promise<string | NativeFailure>
   txpoolContentFrom(address: string): Promise<string | NativeFailure>
@@ -82,7 +89,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -125,7 +132,7 @@ export interface NativeMetrics {
 
 /** One cost class's work queue (see `work.rs`). */
 export interface NativeWorkQueue {
-  /** `calls`, `simulate`, `scans` or `submit`. */
+  /** `calls`, `simulate`, `scans`, `submit` or `trace`. */
   class: string
   threads: number
   capacity: number
@@ -145,8 +152,17 @@ export interface NativeWorkQueue {
 export interface NodeOptions {
   /** Where the chain and the pool journal are stored; absent: in memory. */
   datadir?: string
-  /** Contents of a geth-style genesis.json; absent: the embedded dev chain. */
+  /** Contents of a geth-style genesis.json (small ones, tests). */
   genesis?: string
+  /**
+   * A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
+   * dev chain on an empty datadir, or the chain the datadir holds.
+   */
+  genesisFile?: string
+  /** Page cache of the store in MiB: what its memory is bounded by. */
+  dbCacheMb?: number
+  /** Build blocks (false: `--no-build`, serve the stored chain). */
+  build?: boolean
   preconf?: boolean
   preconfIntervalMs?: number
   blockTimeMs?: number
@@ -162,4 +178,8 @@ export interface NodeOptions {
   logsMaxResults?: number
   /** Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones. */
   preconfReceipts?: boolean
+  /** The longest `timeout` a debug_trace* request may ask for. */
+  traceMaxTimeoutMs?: number
+  /** The largest trace output (JSON bytes) one request may produce. */
+  traceMaxBytes?: number
 }

@@ -1,6 +1,6 @@
 // Command-line flags -> configuration. Every flag has a default that runs the dev chain.
 
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultChainOptions, type NodeOptions } from './native.js';
@@ -49,17 +49,16 @@ const FLAGS: Flag[] = [
   {
     name: 'genesis',
     value: 'FILE',
-    help: 'geth-style genesis.json (default: the embedded dev chain)',
+    help: 'geth-style genesis.json, read by streaming (default: the embedded dev chain, or the chain the datadir holds)',
     apply: (c, v) => {
-      try {
-        c.chain.genesis = readFileSync(v, 'utf8');
-      } catch (e) {
-        throw new Error(`cannot read --genesis ${v}: ${(e as Error).message}`);
-      }
+      if (!existsSync(v)) throw new Error(`cannot read --genesis ${v}: no such file`);
+      c.chain.genesisFile = resolve(v);
     },
   },
+  { name: 'db-cache-mb', value: 'MB', help: 'page cache of the store (bounds its memory)', chainDefault: 'dbCacheMb', apply: (c, v) => void (c.chain.dbCacheMb = int('db-cache-mb', v, 8)) },
   { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
   { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
+  { name: 'no-build', help: 'serve the stored chain without producing blocks (an imported chain; transactions wait in the pool)', apply: (c) => void (c.chain.build = false) },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
   { name: 'preconf-receipts', help: 'answer eth_getTransactionReceipt for pre-confirmed transactions (Base-style; default: once sealed, as geth)', apply: (c) => void (c.chain.preconfReceipts = true) },
   { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },
@@ -75,6 +74,8 @@ const FLAGS: Flag[] = [
   { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget', chainDefault: 'simulateTimeoutMs', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
   { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range', chainDefault: 'logsMaxRange', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
   { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size', chainDefault: 'logsMaxResults', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
+  { name: 'trace-max-timeout-ms', value: 'MS', help: 'longest timeout a debug_trace* request may ask for (default 5 s)', chainDefault: 'traceMaxTimeoutMs', apply: (c, v) => void (c.chain.traceMaxTimeoutMs = int('trace-max-timeout-ms', v, 1)) },
+  { name: 'trace-max-bytes', value: 'BYTES', help: 'largest debug_trace* output per request', chainDefault: 'traceMaxBytes', apply: (c, v) => void (c.chain.traceMaxBytes = int('trace-max-bytes', v, 1024)) },
   { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections', serverDefault: 'wsMaxConnections', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },

@@ -80,6 +80,8 @@ export class Chain {
   getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
   getStorageAt = (address: string, slot: string, block: string): string =>
     unwrap(this.raw.getStorageAt(address, slot, block));
+  getProof = (address: string, keys: string[], block: string): Promise<string> =>
+    unwrapAsync(this.raw.getProof(address, keys, block));
   /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
   getBlock = (block: string, full: boolean): string | Promise<string> =>
     full ? unwrapAsync(this.raw.getBlockFull(block)) : unwrap(this.raw.getBlock(block));
@@ -103,6 +105,10 @@ export class Chain {
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
+  traceCall = (request: object): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request)));
+  traceTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request)));
+  traceBlock = (request: object): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request)));
+  createAccessList = (request: object): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request)));
 
   txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());

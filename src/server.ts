@@ -36,8 +36,9 @@ export interface LoopServer {
   metrics: LoopMetrics;
 }
 
-/** `scrape` answers GET /metrics with the whole node's figures (see metrics/node.ts). */
-export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape: () => Promise<string>): LoopServer {
+/** `scrape` answers GET /metrics with the whole node's figures (see metrics/node.ts); `loop`
+ *  numbers the event loop: 0 is the main thread, 1..N-1 the workers. */
+export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape: () => Promise<string>, loop = 0): LoopServer {
   const hub = new SubscriptionHub(chain);
   const methods = buildMethods({
     hub,
@@ -66,9 +67,10 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
       ...(problem === null ? {} : { reason: problem }),
       chainId: info.chainId,
       head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
-      // Of the event loop that answered (each thread counts its own).
+      // Of the event loop that answered (each thread counts its own), and which one it was.
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
+      eventLoop: loop,
     });
     return { healthy: problem === null, body };
   });
@@ -92,8 +94,8 @@ interface WorkerHandle {
   closed: Promise<void>;
 }
 
-async function startWorker(handle: number, config: Config, port: number, metrics: NodeMetrics): Promise<WorkerHandle> {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port } });
+async function startWorker(handle: number, config: Config, port: number, loop: number, metrics: NodeMetrics): Promise<WorkerHandle> {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port, loop } });
   metrics.attach(worker);
   await new Promise<void>((resolve, reject) => {
     // Other messages (metrics) may come first once the worker listens.
@@ -131,7 +133,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       const port = uWS.us_socket_local_port(probe);
       uWS.us_listen_socket_close(probe);
       listenSocket = await listen(loop.app, host, port, false);
-      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, nodeMetrics));
+      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i, nodeMetrics));
     }
   } catch (e) {
     // Release the store and stop the builder before reporting.

@@ -67,6 +67,9 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   halted: Code.Server,
   rejected: Code.Server,
   limitExceeded: Code.LimitExceeded,
+  unavailable: Code.Server, // geth: -32000 "historical state … is not available"
+  notFound: Code.Server, // geth: "transaction not found", "block #5 not found"
+  timeout: Code.Server, // geth: a trace's "execution timeout"
   overloaded: Code.LimitExceeded,
   config: Code.Internal,
   internal: Code.Internal,

@@ -1,6 +1,8 @@
-// Blocks, transactions and receipts by number, hash or tag.
+// Blocks, transactions and receipts by number, hash or tag. The ...ByNumber methods take a
+// number or a tag only, as in geth (rpc.BlockNumber): a 32-byte value there is refused as
+// a number too large, not looked up as a hash.
 
-import { blockSelector } from '../validation/block.js';
+import { blockNumberOrTag, blockSelector } from '../validation/block.js';
 import { argPath, bool, hash32, quantity64 } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
@@ -9,10 +11,13 @@ export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTa
   const txInBlock = (block: string, index: unknown): string =>
     chain.getTransactionByBlockAndIndex(block, quantity64(index, argPath(1), 'transaction index'));
   const txCount = (block: string): string => chain.getBlockTransactionCount(block);
+  const byNumber = (v: unknown): string => blockNumberOrTag(v, argPath(0));
+  // No uncles on this chain: 0 for a block that exists, null (as geth) for one that does not.
+  const uncleCount = (block: string): string => (txCount(block) === 'null' ? 'null' : '"0x0"');
   return {
     eth_getBlockByNumber: {
       maxParams: 2,
-      handler: (p) => chain.getBlock(blockSelector(p[0], 0), fullFlag(p[1])),
+      handler: (p) => chain.getBlock(byNumber(p[0]), fullFlag(p[1])),
     },
     eth_getBlockByHash: {
       maxParams: 2,
@@ -31,20 +36,20 @@ export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTa
       maxParams: 1,
       handler: (p) => chain.getTransactionReceipt(hash32(p[0], argPath(0), 'transaction hash')),
     },
-    eth_getBlockTransactionCountByNumber: { maxParams: 1, handler: (p) => txCount(blockSelector(p[0], 0)) },
+    eth_getBlockTransactionCountByNumber: { maxParams: 1, handler: (p) => txCount(byNumber(p[0])) },
     eth_getBlockTransactionCountByHash: {
       maxParams: 1,
       handler: (p) => txCount(hash32(p[0], argPath(0), 'block hash')),
     },
     eth_getTransactionByBlockNumberAndIndex: {
       maxParams: 2,
-      handler: (p) => txInBlock(blockSelector(p[0], 0), p[1]),
+      handler: (p) => txInBlock(byNumber(p[0]), p[1]),
     },
     eth_getTransactionByBlockHashAndIndex: {
       maxParams: 2,
       handler: (p) => txInBlock(hash32(p[0], argPath(0), 'block hash'), p[1]),
     },
-    eth_getUncleCountByBlockNumber: { maxParams: 1, handler: (p) => (blockSelector(p[0], 0), '"0x0"') },
-    eth_getUncleCountByBlockHash: { maxParams: 1, handler: (p) => (hash32(p[0], argPath(0)), '"0x0"') },
+    eth_getUncleCountByBlockNumber: { maxParams: 1, handler: (p) => uncleCount(byNumber(p[0])) },
+    eth_getUncleCountByBlockHash: { maxParams: 1, handler: (p) => uncleCount(hash32(p[0], argPath(0), 'block hash')) },
   };
 }

@@ -31,6 +31,18 @@ export function executionMethods({ chain, preconf }: MethodOptions): MethodTable
           stateOverrides: stateOverrides(p[2], argPath(2)),
         }),
     },
+    // geth's semantics (rerun until the list settles; `error` when the call fails), but
+    // like eth_estimateGas it defaults to pending: the list for a wallet's next
+    // transaction must see its previous one. Documented in the README.
+    eth_createAccessList: {
+      maxParams: 3,
+      handler: (p) =>
+        chain.createAccessList({
+          tx: callObject(p[0], argPath(0)),
+          block: blockSelector(p[1], 1, 'pending'),
+          stateOverrides: stateOverrides(p[2], argPath(2)),
+        }),
+    },
   };
   if (preconf) {
     // Simulation serves the block being built; without pre-confirmations it does not exist.

@@ -1,10 +1,10 @@
 // Fee data for wallets: gas price, priority fee, fee history.
 
-import { blockSelector } from '../validation/block.js';
-import { argPath, fail, quantity64, toNumber } from '../validation/primitives.js';
+import { blockNumberOrTag } from '../validation/block.js';
+import { argPath, fail, quantityOrNumber } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
-const MAX_FEE_HISTORY_BLOCKS = 1024;
+const MAX_FEE_HISTORY_BLOCKS = 1024n;
 
 export function feeMethods({ chain }: MethodOptions): MethodTable {
   return {
@@ -13,12 +13,10 @@ export function feeMethods({ chain }: MethodOptions): MethodTable {
     eth_feeHistory: {
       maxParams: 3,
       handler: (p) => {
-        // geth accepts the block count as a hex quantity or a plain number.
-        const count =
-          typeof p[0] === 'number' && Number.isInteger(p[0]) && p[0] >= 0
-            ? p[0]
-            : toNumber(quantity64(p[0], argPath(0), 'block count'));
-        const newest = blockSelector(p[1], 1);
+        // geth accepts the block count as a hex quantity or a plain number, any u64, and
+        // serves at most 1,024 blocks (a larger count is clamped, not refused).
+        const count = quantityOrNumber(p[0], argPath(0), 'block count');
+        const newest = blockNumberOrTag(p[1], argPath(1));
         let percentiles: number[] = [];
         if (p[2] !== undefined && p[2] !== null) {
           if (!Array.isArray(p[2]) || p[2].some((x) => typeof x !== 'number' || !(x >= 0 && x <= 100))) {
@@ -32,7 +30,7 @@ export function feeMethods({ chain }: MethodOptions): MethodTable {
           percentiles = p[2] as number[];
         }
         return chain.feeHistory({
-          blockCount: Math.min(count, MAX_FEE_HISTORY_BLOCKS),
+          blockCount: Number(count < MAX_FEE_HISTORY_BLOCKS ? count : MAX_FEE_HISTORY_BLOCKS),
           newestBlock: newest,
           rewardPercentiles: percentiles,
         });

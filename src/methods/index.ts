@@ -12,6 +12,7 @@ import { transactionMethods } from './transactions.js';
 import { feeMethods } from './fees.js';
 import { logMethods } from './logs.js';
 import { txpoolMethods } from './txpool.js';
+import { debugMethods } from './debug.js';
 
 export interface MethodOptions {
   chain: Chain;
@@ -45,6 +46,7 @@ export function buildMethods(opts: MethodOptions): Map<string, Method> {
     ...feeMethods(opts),
     ...logMethods(opts),
     ...txpoolMethods(opts),
+    ...debugMethods(opts),
     eth_subscribe: httpOnly('eth_subscribe'),
     eth_unsubscribe: httpOnly('eth_unsubscribe'),
   };

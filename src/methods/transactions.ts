@@ -2,7 +2,7 @@
 
 import { RpcError } from '../errors/index.js';
 import { callObject } from '../validation/call.js';
-import { argPath, fail, hash32, hexBytes, quantity64, toNumber } from '../validation/primitives.js';
+import { argPath, fail, hash32, hexBytes, quantity, toBigInt } from '../validation/primitives.js';
 import type { MethodOptions, MethodTable } from './index.js';
 
 /** eth_sendRawTransactionSync waits this long by default, and at most this long. */
@@ -11,12 +11,21 @@ export const SYNC_MAX_TIMEOUT_MS = 60_000;
 /** EIP-7966: the transaction is in the pool but did not land in time; `data` is its hash. */
 export const SYNC_TIMEOUT_CODE = 4;
 
+/** Milliseconds, as a JSON number or a hex quantity. Compared before any conversion: a
+ *  huge hex value must be refused, not rounded into a plausible number. */
 function syncTimeout(v: unknown): number {
   if (v === undefined || v === null) return SYNC_DEFAULT_TIMEOUT_MS;
-  const ms = typeof v === 'number' ? v : toNumber(quantity64(v, argPath(1), 'timeout'));
-  if (!Number.isInteger(ms) || ms <= 0) throw fail(argPath(1), 'timeout must be a positive number of milliseconds');
-  if (ms > SYNC_MAX_TIMEOUT_MS) throw fail(argPath(1), `timeout above the maximum of ${SYNC_MAX_TIMEOUT_MS} ms`);
-  return ms;
+  const notPositive = () => fail(argPath(1), 'timeout must be a positive number of milliseconds');
+  const tooLong = () => fail(argPath(1), `timeout above the maximum of ${SYNC_MAX_TIMEOUT_MS} ms`);
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v) || v <= 0) throw notPositive();
+    if (v > SYNC_MAX_TIMEOUT_MS) throw tooLong();
+    return v;
+  }
+  const ms = toBigInt(quantity(v, argPath(1), 'timeout'));
+  if (ms === 0n) throw notPositive();
+  if (ms > BigInt(SYNC_MAX_TIMEOUT_MS)) throw tooLong();
+  return Number(ms);
 }
 
 export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {

@@ -27,6 +27,33 @@ export interface DispatchLimits {
 
 const HTTP_FORBIDDEN = '403 Forbidden';
 
+/**
+ * How deeply a request may nest. No method takes parameters nested more than 8 levels
+ * (eth_simulateV1: blockStateCalls[].calls[].accessList[].storageKeys[]); 32 leaves room.
+ * Deeper input is refused before any handler sees it, because validators, error messages
+ * and the addon's deserialiser all recurse, and a stack overflow there would surface as
+ * an internal error. JSON.parse itself copes with any depth the body limit allows.
+ *
+ * geth parses with Go's encoding/json, which stops at 10,000 levels and answers -32700
+ * ("exceeded max depth"); below that, a badly typed argument is -32602. We refuse from 33
+ * levels on, as invalid params (-32602, naming the argument) or, for a member other than
+ * params, as an invalid request (-32600): the body is valid JSON, so not a parse error.
+ */
+export const MAX_NESTING = 32;
+
+/** Whether `v` nests objects/arrays more than `levels` deep. Recursion is bounded by
+ *  `levels`, and it stops at the first container past the limit. */
+function nestsDeeper(v: unknown, levels: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (nestsDeeper(x, levels - 1)) return true;
+    return false;
+  }
+  for (const key in v) if (nestsDeeper((v as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
+}
+
 function errorResponse(id: Id, err: RpcError): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(err.toJSON())}}`;
 }
@@ -112,6 +139,13 @@ export class Dispatcher {
     if (req.params !== undefined && req.params !== null && !Array.isArray(req.params)) {
       return errorResponse(rid, new RpcError(Code.InvalidRequest, 'invalid request: "params" must be an array'));
     }
+    for (const key in req) {
+      // jsonrpc, id and method are scalars by now; only an unknown member can nest.
+      if (key !== 'params' && nestsDeeper(req[key], MAX_NESTING)) {
+        const name = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key);
+        return errorResponse(rid, new RpcError(Code.InvalidRequest, `invalid request: member ${name} is nested more than ${MAX_NESTING} levels deep`));
+      }
+    }
     const params = (req.params ?? []) as unknown[];
     const method = local?.get(req.method) ?? this.methods.get(req.method);
     const stat = this.stats?.of(req.method);
@@ -134,7 +168,12 @@ export class Dispatcher {
       );
       stat?.record(started, true);
     } else {
-      out = this.invoke(method, params, rid, stat, started);
+      const deep = params.findIndex((p) => nestsDeeper(p, MAX_NESTING));
+      if (deep === -1) out = this.invoke(method, params, rid, stat, started);
+      else {
+        out = errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`));
+        stat?.record(started, true);
+      }
     }
     if (!hasId) {
       // A notification: run it, answer nothing.

@@ -10,7 +10,9 @@ import {
   hexBytes,
   isObject,
   quantity,
+  quantity128,
   quantity64,
+  quantity8,
   storageSlot,
   type Path,
 } from './primitives.js';
@@ -19,8 +21,10 @@ export interface CallObject {
   [key: string]: unknown;
 }
 
-const QUANTITY_FIELDS = ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'value'] as const;
-const QUANTITY64_FIELDS = ['gas', 'nonce', 'chainId'] as const;
+// Widths as the addon deserialises them (alloy's TransactionRequest): checked here so that
+// an out-of-range value gets a message naming the field, not a deserialiser's.
+const FEE_FIELDS = ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas'] as const; // u128
+const QUANTITY64_FIELDS = ['gas', 'nonce', 'chainId'] as const; // u64
 
 /** geth's TransactionArgs: unknown members are ignored, as geth ignores them. */
 export function callObject(v: unknown, path: Path, requireTo = false): CallObject {
@@ -29,13 +33,14 @@ export function callObject(v: unknown, path: Path, requireTo = false): CallObjec
   if (v.from !== undefined && v.from !== null) out.from = address(v.from, `${path}.from`);
   if (v.to !== undefined && v.to !== null) out.to = address(v.to, `${path}.to`);
   else if (requireTo) throw fail(path, 'missing "to" in transaction call object');
-  for (const key of QUANTITY_FIELDS) {
-    if (v[key] !== undefined && v[key] !== null) out[key] = quantity(v[key], `${path}.${key}`, key);
+  for (const key of FEE_FIELDS) {
+    if (v[key] !== undefined && v[key] !== null) out[key] = quantity128(v[key], `${path}.${key}`, key);
   }
+  if (v.value !== undefined && v.value !== null) out.value = quantity(v.value, `${path}.value`, 'value');
   for (const key of QUANTITY64_FIELDS) {
     if (v[key] !== undefined && v[key] !== null) out[key] = quantity64(v[key], `${path}.${key}`, key);
   }
-  if (v.type !== undefined && v.type !== null) out.type = quantity64(v.type, `${path}.type`, 'type');
+  if (v.type !== undefined && v.type !== null) out.type = quantity8(v.type, `${path}.type`, 'type');
   const data = v.data ?? undefined;
   const input = v.input ?? undefined;
   if (data !== undefined && input !== undefined) {
@@ -85,7 +90,7 @@ function authorizationList(v: unknown, path: Path): unknown[] {
       chainId: quantity(item.chainId, `${p}.chainId`, 'chainId'),
       address: address(item.address, `${p}.address`),
       nonce: quantity64(item.nonce, `${p}.nonce`, 'nonce'),
-      yParity: quantity64(yParity, `${p}.yParity`, 'yParity'),
+      yParity: quantity8(yParity, `${p}.yParity`, 'yParity'),
       r: quantity(item.r, `${p}.r`, 'r'),
       s: quantity(item.s, `${p}.s`, 's'),
     };
@@ -150,12 +155,14 @@ export function blockOverrides(v: unknown, path: Path): Record<string, unknown> 
   if (!isObject(v)) throw fail(path, 'block overrides must be an object');
   expectKeys(v, BLOCK_OVERRIDE_KEYS, path, 'block overrides');
   const out: Record<string, unknown> = {};
-  for (const key of ['number', 'time', 'gasLimit'] as const) {
+  // Widths as the addon's EVM holds them: the base fee is a u64 and the blob base fee a
+  // u128 there (geth takes any 256-bit value), so larger values are refused here by name
+  // rather than by a deserialiser, or silently saturated.
+  for (const key of ['number', 'time', 'gasLimit', 'baseFeePerGas'] as const) {
     if (v[key] != null) out[key] = quantity64(v[key], `${path}.${key}`, key);
   }
-  for (const key of ['difficulty', 'baseFeePerGas', 'blobBaseFee'] as const) {
-    if (v[key] != null) out[key] = quantity(v[key], `${path}.${key}`, key);
-  }
+  if (v.blobBaseFee != null) out.blobBaseFee = quantity128(v.blobBaseFee, `${path}.blobBaseFee`, 'blobBaseFee');
+  if (v.difficulty != null) out.difficulty = quantity(v.difficulty, `${path}.difficulty`, 'difficulty');
   if (v.feeRecipient != null) out.feeRecipient = address(v.feeRecipient, `${path}.feeRecipient`);
   if (v.prevRandao != null) out.prevRandao = hash32(v.prevRandao, `${path}.prevRandao`, 'prevRandao');
   if (v.beaconRoot != null) out.beaconRoot = hash32(v.beaconRoot, `${path}.beaconRoot`, 'beaconRoot');

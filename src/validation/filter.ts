@@ -1,6 +1,6 @@
 // Log filters (eth_getLogs, and the logs / pendingLogs subscriptions) with geth's rules.
 
-import { blockSelector } from './block.js';
+import { blockNumberOrTag } from './block.js';
 import { address, argPath, expectKeys, fail, hash32, isObject, type Path } from './primitives.js';
 
 export interface TopicFilter {
@@ -49,8 +49,8 @@ export function logsQuery(v: unknown, index: number): LogsQuery {
     q.blockHash = hash32(v.blockHash, `${path}.blockHash`, 'blockHash');
     return q;
   }
-  if (v.fromBlock !== undefined && v.fromBlock !== null) q.fromBlock = blockSelector(v.fromBlock, index);
-  if (v.toBlock !== undefined && v.toBlock !== null) q.toBlock = blockSelector(v.toBlock, index);
+  if (v.fromBlock !== undefined && v.fromBlock !== null) q.fromBlock = blockNumberOrTag(v.fromBlock, `${path}.fromBlock`);
+  if (v.toBlock !== undefined && v.toBlock !== null) q.toBlock = blockNumberOrTag(v.toBlock, `${path}.toBlock`);
   return q;
 }
 

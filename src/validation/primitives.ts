@@ -15,9 +15,43 @@ export function fail(path: Path, reason: string): RpcError {
   return invalidParams(`${path}: ${reason}`);
 }
 
-function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+const SHOW_MAX = 80;
+
+/** A short preview of a client value for an error message. Bounded in length and in
+ *  depth (it stops once the text is long enough), so any input, however large or deeply
+ *  nested, is safe to show: JSON.stringify would overflow the stack on deep nesting. */
+export function show(v: unknown): string {
+  const out = { text: '' };
+  preview(v, out);
+  return out.text.length > SHOW_MAX ? `${out.text.slice(0, SHOW_MAX - 3)}...` : out.text;
+}
+
+function preview(v: unknown, out: { text: string }): void {
+  if (typeof v === 'string') {
+    out.text += JSON.stringify(v.length > SHOW_MAX ? v.slice(0, SHOW_MAX) : v);
+    return;
+  }
+  if (typeof v !== 'object' || v === null) {
+    out.text += JSON.stringify(v) ?? String(v);
+    return;
+  }
+  const array = Array.isArray(v);
+  out.text += array ? '[' : '{';
+  let first = true;
+  const item = (key: string | undefined, x: unknown): boolean => {
+    if (out.text.length > SHOW_MAX) return false;
+    if (!first) out.text += ',';
+    first = false;
+    if (key !== undefined) out.text += `${JSON.stringify(key)}:`;
+    preview(x, out);
+    return true;
+  };
+  if (array) {
+    for (const x of v) if (!item(undefined, x)) return;
+  } else {
+    for (const key in v) if (!item(key, (v as Record<string, unknown>)[key])) return;
+  }
+  out.text += array ? ']' : '}';
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -40,26 +74,42 @@ function fixedHex(v: unknown, bytes: number, path: Path, what: string): string {
 export const address = (v: unknown, path: Path): string => fixedHex(v, 20, path, 'address');
 export const hash32 = (v: unknown, path: Path, what = 'hash'): string => fixedHex(v, 32, path, what);
 
-/** A hex quantity (no leading zeros, as geth requires); returned canonical. */
-export function quantity(v: unknown, path: Path, what = 'quantity'): string {
+/** A hex quantity (no leading zeros, as geth requires) of at most `bits` bits, returned
+ *  canonical. Quantities stay strings: a JavaScript number would round above 2^53. */
+export function quantity(v: unknown, path: Path, what = 'quantity', bits = 256): string {
   if (typeof v !== 'string') throw fail(path, `${what} must be a hex string, got ${show(v)}`);
   if (!QUANTITY.test(v)) {
     if (v === '0x') throw fail(path, `${what} is empty hex string "0x" (want at least one digit)`);
     if (/^0x0[0-9a-fA-F]+$/.test(v)) throw fail(path, `${what} has leading zero digits: ${show(v)}`);
     throw fail(path, `${what} must be a 0x-prefixed hex number, got ${show(v)}`);
   }
-  if (v.length > 66) throw fail(path, `${what} is larger than 256 bits: ${show(v)}`);
+  // No leading zeros: the digit count bounds the value.
+  if (v.length - 2 > bits / 4) throw fail(path, `${what} does not fit ${bits} bits: ${show(v)}`);
   return v.toLowerCase();
 }
 
-/** A quantity that must fit 64 bits. */
-export function quantity64(v: unknown, path: Path, what = 'quantity'): string {
-  const q = quantity(v, path, what);
-  if (q.length > 18) throw fail(path, `${what} does not fit 64 bits: ${show(v)}`);
-  return q;
-}
+/** Fee fields (gasPrice, maxFeePerGas, ...): u128 in the addon, as in alloy. */
+export const quantity128 = (v: unknown, path: Path, what = 'quantity'): string => quantity(v, path, what, 128);
+/** gas, nonce, chainId, timestamps, indexes: u64. */
+export const quantity64 = (v: unknown, path: Path, what = 'quantity'): string => quantity(v, path, what, 64);
+/** A transaction type or a signature parity: one byte. */
+export const quantity8 = (v: unknown, path: Path, what = 'quantity'): string => quantity(v, path, what, 8);
 
-export const toNumber = (q: string): number => Number.parseInt(q, 16);
+/** The value of a canonical quantity, exactly. */
+export const toBigInt = (q: string): bigint => BigInt(q);
+
+/** A count or limit that the client may send as a hex quantity or as a plain JSON number
+ *  (geth accepts both). A JSON number above 2^53 was already rounded when the body was
+ *  parsed, so it is refused rather than used; the hex form carries any 64-bit value. */
+export function quantityOrNumber(v: unknown, path: Path, what: string): bigint {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw fail(path, `${what} must be a non-negative integer below 2^53 when sent as a JSON number (send larger values as a hex quantity), got ${show(v)}`);
+    }
+    return BigInt(v);
+  }
+  return toBigInt(quantity64(v, path, what));
+}
 
 export function bool(v: unknown, path: Path, what = 'flag'): boolean {
   if (typeof v !== 'boolean') throw fail(path, `${what} must be true or false, got ${show(v)}`);

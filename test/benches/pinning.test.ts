@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { assertPinned, checkPinning, parseCpuList, pinnedCommand, PinningError, threadAffinities } from '../../benches/pinning.js';
 import { baselines, BaselineError } from '../../benches/targets.js';
 import { ROOT } from '../../benches/util.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('CPU lists', () => {
   it('reads the kernel format', () => {
@@ -31,11 +32,7 @@ describe('pinning', () => {
     const child = spawn(cmd, args, { stdio: 'ignore' });
     try {
       // taskset execs the command: once the pid is node, the affinity is set.
-      const deadline = Date.now() + 10_000;
-      while (!isNode(child.pid!)) {
-        if (Date.now() > deadline) throw new Error('node did not start under taskset');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => isNode(child.pid!), 10_000, 'node to start under taskset');
       expect(threadAffinities(child.pid!)).toEqual([[0]]);
       expect(() => assertPinned('probe', child.pid!, [0])).not.toThrow();
       expect(() => assertPinned('probe', child.pid!, [0, 1])).toThrow(PinningError);

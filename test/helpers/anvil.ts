@@ -1,9 +1,10 @@
 // Foundry's anvil from npm, as the reference node in differential tests.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { freePort, killChild } from './child.js';
+import { waitFor } from './wait.js';
 
 const require = createRequire(import.meta.url);
 
@@ -12,15 +13,7 @@ export function anvilBinary(): string {
   return join(dirname(pkg), 'bin', 'anvil');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from './child.js';
 
 export interface Anvil {
   url: string;
@@ -34,27 +27,31 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const answers = async (): Promise<boolean> => {
     if (child.exitCode !== null) throw new Error(`anvil exited: ${output}`);
     try {
       const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
-      if (r.ok) break;
+      return r.ok;
     } catch {
-      // not up yet
+      return false; // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`anvil did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  };
+  try {
+    await waitFor(answers, 20_000, 'anvil to answer eth_chainId', 100);
+  } catch (e) {
+    await killChild(child, exited, 'SIGKILL');
+    throw new Error(`anvil did not start: ${(e as Error).message}\n${output}`);
   }
   return {
     url,
     process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    // SIGTERM, and SIGKILL if it has not exited within 5 s.
+    stop: async () => {
+      const timer = setTimeout(() => void killChild(child, exited, 'SIGKILL'), 5_000);
+      await killChild(child, exited, 'SIGTERM');
+      clearTimeout(timer);
+    },
   };
 }

@@ -75,6 +75,16 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   };
 }
 
+/** Runs `body` against a fresh node, and stops the node (awaited) however `body` ends. */
+export async function withTestNode<T>(opts: TestNodeOptions, body: (t: TestNode) => Promise<T>): Promise<T> {
+  const t = await startTestNode(opts);
+  try {
+    return await body(t);
+  } finally {
+    await t.stop();
+  }
+}
+
 /** POSTs a raw body and returns status and parsed JSON (or text). */
 export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });

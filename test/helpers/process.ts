@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './anvil.js';
+import { freePort, killChild } from './child.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 
@@ -14,21 +14,38 @@ export interface NodeProcess {
   output(): string;
   /** Resolves with the exit code (or signal name). */
   exited: Promise<number | string>;
+  /** Sends `signal` unless the process already exited, and resolves once it has. */
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
 export async function spawnNode(args: string[], port?: number): Promise<NodeProcess> {
   const p = port ?? (await freePort());
   const child = spawn(process.execPath, [bin, '--port', String(p), '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  const url = `http://127.0.0.1:${p}`;
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('Listening on')) {
-    if (child.exitCode !== null) throw new Error(`node exited early:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`node did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
+  // Started when it prints its listening line; failed when it exits or stays silent too long.
+  const listening = new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      if (out.includes('Listening on')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((how) => reject(new Error(`node exited early (${how}):\n${out}`)));
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`node did not start within 30 s:\n${out}`)), 30_000);
+  });
+  try {
+    await Promise.race([listening, timeout]);
+  } catch (e) {
+    // Never leave a half-started node behind.
+    await killChild(child, exited, 'SIGKILL');
+    throw e;
+  } finally {
+    clearTimeout(timer);
   }
-  return { url, port: p, child, output: () => out, exited };
+  const url = `http://127.0.0.1:${p}`;
+  return { url, port: p, child, output: () => out, exited, kill: (signal = 'SIGKILL') => killChild(child, exited, signal) };
 }

@@ -52,6 +52,16 @@ export class RawWs {
     });
   }
 
+  /** A request whose params are given as JSON text (for input JSON.stringify cannot write,
+   *  such as nesting deeper than its recursion allows). */
+  requestText(method: string, params: string): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.socket.send(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${params}}`);
+    });
+  }
+
   batch(calls: [string, unknown[]][]): Promise<any[]> {
     const ids = calls.map(() => this.nextId++);
     return new Promise((resolve) => {
@@ -81,7 +91,11 @@ export class RawWs {
     return this.notifications.filter((n) => n.subscription === subscription).map((n) => n.result);
   }
 
-  close(): void {
+  /** Closes the socket and resolves once it is closed. */
+  close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
     this.socket.close();
+    return closed;
   }
 }

@@ -31,7 +31,7 @@ describe('genesis, compared with anvil --init', () => {
     t = await startTestNode({ configure: (c) => void (c.chain.genesis = JSON.stringify(genesis)) });
   });
   afterAll(async () => {
-    t?.stop();
+    await t?.stop();
     await anvil?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

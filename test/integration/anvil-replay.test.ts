@@ -11,8 +11,8 @@ import { contract } from '../helpers/contracts.js';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
 import { balanceSlot } from '../helpers/genesis.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('replaying signed transactions against anvil', () => {
   let anvil: Anvil;
@@ -22,7 +22,7 @@ describe('replaying signed transactions against anvil', () => {
     t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 250; } });
   });
   afterAll(async () => {
-    t?.stop();
+    await t?.stop();
     await anvil?.stop();
   });
 
@@ -58,13 +58,7 @@ describe('replaying signed transactions against anvil', () => {
       }
       const got: Record<string, unknown>[] = [];
       for (const h of hashes) {
-        let receipt = null;
-        for (let i = 0; i < 200 && !receipt; i++) {
-          receipt = (await rpc(url, 'eth_getTransactionReceipt', [h])).result;
-          if (!receipt) await sleep(20);
-        }
-        expect(receipt, `${url} ${h}`).toBeTruthy();
-        got.push(receipt);
+        got.push(await waitFor(async () => (await rpc(url, 'eth_getTransactionReceipt', [h])).result, 4_000, `${url}: receipt of ${h}`));
       }
       receipts.push(got);
     }
@@ -81,8 +75,9 @@ describe('replaying signed transactions against anvil', () => {
     expect(receipts[1]!.map(comparable)).toEqual(receipts[0]!.map(comparable));
     expect(receipts[0]!.map((r) => r.status)).toEqual(['0x1', '0x1', '0x1', '0x1', '0x0', '0x1', '0x1', '0x1']);
 
-    // Wait for our node to seal everything, then compare state at latest.
-    await sleep(600);
+    // Wait for our node to seal every block the receipts name, then compare state at latest.
+    const last = receipts[1]!.reduce((n, r) => (BigInt(r.blockNumber as Hex) > n ? BigInt(r.blockNumber as Hex) : n), 0n);
+    await waitFor(async () => BigInt((await rpc(t.node.url, 'eth_blockNumber')).result) >= last, 5_000, `block ${last} to be sealed`);
     const accounts = [alice.address, bob.address, carol, tokenAddr, probeAddr];
     for (const a of accounts) {
       for (const method of ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode']) {

@@ -9,14 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseGwei, type Hex } from 'viem';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('crash and restart', () => {
   const datadir = mkdtempSync(join(tmpdir(), 'preconf-crash-'));
   let node: NodeProcess | undefined;
-  afterAll(() => {
-    node?.child.kill('SIGKILL');
+  afterAll(async () => {
+    await node?.kill('SIGKILL');
     rmSync(datadir, { recursive: true, force: true });
   });
 
@@ -28,14 +28,11 @@ describe('crash and restart', () => {
     // 1 s blocks, 100 ms pre-confirmations.
     node = await spawnNode(['--datadir', datadir, '--block-time-ms', '1000', '--preconf-interval-ms', '100']);
     const sealedHash = (await rpc(node.url, 'eth_sendRawTransaction', [await tx(0)])).result as Hex;
-    let sealed: { blockNumber: Hex; blockHash: Hex } | null = null;
-    for (let i = 0; i < 100 && !sealed; i++) {
-      const r = (await rpc(node.url, 'eth_getTransactionReceipt', [sealedHash])).result;
-      if (r && r.blockHash !== `0x${'00'.repeat(32)}`) sealed = r;
-      else await sleep(50);
-    }
-    expect(sealed).not.toBeNull();
-    const sealedBlock = (await rpc(node.url, 'eth_getBlockByNumber', [sealed!.blockNumber, false])).result;
+    const sealed: { blockNumber: Hex; blockHash: Hex } = await waitFor(async () => {
+      const r = (await rpc(node!.url, 'eth_getTransactionReceipt', [sealedHash])).result;
+      return r && r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
+    }, 5_000, 'the first transfer to be sealed');
+    const sealedBlock = (await rpc(node.url, 'eth_getBlockByNumber', [sealed.blockNumber, false])).result;
 
     // Nonce 3 waits for 1 and 2 (queued); then 1 is sent and the node is killed at once,
     // before the block holding it can be sealed.
@@ -43,41 +40,28 @@ describe('crash and restart', () => {
     const justAccepted = (await rpc(node.url, 'eth_sendRawTransaction', [await tx(1)])).result as Hex;
     expect(queued).toMatch(/^0x[0-9a-f]{64}$/);
     expect(justAccepted).toMatch(/^0x[0-9a-f]{64}$/);
-    node.child.kill('SIGKILL');
-    expect(await node.exited).toBe('SIGKILL');
+    expect(await node.kill('SIGKILL')).toBe('SIGKILL');
 
     node = await spawnNode(['--datadir', datadir, '--block-time-ms', '1000', '--preconf-interval-ms', '100']);
     // The sealed block is unchanged.
-    const again = (await rpc(node.url, 'eth_getBlockByNumber', [sealed!.blockNumber, false])).result;
+    const again = (await rpc(node.url, 'eth_getBlockByNumber', [sealed.blockNumber, false])).result;
     expect(again.hash).toBe(sealedBlock.hash);
     expect(again.stateRoot).toBe(sealedBlock.stateRoot);
-    expect((await rpc(node.url, 'eth_getTransactionReceipt', [sealedHash])).result.blockHash).toBe(sealed!.blockHash);
+    expect((await rpc(node.url, 'eth_getTransactionReceipt', [sealedHash])).result.blockHash).toBe(sealed.blockHash);
     // The accepted transaction comes back and is included; the queued one still waits.
-    let included = null;
-    for (let i = 0; i < 100 && !included; i++) {
-      included = (await rpc(node.url, 'eth_getTransactionReceipt', [justAccepted])).result;
-      if (!included) await sleep(50);
-    }
-    expect(included?.status).toBe('0x1');
+    const included = await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [justAccepted])).result, 5_000, 'the journalled transaction to be included after the restart');
+    expect(included.status).toBe('0x1');
     const status = (await rpc(node.url, 'preconf_transactionStatus', [queued])).result;
     expect(status.status).toBe('queued');
     // Filling the gap releases it.
     await rpc(node.url, 'eth_sendRawTransaction', [await tx(2)]);
-    let released = null;
-    for (let i = 0; i < 100 && !released; i++) {
-      released = (await rpc(node.url, 'eth_getTransactionReceipt', [queued])).result;
-      if (!released) await sleep(50);
-    }
-    expect(released?.status).toBe('0x1');
+    const released = await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [queued])).result, 5_000, 'the queued transaction to be released by the gap filler');
+    expect(released.status).toBe('0x1');
 
     // A clean stop (SIGTERM) exits 0 and seals what was pre-confirmed.
     const last = (await rpc(node.url, 'eth_sendRawTransaction', [await tx(4)])).result as Hex;
-    for (let i = 0; i < 100; i++) {
-      if ((await rpc(node.url, 'eth_getTransactionReceipt', [last])).result) break;
-      await sleep(20);
-    }
-    node.child.kill('SIGTERM');
-    expect(await node.exited).toBe(0);
+    await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [last])).result, 2_000, 'the last transfer to be pre-confirmed');
+    expect(await node.kill('SIGTERM')).toBe(0);
     node = await spawnNode(['--datadir', datadir]);
     const kept = (await rpc(node.url, 'eth_getTransactionReceipt', [last])).result;
     expect(kept.status).toBe('0x1');

@@ -15,7 +15,9 @@ import {
 } from 'viem';
 import { contract } from '../helpers/contracts.js';
 import { balanceSlot, HOLDER, PROBE, testGenesis, TOKEN } from '../helpers/genesis.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devAccount, rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TEN_THOUSAND_ETH = 10_000n * 10n ** 18n;
 
@@ -24,7 +26,7 @@ describe('dev chain', () => {
   beforeAll(async () => {
     t = await startTestNode();
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('funds the ten well-known dev accounts', async () => {
     for (let i = 0; i < 10; i++) {
@@ -78,7 +80,7 @@ describe('contracts in genesis', () => {
   beforeAll(async () => {
     t = await startTestNode({ configure: (c) => void (c.chain.genesis = JSON.stringify(testGenesis())) });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('eth_call reads an ERC-20 balance from genesis storage', async () => {
     const balance = await t.publicClient.readContract({ address: TOKEN, abi: token.abi, functionName: 'balanceOf', args: [HOLDER] });
@@ -193,16 +195,43 @@ describe('block tags', () => {
   let t: TestNode;
   beforeAll(async () => {
     t = await startTestNode({ configure: (c) => { c.chain.blockTimeMs = 200; c.chain.preconfIntervalMs = 50; } });
-    // Let a few blocks seal.
-    while ((await t.publicClient.getBlockNumber()) < 3n) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await t.publicClient.getBlockNumber()) >= 3n, 10_000, 'three sealed blocks');
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
-  it('accepts every tag, numbers, hashes and EIP-1898 objects', async () => {
-    const a = devAccount(0).address;
+  it('accepts every tag, numbers, hashes and EIP-1898 objects, and reads the block each one names', async () => {
+    // A transfer to a fresh account: its balance is 0 up to block n-1 and 1234 from block n,
+    // so every selector of either block must read that block's value, not the head's.
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await t.wallet(1).sendTransaction({ to, value: 1234n, chain: t.chain, account: devAccount(1) });
+    const sealed = await waitFor(async () => {
+      const r = await t.publicClient.getTransactionReceipt({ hash }).catch(() => null);
+      return r && r.blockHash !== pad('0x0') ? r : null;
+    }, 10_000, 'the transfer to be sealed');
+    const after = await t.publicClient.getBlock({ blockNumber: sealed.blockNumber });
+    const before = await t.publicClient.getBlock({ blockNumber: sealed.blockNumber - 1n });
     const genesis = await t.publicClient.getBlock({ blockNumber: 0n });
+    expect(after.hash).toBe(sealed.blockHash);
+    const selectors = (b: typeof after) => [toHex(b.number), { blockNumber: toHex(b.number) }, b.hash, { blockHash: b.hash }, { blockHash: b.hash, requireCanonical: true }];
+    const cases: [unknown, bigint][] = [
+      ...selectors(before).map((s): [unknown, bigint] => [s, 0n]),
+      ...selectors(after).map((s): [unknown, bigint] => [s, 1234n]),
+      ...selectors(genesis).map((s): [unknown, bigint] => [s, 0n]),
+      ['0x1', 0n],
+      [{ blockNumber: '0x1' }, 0n],
+      ['earliest', 0n],
+      ['latest', 1234n],
+      ['pending', 1234n],
+      ['safe', 1234n],
+      ['finalized', 1234n],
+    ];
+    for (const [block, want] of cases) {
+      const r = await rpc(t.node.url, 'eth_getBalance', [to, block]);
+      expect(r.result, JSON.stringify(block)).toBe(toHex(want));
+    }
+    // An account nothing touched reads its genesis funds by every form.
     for (const block of ['latest', 'pending', 'safe', 'finalized', 'earliest', '0x0', '0x1', genesis.hash, { blockHash: genesis.hash }, { blockHash: genesis.hash, requireCanonical: true }, { blockNumber: '0x1' }]) {
-      const r = await rpc(t.node.url, 'eth_getBalance', [a, block]);
+      const r = await rpc(t.node.url, 'eth_getBalance', [devAccount(0).address, block]);
       expect(r.result, JSON.stringify(block)).toBe(toHex(TEN_THOUSAND_ETH));
     }
     const latest = await t.publicClient.getBlock({ blockTag: 'latest' });
@@ -245,7 +274,7 @@ describe('JSON-RPC protocol', () => {
       },
     });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
   const post = (body: string, headers?: Record<string, string>) => rawPost(t.node.url, body, headers);
 
   it('echoes ids exactly and answers batches in order', async () => {

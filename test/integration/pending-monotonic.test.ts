@@ -56,8 +56,7 @@ function regressions(reads: Read[]): string[] {
 describe('pending never goes backwards', () => {
   let node: NodeProcess | undefined;
   afterAll(async () => {
-    node?.child.kill('SIGKILL');
-    await node?.exited;
+    await node?.kill('SIGKILL');
   });
 
   it('thousands of reads on several connections and event loops, across many seals, see no older state', async () => {
@@ -135,7 +134,6 @@ describe('pending never goes backwards', () => {
       ...[...receiptsByTx.values()].flatMap(regressions),
     ];
     expect(problems.slice(0, 10)).toEqual([]);
-    node.child.kill('SIGTERM');
-    expect(await node.exited).toBe(0);
+    expect(await node.kill('SIGTERM')).toBe(0);
   });
 });

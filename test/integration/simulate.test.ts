@@ -22,7 +22,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contract } from '../helpers/contracts.js';
 import { HOLDER, PROBE, TOKEN, balanceSlot, testGenesis } from '../helpers/genesis.js';
 import { headerHash } from '../helpers/header.js';
-import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { devAccount, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
+import { waitFor } from '../helpers/wait.js';
 
 const RELAY = '0x00000000000000000000000000000000000073e1' as Address;
 const ECRECOVER = '0x0000000000000000000000000000000000000001' as Address;
@@ -68,7 +69,7 @@ describe('eth_simulateV1', () => {
       },
     });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('reports value transfers as Transfer logs from 0xEeee…EEeE, in execution order among the other logs', async () => {
     const sender = devAccount(1).address;
@@ -431,10 +432,7 @@ describe('eth_simulateV1', () => {
     const hash = await wallet.writeContract({ address: PROBE, abi: probe.abi, functionName: 'bump', chain: t.chain, account: devAccount(4) });
     // Pre-confirmed long before the block is sealed (60 s blocks).
     const status = async () => (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result.status as string;
-    for (let i = 0; (await status()) !== 'preconfirmed'; i++) {
-      if (i > 200) throw new Error('not pre-confirmed');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(async () => (await status()) === 'preconfirmed', 4_000, 'the bump to be pre-confirmed');
     const pending = await t.publicClient.getBlock({ blockTag: 'pending' });
     expect(pending.transactions).toContain(hash);
     const read = { calls: [{ to: PROBE, abi: probe.abi, functionName: 'counter' }] } as const;
@@ -466,7 +464,7 @@ describe('eth_simulateV1 limits', () => {
       },
     });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('refuses requests past the configured limits with -38026', async () => {
     const call = { to: PROBE };
@@ -494,11 +492,8 @@ describe('eth_simulateV1 limits', () => {
 
 describe('eth_simulateV1 without pre-confirmations', () => {
   it('is method-not-found', async () => {
-    const t = await startTestNode({ configure: (c) => void (c.chain.preconf = false) });
-    try {
+    await withTestNode({ configure: (c) => void (c.chain.preconf = false) }, async (t) => {
       expect((await simulate(t, { blockStateCalls: [{}] })).error.code).toBe(-32601);
-    } finally {
-      t.stop();
-    }
+    });
   });
 });

@@ -1,31 +1,111 @@
-// --threads N: N event loops serve one port and share one chain. Every loop answers every
-// method, receives every builder event for its subscribers, and shuts down cleanly.
+// --threads N: N event loops serve one port and share one chain. Requests reach several
+// loops (each answer says which loop served it), every loop answers from the same chain,
+// subscribers on different loops all receive the builder's events, and it exits cleanly.
 
+import { Agent, request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseGwei, type Hex } from 'viem';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 import { RawWs } from '../helpers/ws.js';
+
+const THREADS = 3;
+const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+
+interface Health {
+  eventLoop: number;
+  subscriptions: number;
+  wsConnections: number;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  localPort: number;
+}
+
+/** One HTTP exchange on the connection `agent` holds (a single kept-alive socket). */
+function exchange(agent: Agent, url: string, method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, localPort: req.socket!.localPort! }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** /health over a fresh connection (the kernel picks the loop that accepts it). */
+async function health(url: string): Promise<Health> {
+  const agent = new Agent({ keepAlive: false });
+  try {
+    return JSON.parse((await exchange(agent, url, 'GET', '/health')).body) as Health;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Each loop's own /health, asking over fresh connections until every loop has answered. */
+async function perLoop(url: string): Promise<Map<number, Health>> {
+  const seen = new Map<number, Health>();
+  await waitFor(async () => {
+    const h = await health(url);
+    seen.set(h.eventLoop, h);
+    return seen.size === THREADS;
+  }, 10_000, `/health answers from all ${THREADS} event loops`, 0);
+  return seen;
+}
 
 describe('several event loops', () => {
   let node: NodeProcess | undefined;
-  afterAll(() => {
-    node?.child.kill('SIGKILL');
+  const sockets: RawWs[] = [];
+  afterAll(async () => {
+    for (const s of sockets) s.socket.terminate();
+    await node?.kill('SIGKILL');
   });
 
-  it('serves one chain from 3 threads: reads, subscriptions on every loop, sync sends, clean exit', async () => {
-    node = await spawnNode(['--ephemeral', '--threads', '3', '--preconf-interval-ms', '50', '--block-time-ms', '500']);
-    expect(node.output()).toContain('3 event loops');
-    // Many short connections land on different loops; all see the same chain.
-    const heads = new Set<string>();
-    for (let i = 0; i < 30; i++) {
-      const r = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","earliest"]}' });
-      heads.add(((await r.json()) as { result: string }).result);
+  it(`serves one chain from ${THREADS} threads: reads on several loops, subscribers on several loops all receive, clean exit`, async () => {
+    node = await spawnNode(['--ephemeral', '--threads', String(THREADS), '--preconf-interval-ms', '50', '--block-time-ms', '500']);
+    expect(node.output()).toContain(`${THREADS} event loops`);
+
+    // Reads: on each fresh connection, ask which loop holds it, then read on the same
+    // connection. Different loops answer, and all of them from the same chain.
+    const balanceByLoop = new Map<number, Set<string>>();
+    for (let i = 0; i < 40; i++) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const h = await exchange(agent, node.url, 'GET', '/health');
+        const read = await exchange(agent, node.url, 'POST', '/', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [DEV0, 'earliest'] }));
+        expect(read.localPort, 'both requests on one connection').toBe(h.localPort);
+        const loop = (JSON.parse(h.body) as Health).eventLoop;
+        expect(loop).toBeGreaterThanOrEqual(0);
+        expect(loop).toBeLessThan(THREADS);
+        if (!balanceByLoop.has(loop)) balanceByLoop.set(loop, new Set());
+        balanceByLoop.get(loop)!.add((JSON.parse(read.body) as { result: string }).result);
+      } finally {
+        agent.destroy();
+      }
     }
-    expect([...heads]).toEqual(['0x21e19e0c9bab2400000']);
-    // Subscribers on several connections (spread over the loops) all get the same stream.
-    const sockets = await Promise.all(Array.from({ length: 6 }, () => RawWs.open(node!.url.replace('http', 'ws'))));
-    const subs = await Promise.all(sockets.map((s) => s.request('eth_subscribe', ['newFlashblockTransactions']).then((r) => r.result as string)));
+    expect(balanceByLoop.size, 'loops that answered 40 fresh connections').toBeGreaterThanOrEqual(2);
+    for (const [loop, balances] of balanceByLoop) expect([...balances], `loop ${loop}`).toEqual(['0x21e19e0c9bab2400000']);
+
+    // Subscribers: open sockets (six at least) until subscribers sit on two loops or more
+    // (per each loop's /health); then every one must receive the pre-confirmed transaction.
+    const subs: string[] = [];
+    const loopsWithSubscribers = async () => [...(await perLoop(node!.url)).values()].filter((h) => h.subscriptions > 0);
+    await waitFor(async () => {
+      const ws = await RawWs.open(node!.url.replace('http', 'ws'));
+      sockets.push(ws);
+      subs.push((await ws.request('eth_subscribe', ['newFlashblockTransactions'])).result as string);
+      return sockets.length >= 6 && (await loopsWithSubscribers()).length >= 2;
+    }, 20_000, 'subscribers on two event loops', 0);
+    const loops = await perLoop(node.url);
+    expect([...loops.values()].reduce((n, h) => n + h.subscriptions, 0), 'subscriptions over all loops').toBe(sockets.length);
+    expect([...loops.values()].filter((h) => h.subscriptions > 0).length).toBeGreaterThanOrEqual(2);
+
     const acct = devAccount(4);
     const raw = await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce: 0 });
     // The synchronous send may land on any loop and still sees its pre-confirmation.
@@ -33,8 +113,8 @@ describe('several event loops', () => {
     expect(receipt.status).toBe('0x1');
     const hash = receipt.transactionHash as Hex;
     await Promise.all(sockets.map((s, i) => s.waitFor(subs[i]!, (r) => r === hash, 5_000)));
-    for (const s of sockets) s.close();
-    node.child.kill('SIGTERM');
-    expect(await node.exited).toBe(0);
+
+    await Promise.all(sockets.map((s) => s.close()));
+    expect(await node.kill('SIGTERM')).toBe(0);
   });
 });

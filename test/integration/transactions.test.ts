@@ -18,26 +18,16 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contract } from '../helpers/contracts.js';
 import { headerHash } from '../helpers/header.js';
-import { devAccount, rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { devAccount, rawPost, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(f: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, stepMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(stepMs);
-  }
-}
 
 describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s blocks)', () => {
   let t: TestNode;
   beforeAll(async () => {
     t = await startTestNode();
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('a transfer is pre-confirmed within two intervals, visible to pending reads before its block is sealed', async () => {
     const wallet = t.wallet(1);
@@ -50,10 +40,10 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
       to = privateKeyToAccount(generatePrivateKey()).address;
       const sent = Date.now();
       hash = await wallet.sendTransaction({ to, value: 12345n, chain: t.chain, account: devAccount(1) });
-      const s = await until(async () => {
+      const s = await waitFor(async () => {
         const r = (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result as { status: string; blockNumber: Hex };
         return r.status === 'preconfirmed' || r.status === 'included' ? r : null;
-      }, 5_000, 5);
+      }, 5_000, 'the transfer to be pre-confirmed', 5);
       const preconfMs = Date.now() - sent;
       expect(preconfMs).toBeLessThan(2 * 200 + 150); // two intervals, plus scheduling slack
       if (s.status === 'preconfirmed') preconf = s;
@@ -85,7 +75,7 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
 
     // Then it is sealed: the receipt appears with the sealed block, whose header re-hashes
     // to the block hash.
-    const sealed = await until(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000);
+    const sealed = await waitFor(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000, 'the transfer to be sealed (its receipt)');
     expect(sealed.status).toBe('success');
     expect(sealed.gasUsed).toBe(21000n);
     expect(sealed.blockNumber).toBe(number);
@@ -126,7 +116,7 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     const jsonRpcWallet = createWalletClient({ chain: t.chain, transport: http(t.node.url), account: devAccount(5).address });
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const hash = await jsonRpcWallet.sendTransaction({ to, value: 77n });
-    const receipt = await until(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000);
+    const receipt = await waitFor(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000, 'the eth_sendTransaction transfer to be pre-confirmed');
     expect(receipt.status).toBe('success');
     expect(receipt.from.toLowerCase()).toBe(devAccount(5).address.toLowerCase());
     expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(77n);
@@ -150,7 +140,8 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
       expect(basefee).toBe(match!.baseFeePerGas);
       // And it is the block after the sealed head, never one several blocks behind.
       expect(number).toBeGreaterThan(await t.publicClient.getBlockNumber().then((n) => n - 1n));
-      await sleep(700);
+      // The next sample in the next block being built.
+      if (i < 2) await waitFor(async () => (await t.publicClient.getBlock({ blockTag: 'pending' })).number! > after.number!, 5_000, 'the next block to be built');
     }
   });
 });
@@ -161,7 +152,7 @@ describe('refusals, replacement and queued transactions', () => {
   beforeAll(async () => {
     t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 100; c.chain.blockTimeMs = 1000; } });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   const send = (raw: Hex) => rpc(t.node.url, 'eth_sendRawTransaction', [raw]);
   const base = async (): Promise<bigint> => (await t.publicClient.getBlock({ blockTag: 'pending' })).baseFeePerGas!;
@@ -183,7 +174,7 @@ describe('refusals, replacement and queued transactions', () => {
     const n = await nonceOf(5);
     const first = await send(await signed(5, { nonce: n }));
     expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
-    await until(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [first.result])).result);
+    await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [first.result])).result, 10_000, 'the first transaction to be pre-confirmed');
     const again = await send(await signed(5, { nonce: n, value: 2n }));
     expect(again.error.code).toBe(-32000);
     expect(again.error.message).toMatch(/^nonce too low/);
@@ -214,8 +205,9 @@ describe('refusals, replacement and queued transactions', () => {
     // The replaced one is reported dropped, never pending.
     expect((await rpc(t.node.url, 'preconf_transactionStatus', [gap.result])).result.status).toBe('dropped');
     expect((await rpc(t.node.url, 'eth_getTransactionByHash', [gap.result])).result).toBeNull();
-    // Still queued: two intervals later it is neither pre-confirmed nor sealed.
-    await sleep(300);
+    // Still queued: three intervals later it is neither pre-confirmed nor sealed. (A quiet
+    // period on purpose: the point is that nothing happens.)
+    await quietPeriod(300);
     expect((await rpc(t.node.url, 'preconf_transactionStatus', [plus10.result])).result.status).toBe('queued');
     const pooled = (await rpc(t.node.url, 'eth_getTransactionByHash', [plus10.result])).result;
     expect(pooled.blockNumber).toBeNull();
@@ -224,7 +216,7 @@ describe('refusals, replacement and queued transactions', () => {
     const fill = await send(await signed(6, { nonce: n }));
     expect(fill.result).toBeDefined();
     expect(await nonceOf(6)).toBe(n + 2);
-    const r1 = await until(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [plus10.result])).result);
+    const r1 = await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [plus10.result])).result, 10_000, 'the promoted replacement to be pre-confirmed');
     expect(r1.status).toBe('0x1');
   });
 
@@ -288,7 +280,7 @@ describe('refusals, replacement and queued transactions', () => {
     }
     const types = [];
     for (const h of hashes) {
-      const receipt = await until(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [h])).result);
+      const receipt = await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [h])).result, 10_000, `receipt of ${h}`);
       expect(receipt.status).toBe('0x1');
       types.push(receipt.type);
     }
@@ -306,15 +298,15 @@ describe('receipts, blocks and fee data', () => {
   beforeAll(async () => {
     t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 500; } });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('eth_getBlockReceipts by number, hash and tag, in geth shape; [] for an empty block', async () => {
     const token = contract('Token');
     const hash = await t.wallet(0).deployContract({ abi: token.abi, bytecode: token.bytecode, args: [5n], chain: t.chain, account: devAccount(0) });
-    const pending = (await until(async () => {
+    const pending = (await waitFor(async () => {
       const r = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result as { transactionHash: Hex }[];
       return r.some((x) => x.transactionHash === hash) ? r : null;
-    })) as Record<string, unknown>[];
+    }, 10_000, 'the deployment among the pending block receipts')) as Record<string, unknown>[];
     const mine = pending.find((r) => r.transactionHash === hash)!;
     expect(Object.keys(mine).sort()).toEqual(
       ['blockHash', 'blockNumber', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice', 'from', 'gasUsed', 'logs', 'logsBloom', 'status', 'to', 'transactionHash', 'transactionIndex', 'type'].sort(),
@@ -322,10 +314,10 @@ describe('receipts, blocks and fee data', () => {
     const log = (mine.logs as Record<string, unknown>[])[0]!;
     expect(Object.keys(log).sort()).toEqual(['address', 'blockHash', 'blockNumber', 'blockTimestamp', 'data', 'logIndex', 'removed', 'topics', 'transactionHash', 'transactionIndex'].sort());
     const receipt = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    const sealed = await until(async () => {
+    const sealed = await waitFor(async () => {
       const r = await t.publicClient.getTransactionReceipt({ hash });
       return r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
-    });
+    }, 10_000, 'the deployment to be sealed');
     const byNumber = (await rpc(t.node.url, 'eth_getBlockReceipts', [toHex(sealed.blockNumber)])).result;
     const byHash = (await rpc(t.node.url, 'eth_getBlockReceipts', [{ blockHash: sealed.blockHash }])).result;
     expect(byHash).toEqual(byNumber);
@@ -383,21 +375,17 @@ describe('receipts, blocks and fee data', () => {
 
 describe('modes', () => {
   it('--public answers eth_getBlockReceipts with HTTP 403 and serves everything else', async () => {
-    const t = await startTestNode({ configure: (c) => void (c.server.publicEndpoint = true) });
-    try {
+    await withTestNode({ configure: (c) => void (c.server.publicEndpoint = true) }, async (t) => {
       const r = await rawPost(t.node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockReceipts', params: ['latest'] }));
       expect(r.status).toBe(403);
       const batch = await rawPost(t.node.url, JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { jsonrpc: '2.0', id: 2, method: 'eth_getBlockReceipts', params: ['latest'] }]));
       expect(batch.status).toBe(403);
       expect((await rpc(t.node.url, 'eth_getBlockByNumber', ['latest', false])).result.number).toBeDefined();
-    } finally {
-      t.stop();
-    }
+    });
   });
 
   it('--no-preconf: pending equals latest, eth_simulateV1 does not exist, blocks still seal', async () => {
-    const t = await startTestNode({ configure: (c) => { c.chain.preconf = false; c.chain.blockTimeMs = 300; c.chain.preconfIntervalMs = 50; } });
-    try {
+    await withTestNode({ configure: (c) => { c.chain.preconf = false; c.chain.blockTimeMs = 300; c.chain.preconfIntervalMs = 50; } }, async (t) => {
       const sim = await rpc(t.node.url, 'eth_simulateV1', [{ blockStateCalls: [] }, 'pending']);
       expect(sim.error.code).toBe(-32601);
       const to = privateKeyToAccount(generatePrivateKey()).address;
@@ -409,9 +397,7 @@ describe('modes', () => {
       const latestBlock = await t.publicClient.getBlock({ blockTag: 'latest' });
       expect(pendingBlock.number).toBe(latestBlock.number);
       expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(7n);
-    } finally {
-      t.stop();
-    }
+    });
   });
 });
 

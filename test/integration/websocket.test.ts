@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, encodeFunctionData, parseAbiItem, parseGwei, webSocket, type Hex } from 'viem';
 import { contract } from '../helpers/contracts.js';
 import { PROBE, TOKEN, HOLDER, testGenesis } from '../helpers/genesis.js';
-import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { devAccount, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { RawWs } from '../helpers/ws.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ZERO_HASH = `0x${'00'.repeat(32)}`;
 
 describe('WebSocket', () => {
@@ -31,7 +31,7 @@ describe('WebSocket', () => {
       },
     });
   });
-  afterAll(() => t.stop());
+  afterAll(() => t?.stop());
 
   it('serves every HTTP method over the socket, with the same validation and batches', async () => {
     const ws = await RawWs.open(t.node.wsUrl);
@@ -49,7 +49,7 @@ describe('WebSocket', () => {
       expect((await rpc(t.node.url, 'eth_subscribe', ['newHeads'])).error.message).toMatch(/notifications not supported/);
       expect((await ws.request('eth_subscribe', ['nothing'])).error.code).toBe(-32602);
     } finally {
-      ws.close();
+      await ws.close();
     }
   });
 
@@ -77,7 +77,7 @@ describe('WebSocket', () => {
       expect(['preconfirmed', 'included']).toContain(status.status);
       expect(status.blockNumber).toBe(tx.blockNumber);
     } finally {
-      ws.close();
+      await ws.close();
     }
   });
 
@@ -92,18 +92,20 @@ describe('WebSocket', () => {
       const log = await ws.waitFor(mine, (r) => r.transactionHash === hash);
       expect(log.topics[0]).toBe(bumped);
       expect(log.blockHash).toBe(ZERO_HASH);
-      await sleep(200);
+      // Nothing for the non-matching filters: a quiet period on purpose (it is the point).
+      await quietPeriod(200);
       expect(ws.of(other)).toHaveLength(0);
       expect(ws.of(wrongTopic)).toHaveLength(0);
       expect((await ws.request('eth_unsubscribe', [mine])).result).toBe(true);
       expect((await ws.request('eth_unsubscribe', [mine])).result).toBe(false);
       const count = ws.of(mine).length;
       const hash2 = await bump();
-      await until(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash2])).result);
-      await sleep(150);
+      await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash2])).result, 10_000, 'the second bump to be pre-confirmed');
+      // After it landed, the unsubscribed stream stays silent: a quiet period on purpose.
+      await quietPeriod(150);
       expect(ws.of(mine)).toHaveLength(count);
     } finally {
-      ws.close();
+      await ws.close();
     }
   });
 
@@ -117,10 +119,11 @@ describe('WebSocket', () => {
     const unwatchEvent = client.watchEvent({ address: PROBE, event: parseAbiItem('event Bumped(address indexed by, uint256 value)'), onLogs: () => {} });
     const unwatchPending = client.watchPendingTransactions({ onTransactions: (h) => pendingTxs.push(...h) });
     try {
-      await sleep(300); // subscriptions established
+      // Four subscriptions (blocks, two event filters, pending transactions) on the server.
+      await waitFor(async () => ((await (await fetch(`${t.node.url}/health`)).json()) as { subscriptions: number }).subscriptions >= 4, 5_000, "viem's four subscriptions on the server");
       const hash = await bump();
-      await until(async () => events.includes(hash) && pendingTxs.includes(hash), 10_000);
-      await until(async () => blocks.length >= 2, 5_000);
+      await waitFor(() => events.includes(hash) && pendingTxs.includes(hash), 10_000, 'the bump as a contract event and as a pending transaction');
+      await waitFor(() => blocks.length >= 2, 5_000, 'two new blocks');
       for (let i = 1; i < blocks.length; i++) expect(blocks[i]).toBe(blocks[i - 1]! + 1n);
     } finally {
       unwatchBlocks();
@@ -140,24 +143,24 @@ describe('WebSocket', () => {
       await slow.request('eth_subscribe', ['newFlashblockTransactions', true]);
       // Stop reading: the kernel buffers fill, then the server's buffer passes its limit.
       (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-      const started = Date.now();
       // Keep some transactions flowing so the messages are not tiny.
       // The server's /health counts open WebSocket connections: wait until it dropped the
       // slow one, then read what reached us (its close frame is queued behind the data).
       let n = 0;
       const connections = async () => ((await (await fetch(`${t.node.url}/health`)).json()) as { wsConnections: number }).wsConnections;
       expect(await connections()).toBe(2);
-      while (Date.now() - started < 20_000 && (await connections()) === 2) {
+      await waitFor(async () => {
+        if ((await connections()) < 2) return true;
         await bump(1, n++);
-        await sleep(20);
-      }
+        return false;
+      }, 20_000, 'the server to drop the consumer that stopped reading');
       expect(await connections()).toBe(1);
       (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
-      await until(async () => slow.closeInfo !== undefined, 15_000);
+      await waitFor(() => slow.closeInfo !== undefined, 15_000, 'the close frame on the slow socket');
       expect(slow.closeInfo!.code).toBe(1008);
       expect(slow.closeInfo!.reason).toMatch(/subscriber too slow/);
       // The fast subscriber saw every pre-confirmation, in order, without gaps.
-      await sleep(200);
+      await waitFor(() => fast.of(fastSub).length > 20, 5_000, 'more than 20 flashblocks on the fast subscriber');
       const seen = fast.of(fastSub).map((b) => [BigInt(b.number), BigInt(b.preconfIndex)] as const);
       expect(seen.length).toBeGreaterThan(20);
       for (let i = 1; i < seen.length; i++) {
@@ -168,7 +171,7 @@ describe('WebSocket', () => {
       }
     } finally {
       slow.socket.terminate();
-      fast.close();
+      await fast.close();
     }
   });
 
@@ -179,19 +182,20 @@ describe('WebSocket', () => {
     let pendingLog: { blockHash: string } | undefined;
     for (let attempt = 0; attempt < 5 && !pendingLog; attempt++) {
       hash = await bump();
-      for (let i = 0; i < 100 && !pendingLog; i++) {
+      const seen = await waitFor(async () => {
         const logs = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: 'pending', toBlock: 'pending', address: PROBE }])).result as { transactionHash: string; blockHash: string }[];
-        pendingLog = logs.find((l) => l.transactionHash === hash);
+        const log = logs.find((l) => l.transactionHash === hash);
+        if (log) return { log };
         const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
-        if (!pendingLog && r && r.blockHash !== ZERO_HASH) break;
-        await sleep(10);
-      }
+        return r && r.blockHash !== ZERO_HASH ? { log: undefined } : null;
+      }, 2_000, "the bump's log in the pending block (or its block sealed)", 10);
+      pendingLog = seen.log;
     }
     expect(pendingLog?.blockHash).toBe(ZERO_HASH);
-    const receipt = await until(async () => {
+    const receipt = await waitFor(async () => {
       const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
       return r && r.blockHash !== ZERO_HASH ? r : null;
-    });
+    }, 10_000, 'the bump to be sealed');
     const sealed = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: [PROBE, TOKEN] }])).result as { transactionHash: string; blockHash: string }[];
     expect(sealed.find((l) => l.transactionHash === hash)?.blockHash).toBe(receipt.blockHash);
     const byHash = (await rpc(t.node.url, 'eth_getLogs', [{ blockHash: receipt.blockHash, topics: [null, null] }])).result as { transactionHash: string }[];
@@ -233,37 +237,27 @@ describe('WebSocket', () => {
 
 describe('WebSocket limits', () => {
   it('refuses subscriptions past the per-connection limit and connections past the server limit', async () => {
-    const t = await startTestNode({ configure: (c) => { c.server.wsMaxSubscriptions = 3; c.server.wsMaxConnections = 2; } });
-    const open: RawWs[] = [];
-    try {
-      const a = await RawWs.open(t.node.wsUrl);
-      open.push(a);
-      for (let i = 0; i < 3; i++) expect((await a.request('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
-      const over = await a.request('eth_subscribe', ['newHeads']);
-      expect(over.error.code).toBe(-32005);
-      expect(over.error.message).toMatch(/too many subscriptions on this connection \(limit 3\)/);
-      open.push(await RawWs.open(t.node.wsUrl));
-      const refused = await RawWs.open(t.node.wsUrl).then(
-        (ws) => {
-          open.push(ws);
-          return null;
-        },
-        (e: Error) => e,
-      );
-      expect(refused?.message).toMatch(/503/);
-    } finally {
-      for (const ws of open) ws.close();
-      t.stop();
-    }
+    await withTestNode({ configure: (c) => { c.server.wsMaxSubscriptions = 3; c.server.wsMaxConnections = 2; } }, async (t) => {
+      const open: RawWs[] = [];
+      try {
+        const a = await RawWs.open(t.node.wsUrl);
+        open.push(a);
+        for (let i = 0; i < 3; i++) expect((await a.request('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
+        const over = await a.request('eth_subscribe', ['newHeads']);
+        expect(over.error.code).toBe(-32005);
+        expect(over.error.message).toMatch(/too many subscriptions on this connection \(limit 3\)/);
+        open.push(await RawWs.open(t.node.wsUrl));
+        const refused = await RawWs.open(t.node.wsUrl).then(
+          (ws) => {
+            open.push(ws);
+            return null;
+          },
+          (e: Error) => e,
+        );
+        expect(refused?.message).toMatch(/503/);
+      } finally {
+        await Promise.all(open.map((ws) => ws.close()));
+      }
+    });
   });
 });
-
-async function until<T>(f: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(20);
-  }
-}

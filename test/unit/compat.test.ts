@@ -347,9 +347,9 @@ describe('replay transport', () => {
     const addr = server.address();
     url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   });
-  afterAll(() => {
+  afterAll(async () => {
     server.closeAllConnections();
-    server.close();
+    await new Promise<void>((ok) => server.close(() => ok()));
   });
 
   it('sends each request as written and compares every pair; stops at the first mismatch', async () => {

@@ -7,8 +7,16 @@ use std::path::PathBuf;
 pub struct ChainConfig {
     /// `None`: the store lives in memory (`--ephemeral`).
     pub datadir: Option<PathBuf>,
-    /// Contents of a geth-style genesis.json; `None`: the embedded dev chain.
+    /// Contents of a geth-style genesis.json; `None`: `genesis_file`, else the embedded
+    /// dev chain (or, on a datadir that holds a chain, that chain).
     pub genesis: Option<String>,
+    /// A geth-style genesis.json, read by streaming (for an alloc of any size).
+    pub genesis_file: Option<PathBuf>,
+    /// Page cache of the store, in bytes: what the store's memory is bounded by.
+    pub db_cache_bytes: usize,
+    /// Build blocks. Without (`--no-build`: serving an imported chain, or a replica),
+    /// transactions are still accepted into the pool but nothing executes or seals them.
+    pub build: bool,
     pub preconf: bool,
     pub preconf_interval_ms: u64,
     pub block_time_ms: u64,
@@ -24,6 +32,10 @@ pub struct ChainConfig {
     pub simulate_timeout_ms: u64,
     pub logs_max_range: u64,
     pub logs_max_results: usize,
+    /// The longest `timeout` a trace may ask for (the default is 5 s, as geth).
+    pub trace_max_timeout_ms: u64,
+    /// The largest trace output (JSON bytes) one request may produce.
+    pub trace_max_bytes: usize,
     /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
     /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
     pub preconf_receipts: bool,
@@ -34,6 +46,9 @@ impl Default for ChainConfig {
         Self {
             datadir: None,
             genesis: None,
+            genesis_file: None,
+            db_cache_bytes: 256 << 20,
+            build: true,
             preconf: true,
             preconf_interval_ms: 200,
             block_time_ms: 2000,
@@ -47,6 +62,8 @@ impl Default for ChainConfig {
             simulate_timeout_ms: 5_000,
             logs_max_range: 10_000,
             logs_max_results: 10_000,
+            trace_max_timeout_ms: 60_000,
+            trace_max_bytes: 64 * 1024 * 1024,
             preconf_receipts: false,
         }
     }

@@ -32,6 +32,16 @@ pub enum ChainError {
     /// A request went past a documented limit (log range or result size).
     #[error("{0}")]
     LimitExceeded(String),
+    /// The data asked for is not kept (state older than the trie history, for proofs).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A transaction, block or other object a request names does not exist (geth's
+    /// "transaction not found", "block #5 not found").
+    #[error("{0}")]
+    NotFound(String),
+    /// Work stopped at its wall-clock budget (a trace's `timeout`).
+    #[error("{0}")]
+    Timeout(String),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error("{0}")]
     Internal(String),

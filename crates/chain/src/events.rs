@@ -9,15 +9,17 @@ use std::sync::Arc;
 use alloy_primitives::B256;
 use parking_lot::Mutex;
 
+use crate::state::changes::StateChanges;
 use crate::types::BlockData;
 
 #[derive(Clone, Debug)]
 pub enum ChainEvent {
     /// A new pre-confirmation of the block being built. `block.txs[first_new..]` are the
-    /// transactions it added.
-    Preconfirmed { block: Arc<BlockData>, first_new: usize, unix_ms: u64 },
-    /// A block was sealed and is the new head.
-    Sealed { block: Arc<BlockData> },
+    /// transactions it added, `changes` what they (and, in a block's first one, its
+    /// pre-block system calls) did to the state: its overlay layer.
+    Preconfirmed { block: Arc<BlockData>, first_new: usize, unix_ms: u64, changes: Arc<StateChanges> },
+    /// A block was sealed and is the new head; `changes` is everything it did to the state.
+    Sealed { block: Arc<BlockData>, changes: Arc<StateChanges> },
     /// A transaction was accepted into the pool.
     Pooled { hash: B256 },
 }

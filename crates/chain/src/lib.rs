@@ -10,6 +10,7 @@ pub mod api;
 pub mod builder;
 pub mod chain_state;
 pub mod config;
+pub mod consensus;
 pub mod error;
 pub mod events;
 pub mod exec;

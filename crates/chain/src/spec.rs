@@ -1,6 +1,7 @@
 //! Chain rules: which fork is active at a given block, fee parameters.
 
-use alloy_eips::eip1559::BaseFeeParams;
+use alloy_consensus::Header;
+use alloy_eips::{eip1559::BaseFeeParams, eip7840::BlobParams};
 use alloy_genesis::Genesis;
 use revm::primitives::hardfork::SpecId;
 
@@ -79,6 +80,42 @@ impl ChainSpec {
 
     pub fn is_prague(&self, timestamp: u64) -> bool {
         self.genesis.config.prague_time.is_some_and(|t| timestamp >= t)
+    }
+
+    pub fn is_osaka(&self, timestamp: u64) -> bool {
+        self.genesis.config.osaka_time.is_some_and(|t| timestamp >= t)
+    }
+
+    /// The EVM rules for an existing header. As geth does, a header with difficulty 0 after
+    /// London runs under the Merge rules (PREVRANDAO) whatever `is_merged` says: a chain
+    /// that merged by total difficulty alone has no block number for the Merge in its config.
+    pub fn spec_for_header(&self, header: &Header) -> SpecId {
+        let spec_id = self.spec_at(header.number, header.timestamp);
+        if spec_id == SpecId::LONDON && header.difficulty.is_zero() {
+            SpecId::MERGE
+        } else if spec_id == SpecId::MERGE && !header.difficulty.is_zero() {
+            SpecId::LONDON
+        } else {
+            spec_id
+        }
+    }
+
+    /// The blob parameters (target, max, base-fee update fraction, EIP-7918 base cost) in
+    /// force at `timestamp`, from the genesis `blobSchedule`: the named fork's entry, or the
+    /// latest blob-parameter-only fork (`bpo1Time`…`bpo5Time`) once Osaka is active.
+    /// `None` before Cancun.
+    pub fn blob_params_at(&self, timestamp: u64) -> Option<BlobParams> {
+        if !self.is_cancun(timestamp) {
+            return None;
+        }
+        let schedule = self.genesis.config.blob_schedule_blob_params();
+        Some(if self.is_osaka(timestamp) {
+            schedule.active_scheduled_params_at_timestamp(timestamp).copied().unwrap_or(schedule.osaka)
+        } else if self.is_prague(timestamp) {
+            schedule.prague
+        } else {
+            schedule.cancun
+        })
     }
 
     pub fn base_fee_params(&self) -> BaseFeeParams {

@@ -99,7 +99,7 @@ impl ExecutedTx {
 }
 
 /// A block with everything needed to answer reads about it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BlockData {
     pub header: Header,
     /// `None` for the block being built (its hash is not known until it is sealed).
@@ -107,6 +107,10 @@ pub struct BlockData {
     pub txs: Vec<Arc<ExecutedTx>>,
     /// Index of the newest pre-confirmation (only for the block being built).
     pub preconf_index: Option<u64>,
+    /// Uncle headers (imported proof-of-work blocks; built blocks have none).
+    pub ommers: Vec<Header>,
+    /// Withdrawals (imported blocks from Shanghai on; built blocks have none).
+    pub withdrawals: Vec<alloy_eips::eip4895::Withdrawal>,
 }
 
 impl BlockData {
@@ -117,9 +121,9 @@ impl BlockData {
         let mut payload = self.header.length();
         let tx_payload: usize = self.txs.iter().map(|t| t.tx.length()).sum();
         payload += alloy_rlp::length_of_length(tx_payload) + tx_payload;
-        payload += 1; // empty uncle list
+        payload += self.ommers.length();
         if self.header.withdrawals_root.is_some() {
-            payload += 1; // empty withdrawal list
+            payload += self.withdrawals.length();
         }
         alloy_rlp::length_of_length(payload) + payload
     }

@@ -24,8 +24,10 @@ fn changes(entries: Vec<Entry>) -> StateChanges {
     c
 }
 
-fn commit(store: &Store, number: u64, c: &StateChanges) {
-    let header = Header { number, ..Default::default() };
+/// Commits a block as the builder does: the state root over the stored trie, then the block.
+fn commit(store: &Store, number: u64, c: &StateChanges) -> B256 {
+    let (state_root, trie) = store.state_root(c).unwrap();
+    let header = Header { number, state_root, ..Default::default() };
     store
         .commit_block(BlockWrite {
             header: &header,
@@ -34,23 +36,49 @@ fn commit(store: &Store, number: u64, c: &StateChanges) {
             receipts: &StoredReceipts::default(),
             tx_hashes: &[],
             changes: c,
+            trie: &trie,
         })
         .unwrap();
+    state_root
+}
+
+/// (address, balance, nonce, non-zero slots)
+type Model = (Address, u64, u64, Vec<(u64, u64)>);
+
+/// The state root computed from scratch (alloy-trie), independent of the stored trie.
+fn root_of(accounts: &[Model]) -> B256 {
+    let alloc: std::collections::BTreeMap<Address, alloy_genesis::GenesisAccount> = accounts
+        .iter()
+        .map(|(a, balance, nonce, slots)| {
+            let storage = slots.iter().map(|(k, v)| (B256::from(U256::from(*k)), B256::from(U256::from(*v)))).collect();
+            (
+                *a,
+                alloy_genesis::GenesisAccount::default()
+                    .with_balance(U256::from(*balance))
+                    .with_nonce(Some(*nonce))
+                    .with_storage(Some(storage)),
+            )
+        })
+        .collect();
+    alloy_trie::root::state_root_ref_unhashed(&alloc)
 }
 
 const A: Address = Address::repeat_byte(0xa);
 const B: Address = Address::repeat_byte(0xb);
 
-fn write_history(store: &Store) {
-    commit(store, 0, &changes(vec![(A, Some(account(1, 0)), vec![(7, 70)], false)]));
-    commit(
-        store,
-        1,
-        &changes(vec![(A, Some(account(5, 1)), vec![(8, 80)], false), (B, Some(account(9, 0)), vec![], false)]),
-    );
-    commit(store, 2, &changes(vec![(B, Some(account(10, 0)), vec![], false)]));
-    // Block 3 destroys A: its account and every slot are gone from then on.
-    commit(store, 3, &changes(vec![(A, None, vec![], true)]));
+/// Four blocks; returns each block's state root as committed.
+fn write_history(store: &Store) -> Vec<B256> {
+    vec![
+        commit(store, 0, &changes(vec![(A, Some(account(1, 0)), vec![(7, 70)], false)])),
+        commit(
+            store,
+            1,
+            &changes(vec![(A, Some(account(5, 1)), vec![(8, 80)], false), (B, Some(account(9, 0)), vec![], false)]),
+        ),
+        commit(store, 2, &changes(vec![(B, Some(account(10, 0)), vec![], false)])),
+        // Block 3 destroys A: its account and every slot are gone from then on.
+        commit(store, 3, &changes(vec![(A, None, vec![], true)])),
+    ]
 }
 
 #[test]
@@ -78,19 +106,25 @@ fn historical_reads_return_the_value_as_of_each_block() {
 fn a_reopened_store_continues_where_it_stopped() {
     let dir = std::env::temp_dir().join(format!("preconf-store-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let root_before = {
-        let store = Store::open(&dir).unwrap();
-        write_history(&store);
-        store.load_state_trie().unwrap().root()
+    let roots = {
+        let store = Store::open(&dir, 1 << 20).unwrap();
+        write_history(&store)
     };
-    let store = Store::open(&dir).unwrap();
+    // Each committed root equals the root computed from scratch over that block's state.
+    assert_eq!(roots[0], root_of(&[(A, 1, 0, vec![(7, 70)])]));
+    assert_eq!(roots[1], root_of(&[(A, 5, 1, vec![(7, 70), (8, 80)]), (B, 9, 0, vec![])]));
+    assert_eq!(roots[2], root_of(&[(A, 5, 1, vec![(7, 70), (8, 80)]), (B, 10, 0, vec![])]));
+    assert_eq!(roots[3], root_of(&[(B, 10, 0, vec![])]));
+    let store = Store::open(&dir, 1 << 20).unwrap();
     assert_eq!(store.head().unwrap(), Some(3));
     let snap = store.snapshot().unwrap();
     assert_eq!(snap.account(&A, 1).unwrap(), Some(account(5, 1)));
     assert_eq!(snap.account(&B, 3).unwrap(), Some(account(10, 0)));
-    assert_eq!(store.load_state_trie().unwrap().root(), root_before);
+    // Reopened, the stored trie still holds block 3's root (read from disk, not rebuilt).
+    assert_eq!(store.state_root(&StateChanges::default()).unwrap().0, roots[3]);
     // And it keeps appending.
-    commit(&store, 4, &changes(vec![(B, Some(account(11, 1)), vec![(1, 2)], false)]));
+    let root4 = commit(&store, 4, &changes(vec![(B, Some(account(11, 1)), vec![(1, 2)], false)]));
+    assert_eq!(root4, root_of(&[(B, 11, 1, vec![(1, 2)])]));
     let snap = store.snapshot().unwrap();
     assert_eq!(snap.account(&B, 3).unwrap(), Some(account(10, 0)));
     assert_eq!(snap.account(&B, 4).unwrap(), Some(account(11, 1)));

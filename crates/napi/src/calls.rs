@@ -76,6 +76,24 @@ impl NativeNode {
         self.spawn(env, Class::Scans, move |n| Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?)))
     }
 
+    /// eth_getProof: `keys` are 0x storage keys as the request named them.
+    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    pub fn get_proof<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+        keys: Vec<String>,
+        block: String,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn(env, Class::Calls, move |n| {
+            let address = params::address(&address)?;
+            let keys = keys.iter().map(|k| params::storage_key(k)).collect::<preconf_chain::ChainResult<Vec<_>>>()?;
+            let slots: Vec<_> = keys.iter().map(|k| k.as_b256().into()).collect();
+            let proof = n.api().proofs.proof(address, &slots, params::block(&block)?)?;
+            Ok(render::proof::account_proof(address, keys, proof))
+        })
+    }
+
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
     pub fn fee_history<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
         self.spawn(env, Class::Scans, move |n| {

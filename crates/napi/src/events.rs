@@ -113,7 +113,7 @@ impl Fanout {
 
     fn deliver(&self, event: &ChainEvent) {
         match event {
-            ChainEvent::Preconfirmed { block, first_new, unix_ms } => {
+            ChainEvent::Preconfirmed { block, first_new, unix_ms, .. } => {
                 self.emit(EventKind::Preconf, render::preconf_summary(block, *first_new));
                 if self.wants(EventKind::Flashblock) {
                     self.emit(EventKind::Flashblock, render::flashblock(block, *unix_ms));
@@ -129,7 +129,7 @@ impl Fanout {
                     }
                 }
             }
-            ChainEvent::Sealed { block } => {
+            ChainEvent::Sealed { block, .. } => {
                 self.emit(EventKind::Head, render::head_summary(block));
                 if self.wants(EventKind::NewHead) {
                     self.emit(EventKind::NewHead, render::new_head(block));

@@ -15,6 +15,12 @@ pub enum ErrorKind {
     Halted,
     Rejected,
     LimitExceeded,
+    /// State the node no longer keeps (proofs older than the trie history).
+    Unavailable,
+    /// The transaction or block a request names does not exist.
+    NotFound,
+    /// Work stopped at its wall-clock budget (a trace's `timeout`).
+    Timeout,
     /// A work queue of the node is full (too many concurrent requests of one kind).
     Overloaded,
     Internal,
@@ -54,6 +60,9 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::Halted(_) => ErrorKind::Halted,
         ChainError::Rejected(_) => ErrorKind::Rejected,
         ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
+        ChainError::Unavailable(_) => ErrorKind::Unavailable,
+        ChainError::NotFound(_) => ErrorKind::NotFound,
+        ChainError::Timeout(_) => ErrorKind::Timeout,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::Simulate(s, _) => match s {
             SimulateError::NonceTooLow => ErrorKind::SimNonceTooLow,

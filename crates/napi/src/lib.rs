@@ -10,6 +10,7 @@ mod failure;
 mod metrics;
 mod options;
 mod reads;
+mod trace;
 mod txpool;
 mod work;
 

@@ -31,7 +31,7 @@ impl From<HistogramSnapshot> for NativeHistogram {
 /// One cost class's work queue (see `work.rs`).
 #[napi(object)]
 pub struct NativeWorkQueue {
-    /// `calls`, `simulate`, `scans` or `submit`.
+    /// `calls`, `simulate`, `scans`, `submit` or `trace`.
     pub class: String,
     pub threads: u32,
     pub capacity: u32,

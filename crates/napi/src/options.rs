@@ -11,8 +11,15 @@ use preconf_chain::ChainConfig;
 pub struct NodeOptions {
     /// Where the chain and the pool journal are stored; absent: in memory.
     pub datadir: Option<String>,
-    /// Contents of a geth-style genesis.json; absent: the embedded dev chain.
+    /// Contents of a geth-style genesis.json (small ones, tests).
     pub genesis: Option<String>,
+    /// A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
+    /// dev chain on an empty datadir, or the chain the datadir holds.
+    pub genesis_file: Option<String>,
+    /// Page cache of the store in MiB: what its memory is bounded by.
+    pub db_cache_mb: Option<u32>,
+    /// Build blocks (false: `--no-build`, serve the stored chain).
+    pub build: Option<bool>,
     pub preconf: Option<bool>,
     pub preconf_interval_ms: Option<u32>,
     pub block_time_ms: Option<u32>,
@@ -28,6 +35,10 @@ pub struct NodeOptions {
     pub logs_max_results: Option<u32>,
     /// Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones.
     pub preconf_receipts: Option<bool>,
+    /// The longest `timeout` a debug_trace* request may ask for.
+    pub trace_max_timeout_ms: Option<u32>,
+    /// The largest trace output (JSON bytes) one request may produce.
+    pub trace_max_bytes: Option<u32>,
 }
 
 impl NodeOptions {
@@ -41,6 +52,9 @@ impl NodeOptions {
         Ok(ChainConfig {
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
+            genesis_file: self.genesis_file.map(Into::into),
+            db_cache_bytes: self.db_cache_mb.map_or(d.db_cache_bytes, |mb| (mb as usize) << 20),
+            build: self.build.unwrap_or(d.build),
             preconf: self.preconf.unwrap_or(d.preconf),
             preconf_interval_ms: self.preconf_interval_ms.map_or(d.preconf_interval_ms, u64::from),
             block_time_ms: self.block_time_ms.map_or(d.block_time_ms, u64::from),
@@ -57,6 +71,8 @@ impl NodeOptions {
             logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
             logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
             preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
+            trace_max_timeout_ms: self.trace_max_timeout_ms.map_or(d.trace_max_timeout_ms, u64::from),
+            trace_max_bytes: self.trace_max_bytes.map_or(d.trace_max_bytes, |v| v as usize),
         })
     }
 }
@@ -68,6 +84,9 @@ pub fn default_options() -> NodeOptions {
     NodeOptions {
         datadir: None,
         genesis: None,
+        genesis_file: None,
+        db_cache_mb: Some((d.db_cache_bytes >> 20) as u32),
+        build: Some(d.build),
         preconf: Some(d.preconf),
         preconf_interval_ms: Some(d.preconf_interval_ms as u32),
         block_time_ms: Some(d.block_time_ms as u32),
@@ -82,5 +101,7 @@ pub fn default_options() -> NodeOptions {
         logs_max_range: Some(d.logs_max_range as u32),
         logs_max_results: Some(d.logs_max_results as u32),
         preconf_receipts: Some(d.preconf_receipts),
+        trace_max_timeout_ms: Some(d.trace_max_timeout_ms as u32),
+        trace_max_bytes: Some(d.trace_max_bytes as u32),
     }
 }

@@ -26,10 +26,13 @@ pub enum Class {
     Scans,
     /// eth_sendRawTransaction: mostly waits for the journal's fdatasync.
     Submit,
+    /// debug_trace*: up to their timeout each, with outputs of many megabytes; kept off
+    /// the calls threads so a few traces cannot hold up eth_call.
+    Trace,
 }
 
 impl Class {
-    pub const ALL: [Class; 4] = [Class::Calls, Class::Simulate, Class::Scans, Class::Submit];
+    pub const ALL: [Class; 5] = [Class::Calls, Class::Simulate, Class::Scans, Class::Submit, Class::Trace];
 
     /// The class as a metrics label.
     pub fn label(self) -> &'static str {
@@ -38,11 +41,12 @@ impl Class {
             Class::Simulate => "simulate",
             Class::Scans => "scans",
             Class::Submit => "submit",
+            Class::Trace => "trace",
         }
     }
 
     fn stats(self) -> &'static QueueStats {
-        static STATS: [QueueStats; 4] = [QueueStats::new(), QueueStats::new(), QueueStats::new(), QueueStats::new()];
+        static STATS: [QueueStats; 5] = [const { QueueStats::new() }; 5];
         &STATS[self as usize]
     }
 
@@ -53,11 +57,12 @@ impl Class {
             Class::Simulate => ("eth_simulateV1", 2, 64),
             Class::Scans => ("eth_getLogs/eth_feeHistory/block", 2, 256),
             Class::Submit => ("transaction submission", 8, 4096),
+            Class::Trace => ("debug_trace*", 2, 64),
         }
     }
 
     fn pool(self) -> &'static WorkPool {
-        static POOLS: [OnceLock<WorkPool>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static POOLS: [OnceLock<WorkPool>; 5] = [const { OnceLock::new() }; 5];
         POOLS[self as usize].get_or_init(|| WorkPool::start(self))
     }
 }

@@ -3,9 +3,14 @@
 //! still reported as invalid params, never a panic.
 
 use alloy_primitives::{Address, Bytes, B256, U256};
+use std::time::Duration;
+
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, Filter, TransactionRequest};
+use alloy_rpc_types_trace::geth::GethDebugTracingOptions;
 use preconf_chain::api::logs::LogQuery;
+use preconf_chain::api::tracing::TraceCallOptions;
 use preconf_chain::exec::simulate::SimulatePayload;
+use preconf_chain::exec::trace::TraceOptions;
 use preconf_chain::{BlockId, ChainError, ChainResult};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -28,6 +33,12 @@ pub fn block(s: &str) -> ChainResult<BlockId> {
 
 pub fn slot(s: &str) -> ChainResult<U256> {
     s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid slot {s}")))
+}
+
+/// A storage key as eth_getProof names it (kept as given, to be echoed back).
+pub fn storage_key(s: &str) -> ChainResult<alloy_serde::storage::JsonStorageKey> {
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|_| ChainError::InvalidParams(format!("invalid storage key {s}")))
 }
 
 pub fn raw_tx(s: &str) -> ChainResult<Bytes> {
@@ -78,4 +89,79 @@ pub fn log_query(text: &str) -> ChainResult<LogQuery> {
     let filter: Filter =
         serde_json::from_value(value).map_err(|e| ChainError::InvalidParams(format!("invalid log filter: {e}")))?;
     Ok(LogQuery { filter, topic_positions })
+}
+
+/// A tracer's options as geth takes them (the struct logger's flags, `tracer`,
+/// `tracerConfig`), with `timeout` already parsed by the edge into `timeoutMs`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceOptionsParam {
+    #[serde(flatten)]
+    pub tracing: GethDebugTracingOptions,
+    pub timeout_ms: Option<u64>,
+}
+
+impl TraceOptionsParam {
+    pub fn into_options(self) -> TraceOptions {
+        TraceOptions { tracing: self.tracing, timeout: self.timeout_ms.map(Duration::from_millis) }
+    }
+}
+
+/// debug_traceTransaction's parameters.
+#[derive(Debug, Deserialize)]
+pub struct TraceTransactionParams {
+    pub hash: String,
+    #[serde(default)]
+    pub options: TraceOptionsParam,
+}
+
+/// debug_traceBlockByNumber / debug_traceBlockByHash's parameters.
+#[derive(Debug, Deserialize)]
+pub struct TraceBlockParams {
+    pub block: String,
+    #[serde(default)]
+    pub options: TraceOptionsParam,
+}
+
+/// debug_traceCall's parameters.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceCallParams {
+    pub tx: TransactionRequest,
+    pub block: String,
+    #[serde(default)]
+    pub options: TraceOptionsParam,
+    pub state_overrides: Option<StateOverride>,
+    pub block_overrides: Option<BlockOverrides>,
+    /// A 0x quantity.
+    pub tx_index: Option<String>,
+}
+
+impl TraceCallParams {
+    pub fn call_options(self) -> ChainResult<(TransactionRequest, String, TraceCallOptions)> {
+        let tx_index = self.tx_index.as_deref().map(quantity).transpose()?;
+        let options = TraceCallOptions {
+            trace: self.options.into_options(),
+            state_overrides: self.state_overrides,
+            block_overrides: self.block_overrides,
+            tx_index,
+        };
+        Ok((self.tx, self.block, options))
+    }
+}
+
+/// eth_createAccessList's parameters.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessListParams {
+    pub tx: TransactionRequest,
+    pub block: String,
+    pub state_overrides: Option<StateOverride>,
+}
+
+/// A 0x quantity that fits 64 bits.
+pub fn quantity(s: &str) -> ChainResult<u64> {
+    s.strip_prefix("0x")
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+        .ok_or_else(|| ChainError::InvalidParams(format!("invalid quantity {s}")))
 }

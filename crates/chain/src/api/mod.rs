@@ -6,8 +6,10 @@ pub mod blocks;
 pub mod execution;
 pub mod fees;
 pub mod logs;
+pub mod proofs;
 pub mod state;
 pub mod submit;
+pub mod tracing;
 pub mod transactions;
 pub mod txpool;
 
@@ -23,8 +25,10 @@ pub struct ChainApi {
     pub execution: Arc<execution::Execution>,
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
+    pub proofs: proofs::Proofs,
     pub submit: submit::Submission,
     pub txpool: txpool::TxPool,
+    pub tracing: tracing::Tracing,
 }
 
 impl ChainApi {
@@ -37,6 +41,8 @@ impl ChainApi {
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             txpool: txpool::TxPool::new(chain.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
+            proofs: proofs::Proofs::new(chain.clone()),
+            tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
             submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
             blocks,
             execution,

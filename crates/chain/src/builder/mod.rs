@@ -3,7 +3,7 @@
 //! view; every `block_time` it seals the block (roots, state root, hash), commits it to
 //! the store in one transaction, and opens the next one.
 //!
-//! Inputs: the shared chain state (pool, store, spec, config) and the state-root cache.
+//! Inputs: the shared chain state (pool, store with its persisted trie, spec, config).
 //! Outputs: published views, `ChainEvent`s, sealed blocks in the store. It owns its thread
 //! and nothing owns it but its handle.
 
@@ -21,7 +21,6 @@ use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::pool::BestTxs;
-use crate::state::trie::StateTrie;
 use crate::types::BlockData;
 use crate::view::{ChainView, PendingBlock};
 use block::{unix_now_ms, OpenBlock, Outcome};
@@ -53,13 +52,13 @@ impl Drop for BuilderHandle {
 }
 
 /// Starts the builder on its own thread; returns once the first block is open.
-pub fn spawn(chain: Arc<ChainState>, trie: StateTrie) -> ChainResult<BuilderHandle> {
+pub fn spawn(chain: Arc<ChainState>) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
         .name("preconf-builder".into())
-        .spawn(move || match Builder::new(chain, trie) {
+        .spawn(move || match Builder::new(chain) {
             Ok(mut builder) => {
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
@@ -75,17 +74,16 @@ pub fn spawn(chain: Arc<ChainState>, trie: StateTrie) -> ChainResult<BuilderHand
 
 struct Builder {
     chain: Arc<ChainState>,
-    trie: StateTrie,
     block: OpenBlock,
     /// The layers of the block being built, as published so far.
     published: Option<Arc<PendingBlock>>,
 }
 
 impl Builder {
-    fn new(chain: Arc<ChainState>, trie: StateTrie) -> ChainResult<Self> {
+    fn new(chain: Arc<ChainState>) -> ChainResult<Self> {
         let view = chain.view();
         let block = OpenBlock::open(&chain, &view)?;
-        let mut b = Self { chain, trie, block, published: None };
+        let mut b = Self { chain, block, published: None };
         let view = b.with_pending((*view).clone());
         b.chain.publish(view);
         Ok(b)
@@ -191,6 +189,7 @@ impl Builder {
                 hash: None,
                 txs: b.txs.clone(),
                 preconf_index: Some(b.preconf_index),
+                ..Default::default()
             }),
             overlay,
             tx_index: b.tx_index.clone(),
@@ -205,6 +204,12 @@ impl Builder {
         let Some(p) = &self.published else { return };
         let first_new = self.block.announced;
         self.block.announced = self.block.txs.len();
-        self.chain.events.send(ChainEvent::Preconfirmed { block: p.block.clone(), first_new, unix_ms: unix_now_ms() });
+        let changes = p.overlay.layers().last().cloned().unwrap_or_default();
+        self.chain.events.send(ChainEvent::Preconfirmed {
+            block: p.block.clone(),
+            first_new,
+            unix_ms: unix_now_ms(),
+            changes,
+        });
     }
 }

@@ -25,11 +25,12 @@ impl Builder {
         if let Some(requests) = requests {
             header.requests_hash = Some(requests.requests_hash());
         }
-        self.trie.apply(&b.changes);
-        header.state_root = self.trie.root();
+        // O(changes × trie depth): only the nodes on the changed keys' paths are read.
+        let (state_root, trie) = self.chain.store.state_root(&b.changes)?;
+        header.state_root = state_root;
         let hash = header.hash_slow();
 
-        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect() };
+        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect(), ..Default::default() };
         let receipts = StoredReceipts {
             receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
         };
@@ -41,13 +42,15 @@ impl Builder {
             receipts: &receipts,
             tx_hashes: &tx_hashes,
             changes: &b.changes,
+            trie: &trie,
         })?;
         if let Some(journal) = &self.chain.journal {
             journal.forget(tx_hashes.iter());
         }
 
         let head =
-            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), preconf_index: None });
+            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), ..Default::default() });
+        let changes = Arc::new(std::mem::take(&mut b.changes));
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot: self.chain.store.snapshot()?,
@@ -62,7 +65,7 @@ impl Builder {
         // to the new head with the next block open, never through a state without either.
         let view = self.with_pending(sealed);
         self.chain.publish(view);
-        self.chain.events.send(ChainEvent::Sealed { block: head });
+        self.chain.events.send(ChainEvent::Sealed { block: head, changes });
         self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
         Ok(())
     }

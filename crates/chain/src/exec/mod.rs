@@ -2,6 +2,7 @@
 //! eth_call, eth_estimateGas and eth_simulateV1 all build their EVM here, so their rules
 //! cannot drift apart.
 
+pub mod access_list;
 pub mod call;
 pub mod errors;
 pub mod estimate;
@@ -9,6 +10,7 @@ pub mod overrides;
 pub mod request;
 pub mod simulate;
 pub mod system;
+pub mod trace;
 
 use alloy_consensus::{Header, Transaction as _, TxEnvelope};
 use alloy_eips::{eip7840::BlobParams, Typed2718};

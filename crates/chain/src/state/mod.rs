@@ -1,7 +1,6 @@
 //! Read views of the state for the EVM and for RPC reads.
 
 pub mod changes;
-pub mod trie;
 
 use std::sync::Arc;
 

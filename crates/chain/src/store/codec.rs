@@ -12,9 +12,13 @@ pub struct StoredTx {
     pub sender: Address,
 }
 
+/// A block body: transactions with their senders, uncle headers (proof-of-work chains)
+/// and withdrawals (Shanghai on).
 #[derive(Clone, Debug, Default, RlpEncodable, RlpDecodable)]
 pub struct StoredBody {
     pub txs: Vec<StoredTx>,
+    pub ommers: Vec<alloy_consensus::Header>,
+    pub withdrawals: Vec<alloy_eips::eip4895::Withdrawal>,
 }
 
 /// Receipts as EIP-2718 encoded consensus receipts (status, cumulative gas, bloom, logs).

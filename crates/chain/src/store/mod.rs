@@ -1,28 +1,34 @@
-//! The on-disk chain: headers, bodies, receipts and the state history, in redb.
+//! The on-disk chain: headers, bodies, receipts, the state history and the state trie,
+//! in one redb file.
 //!
 //! Archive design: state is stored as history, never overwritten. Every block appends the
 //! values it changed under keys `(address, block)` and `(address, slot, block)`, big-endian,
 //! so the value of anything as of block N is one floor lookup: the last entry whose key is
 //! `<= (address, slot, N)`. Reads at the head and at any past block take the same path, and
-//! a block's writes never disturb readers of earlier blocks. (docs/storage.md explains why.)
+//! a block's writes never disturb readers of earlier blocks. The Merkle-Patricia trie is
+//! persisted node by node (crates/trie) in the same write transaction as its block, so the
+//! state root never needs the whole state in memory. (docs/storage.md explains why.)
 
 pub mod codec;
+pub mod genesis;
 mod snapshot;
+pub mod trie;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use alloy_consensus::Header;
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::B256;
 use alloy_rlp::Encodable;
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 
 pub use codec::{StoredBody, StoredReceipts};
 pub use snapshot::StoreSnapshot;
 
+use preconf_trie::TrieDiff;
+
 use crate::error::{ChainError, ChainResult};
 use crate::state::changes::StateChanges;
-use crate::state::trie::StateTrie;
 
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("headers");
@@ -40,8 +46,11 @@ pub(crate) const CODES: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new
 
 const META_HEAD: &str = "head";
 const META_GENESIS: &str = "genesis_hash";
+/// The genesis file without its alloc (chain config and header fields), as JSON: a datadir
+/// knows its chain without the genesis file.
+const META_SPEC: &str = "genesis_spec";
 const META_SCHEMA: &str = "schema";
-const SCHEMA_VERSION: &[u8] = b"1";
+const SCHEMA_VERSION: &[u8] = b"2";
 
 /// One sealed block as the store writes it.
 pub struct BlockWrite<'a> {
@@ -51,6 +60,8 @@ pub struct BlockWrite<'a> {
     pub receipts: &'a StoredReceipts,
     pub tx_hashes: &'a [B256],
     pub changes: &'a StateChanges,
+    /// The state trie nodes the block changed (`trie::state_root` over the parent).
+    pub trie: &'a TrieDiff,
 }
 
 pub struct Store {
@@ -60,13 +71,14 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or creates) the store in `datadir`.
-    pub fn open(datadir: &Path) -> ChainResult<Self> {
+    /// Opens (or creates) the store in `datadir`, with `cache_bytes` of page cache (redb's
+    /// cache is what the store's memory grows to, whatever the size of the state).
+    pub fn open(datadir: &Path, cache_bytes: usize) -> ChainResult<Self> {
         std::fs::create_dir_all(datadir)
             .map_err(|e| ChainError::Config(format!("cannot create datadir {}: {e}", datadir.display())))?;
         let path = datadir.join("chain.redb");
         let db = Database::builder()
-            .set_cache_size(256 << 20)
+            .set_cache_size(cache_bytes)
             .create(&path)
             .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
         Self::init(db, Some(path))
@@ -94,6 +106,7 @@ impl Store {
             txn.open_table(ACCOUNTS)?;
             txn.open_table(STORAGE)?;
             txn.open_table(CODES)?;
+            preconf_trie::create_tables(&txn)?;
             let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
             match schema {
                 None => {
@@ -102,7 +115,8 @@ impl Store {
                 Some(v) if v == SCHEMA_VERSION => {}
                 Some(v) => {
                     return Err(ChainError::Config(format!(
-                        "store schema {} is not supported (want {})",
+                        "store schema {} is not supported (want {}): this datadir was written by another \
+                         version of preconf-node; sync into a new --datadir",
                         String::from_utf8_lossy(&v),
                         String::from_utf8_lossy(SCHEMA_VERSION)
                     )))
@@ -137,79 +151,66 @@ impl Store {
         Ok(meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value())))
     }
 
-    /// Writes a sealed block and its state changes in one durable transaction.
+    /// The stored genesis spec (chain config and header fields, no alloc), as JSON.
+    pub fn genesis_spec(&self) -> ChainResult<Option<String>> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get(META_SPEC)?.map(|v| String::from_utf8_lossy(v.value()).into_owned()))
+    }
+
+    /// The state root after `changes` on top of the newest stored block, and the trie
+    /// nodes it changed: O(changes × trie depth), whatever the size of the state.
+    pub fn state_root(&self, changes: &StateChanges) -> ChainResult<(B256, TrieDiff)> {
+        let txn = self.db.begin_read()?;
+        let trie = preconf_trie::TrieSnapshot::open(&txn)?;
+        trie::state_root(&trie.latest(), changes)
+    }
+
+    /// Writes a sealed block, its state changes and its trie nodes in one durable
+    /// transaction, and prunes trie versions older than the kept history.
     pub fn commit_block(&self, block: BlockWrite<'_>) -> ChainResult<()> {
-        let number = block.header.number;
         let mut txn = self.db.begin_write()?;
         txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
-        {
-            let mut header_rlp = Vec::with_capacity(600);
-            block.header.encode(&mut header_rlp);
-            txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
-            txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
-            txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;
-            txn.open_table(BODIES)?.insert(number, codec::encode(block.body).as_slice())?;
-            txn.open_table(RECEIPTS)?.insert(number, codec::encode(block.receipts).as_slice())?;
-            let mut tx_index = txn.open_table(TX_INDEX)?;
-            for (i, hash) in block.tx_hashes.iter().enumerate() {
-                tx_index.insert(&hash.0, &codec::tx_location(number, i as u32))?;
-            }
-            write_state(&txn, number, block.changes)?;
-            let mut meta = txn.open_table(META)?;
-            meta.insert(META_HEAD, number.to_be_bytes().as_slice())?;
-            if number == 0 || meta.get(META_GENESIS)?.is_none() {
-                meta.insert(META_GENESIS, block.hash.as_slice())?;
-            }
-        }
+        write_block(&txn, &block)?;
+        let number = block.header.number;
+        let mut trie = preconf_trie::TrieWriter::open(&txn)?;
+        trie.write_diff(number, block.trie)?;
+        trie.prune(number.saturating_sub(trie::TRIE_HISTORY))?;
+        drop(trie);
         txn.commit()?;
         Ok(())
     }
 
-    /// Rebuilds the state-root cache from the newest value of every account and slot.
-    pub fn load_state_trie(&self) -> ChainResult<StateTrie> {
-        let txn = self.db.begin_read()?;
-        let mut trie = StateTrie::default();
-        let accounts = txn.open_table(ACCOUNTS)?;
-        // Keys sort by (address, block): the last entry of each address is its newest state.
-        let mut current: Option<(Address, Vec<u8>)> = None;
-        for entry in accounts.iter()? {
-            let (key, value) = entry?;
-            let address = Address::from_slice(&key.value()[..20]);
-            if let Some((prev, state)) = current.take() {
-                if prev != address {
-                    if let Some(s) = codec::decode_account(&state) {
-                        trie.load_account(prev, s);
-                    }
-                }
-            }
-            current = Some((address, value.value().to_vec()));
-        }
-        if let Some((prev, state)) = current {
-            if let Some(s) = codec::decode_account(&state) {
-                trie.load_account(prev, s);
-            }
-        }
-        let storage = txn.open_table(STORAGE)?;
-        let mut current: Option<(Address, U256, U256)> = None;
-        for entry in storage.iter()? {
-            let (key, value) = entry?;
-            let k = key.value();
-            let address = Address::from_slice(&k[..20]);
-            let slot = U256::from_be_slice(&k[20..52]);
-            let value = U256::from_be_bytes(*value.value());
-            if let Some((a, s, v)) = current.take() {
-                if a != address || s != slot {
-                    trie.load_slot(a, s, v);
-                }
-            }
-            current = Some((address, slot, value));
-        }
-        if let Some((a, s, v)) = current {
-            trie.load_slot(a, s, v);
-        }
-        trie.finish_load();
-        Ok(trie)
+    /// A write transaction for the genesis import (see `genesis::GenesisWriter`).
+    pub(crate) fn begin_genesis(&self) -> ChainResult<redb::WriteTransaction> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
+        Ok(txn)
     }
+}
+
+/// Everything of a block but its trie: header, body, receipts, index, state history, head.
+fn write_block(txn: &redb::WriteTransaction, block: &BlockWrite<'_>) -> ChainResult<()> {
+    let number = block.header.number;
+    let mut header_rlp = Vec::with_capacity(600);
+    block.header.encode(&mut header_rlp);
+    txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
+    txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
+    txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;
+    txn.open_table(BODIES)?.insert(number, codec::encode(block.body).as_slice())?;
+    txn.open_table(RECEIPTS)?.insert(number, codec::encode(block.receipts).as_slice())?;
+    let mut tx_index = txn.open_table(TX_INDEX)?;
+    for (i, hash) in block.tx_hashes.iter().enumerate() {
+        tx_index.insert(&hash.0, &codec::tx_location(number, i as u32))?;
+    }
+    drop(tx_index);
+    write_state(txn, number, block.changes)?;
+    let mut meta = txn.open_table(META)?;
+    meta.insert(META_HEAD, number.to_be_bytes().as_slice())?;
+    if number == 0 || meta.get(META_GENESIS)?.is_none() {
+        meta.insert(META_GENESIS, block.hash.as_slice())?;
+    }
+    Ok(())
 }
 
 /// Appends one block's state changes to the history tables.

@@ -13,6 +13,8 @@ use crate::state::changes::AccountState;
 
 pub struct StoreSnapshot {
     head: Option<u64>,
+    /// The state trie as committed (proofs at the head and recent blocks).
+    trie: preconf_trie::TrieSnapshot,
     headers: ReadOnlyTable<u64, &'static [u8]>,
     hashes: ReadOnlyTable<u64, &'static [u8; 32]>,
     numbers: ReadOnlyTable<&'static [u8; 32], u64>,
@@ -30,6 +32,7 @@ impl StoreSnapshot {
         let head = meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value()));
         Ok(Self {
             head,
+            trie: preconf_trie::TrieSnapshot::open(&txn)?,
             headers: txn.open_table(HEADERS)?,
             hashes: txn.open_table(HASHES)?,
             numbers: txn.open_table(NUMBERS)?,
@@ -40,6 +43,10 @@ impl StoreSnapshot {
             storage: txn.open_table(STORAGE)?,
             codes: txn.open_table(CODES)?,
         })
+    }
+
+    pub fn trie(&self) -> &preconf_trie::TrieSnapshot {
+        &self.trie
     }
 
     /// The newest block this snapshot holds.

@@ -34,9 +34,9 @@ pub fn block_object(data: &BlockData, full: bool) -> Block {
     };
     Block {
         header: header(data),
-        uncles: Vec::new(),
+        uncles: data.ommers.iter().map(|h| h.hash_slow()).collect(),
         transactions,
-        withdrawals: data.header.withdrawals_root.map(|_| Withdrawals::default()),
+        withdrawals: data.header.withdrawals_root.map(|_| Withdrawals::new(data.withdrawals.clone())),
     }
 }
 

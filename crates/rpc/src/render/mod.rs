@@ -5,8 +5,10 @@
 pub mod block;
 pub mod events;
 pub mod log;
+pub mod proof;
 pub mod receipt;
 pub mod simulate;
+pub mod trace;
 pub mod transaction;
 pub mod txpool;
 

@@ -8,8 +8,10 @@ use alloy_genesis::{ChainConfig, Genesis, GenesisAccount};
 use alloy_primitives::{Address, Bytes, B256, B64, U256};
 use alloy_signer_local::{coins_bip39::English, MnemonicBuilder};
 
-use crate::error::ChainError;
 use crate::spec::ChainSpec;
+
+pub mod seed;
+pub mod stream;
 
 /// The mnemonic anvil and Hardhat fund; users' scripts rely on its keys.
 pub const DEV_MNEMONIC: &str = "test test test test test test test test test test test junk";
@@ -95,16 +97,6 @@ pub fn dev_genesis() -> Genesis {
         base_fee_per_gas: Some(DEV_BASE_FEE as u128),
         ..Default::default()
     }
-}
-
-/// Reads a geth-style `genesis.json`.
-pub fn parse_genesis(json: &str) -> Result<Genesis, ChainError> {
-    let genesis: Genesis =
-        serde_json::from_str(json).map_err(|e| ChainError::Config(format!("invalid genesis file: {e}")))?;
-    if genesis.config.chain_id == 0 {
-        return Err(ChainError::Config("genesis config has no chainId".into()));
-    }
-    Ok(genesis)
 }
 
 /// The genesis header, with the fields geth sets for the forks active at block 0.

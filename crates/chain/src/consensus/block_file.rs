@@ -1,0 +1,158 @@
+//! Reading a blocks file: RLP-encoded blocks back to back, as `geth export` writes them.
+//! Blocks are read one at a time, so the file can be larger than memory.
+
+use std::fs::File;
+use std::io::{self, BufReader, ErrorKind, Read};
+use std::path::Path;
+
+use alloy_consensus::{Block, TxEnvelope};
+use alloy_rlp::Decodable;
+
+use super::error::BlockFileError;
+
+/// A decoded block and where it sat in the file.
+#[derive(Clone, Debug)]
+pub struct FileBlock {
+    /// 0 for the first block in the file.
+    pub index: u64,
+    /// Byte offset of the block's first byte.
+    pub offset: u64,
+    /// Encoded length, RLP list header included.
+    pub len: u64,
+    pub block: Block<TxEnvelope>,
+}
+
+/// Refuses lengths no real block has before allocating for them: a corrupt length
+/// prefix must fail with a message, not exhaust memory.
+pub const MAX_BLOCK_BYTES: u64 = 256 * 1024 * 1024;
+
+/// An iterator over the blocks of a stream. It stops at the first error (after yielding it).
+pub struct BlockReader<R> {
+    inner: R,
+    index: u64,
+    offset: u64,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl BlockReader<BufReader<File>> {
+    /// Opens a blocks file.
+    pub fn open(path: &Path) -> Result<Self, BlockFileError> {
+        let file = File::open(path).map_err(|source| BlockFileError::Io { index: 0, offset: 0, source })?;
+        Ok(Self::new(BufReader::with_capacity(1 << 20, file)))
+    }
+}
+
+impl<R: Read> BlockReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self { inner, index: 0, offset: 0, buf: Vec::new(), failed: false }
+    }
+
+    /// Bytes consumed so far (the offset of the next block).
+    pub fn position(&self) -> u64 {
+        self.offset
+    }
+
+    fn malformed(&self, reason: impl Into<String>) -> BlockFileError {
+        BlockFileError::Malformed { index: self.index, offset: self.offset, reason: reason.into() }
+    }
+
+    fn io(&self, source: io::Error) -> BlockFileError {
+        BlockFileError::Io { index: self.index, offset: self.offset, source }
+    }
+
+    /// Reads exactly `buf.len()` bytes; a short read is reported as truncation.
+    fn fill(&mut self, start: usize, what: &str) -> Result<(), BlockFileError> {
+        let mut filled = start;
+        while filled < self.buf.len() {
+            match self.inner.read(&mut self.buf[filled..]) {
+                Ok(0) => {
+                    return Err(self.malformed(format!(
+                        "file ends inside the {what}: {} of {} bytes present",
+                        filled,
+                        self.buf.len()
+                    )))
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next block's bytes into `self.buf`; `None` at a clean end of file.
+    fn read_raw(&mut self) -> Result<Option<()>, BlockFileError> {
+        let mut first = [0u8; 1];
+        loop {
+            match self.inner.read(&mut first) {
+                Ok(0) => return Ok(None),
+                Ok(_) => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io(e)),
+            }
+        }
+        let prefix = first[0];
+        if prefix < 0xc0 {
+            return Err(self.malformed(format!("expected an RLP list (a block), found prefix byte 0x{prefix:02x}")));
+        }
+        // RLP list header: 0xc0..=0xf7 carry the length, 0xf8..=0xff say how many bytes hold it.
+        let (header_len, payload_len) = if prefix <= 0xf7 {
+            (1usize, (prefix - 0xc0) as u64)
+        } else {
+            let len_of_len = (prefix - 0xf7) as usize;
+            self.buf.clear();
+            self.buf.resize(len_of_len, 0);
+            self.fill(0, "block's length prefix")?;
+            if self.buf[0] == 0 {
+                return Err(self.malformed("non-canonical RLP length (leading zero)"));
+            }
+            let len = self.buf.iter().fold(0u64, |acc, b| (acc << 8) | *b as u64);
+            (1 + len_of_len, len)
+        };
+        if payload_len > MAX_BLOCK_BYTES {
+            return Err(self.malformed(format!("block length {payload_len} exceeds the {MAX_BLOCK_BYTES}-byte limit")));
+        }
+        // Keep the header bytes too: the decoder wants the whole list.
+        let mut header = Vec::with_capacity(header_len);
+        header.push(prefix);
+        header.extend_from_slice(&self.buf[..header_len - 1]);
+        self.buf.clear();
+        self.buf.extend_from_slice(&header);
+        self.buf.resize(header_len + payload_len as usize, 0);
+        self.fill(header_len, "block")?;
+        Ok(Some(()))
+    }
+
+    fn next_block(&mut self) -> Result<Option<FileBlock>, BlockFileError> {
+        if self.read_raw()?.is_none() {
+            return Ok(None);
+        }
+        let mut slice = self.buf.as_slice();
+        let block =
+            Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(format!("invalid block RLP: {e}")))?;
+        if !slice.is_empty() {
+            return Err(self.malformed(format!("{} bytes left over inside the block list", slice.len())));
+        }
+        let len = self.buf.len() as u64;
+        let out = FileBlock { index: self.index, offset: self.offset, len, block };
+        self.index += 1;
+        self.offset += len;
+        Ok(Some(out))
+    }
+}
+
+impl<R: Read> Iterator for BlockReader<R> {
+    type Item = Result<FileBlock, BlockFileError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let item = self.next_block().transpose();
+        if matches!(item, Some(Err(_))) {
+            self.failed = true;
+        }
+        item
+    }
+}

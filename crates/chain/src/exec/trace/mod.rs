@@ -1,0 +1,103 @@
+//! debug_traceCall, debug_traceTransaction and debug_traceBlock*: geth's tracers as
+//! revm-inspectors implements them (`DebugInspector`: the struct logger, callTracer,
+//! prestateTracer, 4byteTracer, noopTracer) on an EVM made by `exec::evm_context`, like
+//! every other execution here. A guard inspector runs beside the tracer and keeps the
+//! request's bounds (wall clock, output size). A block's transactions are replayed on its
+//! parent state after its pre-block system calls, untraced up to the first one asked for.
+
+pub mod guard;
+pub mod session;
+
+use std::time::Duration;
+
+use alloy_rpc_types_trace::geth::{
+    GethDebugBuiltInTracerType as BuiltIn, GethDebugTracerType, GethDebugTracingOptions,
+};
+use revm_inspectors::tracing::DebugInspector;
+
+use crate::error::{ChainError, ChainResult};
+use guard::{Exceeded, StepCapture, TraceGuard};
+
+/// A tracer's options, as geth takes them; the timeout already parsed by the edge.
+#[derive(Clone, Debug, Default)]
+pub struct TraceOptions {
+    pub tracing: GethDebugTracingOptions,
+    /// `None`: the node's default (5 s, as geth).
+    pub timeout: Option<Duration>,
+}
+
+/// The node's bounds on traces.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceLimits {
+    pub default_timeout: Duration,
+    pub max_timeout: Duration,
+    /// Largest trace output (JSON bytes) a request may produce.
+    pub max_bytes: usize,
+}
+
+/// The tracers this node serves, by geth's names.
+pub const TRACERS: [&str; 4] = ["callTracer", "prestateTracer", "4byteTracer", "noopTracer"];
+
+/// The tracer an options object asks for, and the guard that bounds it.
+pub fn inspectors(opts: &TraceOptions, limits: &TraceLimits) -> ChainResult<(TraceGuard, DebugInspector)> {
+    let timeout = opts.timeout.unwrap_or(limits.default_timeout.min(limits.max_timeout));
+    if timeout > limits.max_timeout {
+        return Err(ChainError::InvalidParams(format!(
+            "trace timeout {}ms is above this node's maximum of {}ms",
+            timeout.as_millis(),
+            limits.max_timeout.as_millis()
+        )));
+    }
+    let tracing = &opts.tracing;
+    let capture = match &tracing.tracer {
+        None => struct_logger(tracing),
+        Some(t) if t.as_str().is_empty() => struct_logger(tracing),
+        Some(GethDebugTracerType::BuiltInTracer(
+            BuiltIn::CallTracer | BuiltIn::PreStateTracer | BuiltIn::FourByteTracer | BuiltIn::NoopTracer,
+        )) => StepCapture::default(),
+        Some(other) => {
+            let list = TRACERS.join(", ");
+            let name = other.as_str();
+            return Err(ChainError::InvalidParams(match other {
+                GethDebugTracerType::JsTracer(_) => format!(
+                    "tracer not found: {name:?} (JavaScript tracers are not supported; built-in tracers: {list}, or none for the struct logger)"
+                ),
+                _ => format!("tracer not supported: {name} (built-in tracers: {list}, or none for the struct logger)"),
+            }));
+        }
+    };
+    let tracer = DebugInspector::new(tracing.clone())
+        .map_err(|e| ChainError::InvalidParams(format!("invalid tracerConfig for {}: {e}", tracer_name(tracing))))?;
+    Ok((TraceGuard::new(timeout, limits.max_bytes, capture), tracer))
+}
+
+fn struct_logger(tracing: &GethDebugTracingOptions) -> StepCapture {
+    let c = &tracing.config;
+    StepCapture {
+        steps: true,
+        stack: c.is_stack_enabled(),
+        memory: c.is_memory_enabled(),
+        return_data: c.is_return_data_enabled(),
+        storage: c.is_storage_enabled(),
+        limit: c.limit.filter(|l| *l != 0),
+    }
+}
+
+fn tracer_name(tracing: &GethDebugTracingOptions) -> &str {
+    tracing.tracer.as_ref().map_or("the struct logger", |t| t.as_str())
+}
+
+/// The error a trace that went past its bounds ends with.
+pub fn bounds_error(exceeded: Exceeded, guard: &TraceGuard) -> ChainError {
+    match exceeded {
+        // geth's words for a trace stopped by its timeout.
+        Exceeded::Timeout => ChainError::Timeout(format!("execution timeout ({}ms)", guard.timeout.as_millis())),
+        Exceeded::Output => output_too_large(guard.max_bytes),
+    }
+}
+
+pub fn output_too_large(max_bytes: usize) -> ChainError {
+    ChainError::LimitExceeded(format!(
+        "trace output exceeds this node's limit of {max_bytes} bytes; narrow it (callTracer, disableStack, limit) or trace fewer transactions"
+    ))
+}

@@ -1,0 +1,122 @@
+//! Opening a chain's genesis: seeding an empty store from the genesis (streamed, whatever
+//! its size), or checking that a store holds the chain configured. A store remembers its
+//! genesis spec, so restarting needs neither the genesis file nor a pass over its alloc.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use alloy_genesis::Genesis;
+
+use super::stream::{read_genesis, AllocAccount, AllocSink};
+use super::{dev_genesis, genesis_header};
+use crate::error::{ChainError, ChainResult};
+use crate::spec::ChainSpec;
+use crate::store::genesis::GenesisWriter;
+use crate::store::Store;
+use alloy_primitives::B256;
+
+/// Where the genesis comes from.
+pub enum GenesisSource {
+    /// The embedded dev chain (anvil's accounts).
+    Dev,
+    /// genesis.json contents.
+    Json(String),
+    /// A genesis.json file, read by streaming.
+    File(PathBuf),
+}
+
+pub struct OpenedGenesis {
+    pub spec: ChainSpec,
+    pub hash: B256,
+    /// The store holds the embedded dev chain (its keys can sign eth_sendTransaction).
+    pub is_dev: bool,
+}
+
+/// Seeds an empty store from `source`, or checks the stored chain against it.
+pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
+    let dev_hash = dev_genesis_hash()?;
+    match (store.genesis_hash()?, store.genesis_spec()?) {
+        (Some(hash), Some(stored)) => {
+            let stored: Genesis = serde_json::from_str(&stored).map_err(ChainError::internal)?;
+            let configured = match source {
+                GenesisSource::Dev => None,
+                GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
+                GenesisSource::File(path) => Some(read_genesis(open(path)?, None)?),
+            };
+            if let Some(configured) = configured {
+                // The alloc is not read again (that would cost as much as the state): the
+                // chain config and the header fields must match.
+                if serde_json::to_value(&configured).ok() != serde_json::to_value(&stored).ok() {
+                    return Err(ChainError::Config(format!(
+                        "the datadir holds a different chain (genesis {hash}) than the genesis configured; \
+                         use another --datadir or the same genesis"
+                    )));
+                }
+            }
+            Ok(OpenedGenesis { spec: ChainSpec::new(stored), hash, is_dev: hash == dev_hash })
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            Err(ChainError::Internal("the store has a genesis hash or spec but not both".into()))
+        }
+        (None, None) => seed(source, store),
+    }
+}
+
+fn open(path: &PathBuf) -> ChainResult<File> {
+    File::open(path).map_err(|e| ChainError::Config(format!("cannot read genesis file {}: {e}", path.display())))
+}
+
+fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
+    let mut writer = GenesisWriter::new(store)?;
+    let genesis = match source {
+        GenesisSource::Dev => {
+            let genesis = dev_genesis();
+            feed(&genesis, &mut writer)?;
+            Genesis { alloc: Default::default(), ..genesis }
+        }
+        GenesisSource::Json(json) => read_genesis(json.as_bytes(), Some(&mut writer))?,
+        GenesisSource::File(path) => read_genesis(open(path)?, Some(&mut writer))?,
+    };
+    let spec_json = serde_json::to_string(&genesis).map_err(ChainError::internal)?;
+    let spec = ChainSpec::new(genesis);
+    let header = genesis_header(&spec, writer.state_root()?);
+    let hash = header.hash_slow();
+    let (accounts, slots) = writer.counts();
+    writer.finish(&header, hash, &spec_json)?;
+    if accounts + slots > 100_000 {
+        eprintln!(
+            "[preconf-node] genesis: {accounts} accounts, {slots} storage slots, state root {}",
+            header.state_root
+        );
+    }
+    Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev) })
+}
+
+/// Hands an in-memory alloc to a sink (the embedded dev chain, tests).
+fn feed(genesis: &Genesis, sink: &mut dyn AllocSink) -> ChainResult<()> {
+    for (address, account) in &genesis.alloc {
+        let slots: Vec<_> = account
+            .storage
+            .iter()
+            .flatten()
+            .map(|(k, v)| (alloy_primitives::U256::from_be_bytes(k.0), alloy_primitives::U256::from_be_bytes(v.0)))
+            .collect();
+        if !slots.is_empty() {
+            sink.storage(*address, slots)?;
+        }
+        let code = account.code.clone().filter(|c| !c.is_empty());
+        sink.account(*address, AllocAccount { nonce: account.nonce.unwrap_or(0), balance: account.balance, code })?;
+    }
+    Ok(())
+}
+
+/// The embedded dev chain's genesis hash (its alloc is a dozen accounts).
+fn dev_genesis_hash() -> ChainResult<B256> {
+    static HASH: std::sync::OnceLock<B256> = std::sync::OnceLock::new();
+    if let Some(h) = HASH.get() {
+        return Ok(*h);
+    }
+    let store = Store::in_memory()?;
+    let hash = seed(&GenesisSource::Dev, &store)?.hash;
+    Ok(*HASH.get_or_init(|| hash))
+}

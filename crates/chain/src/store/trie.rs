@@ -1,0 +1,40 @@
+//! The state trie's side of the store: change sets as trie updates, and the roots and
+//! proofs computed over the persisted trie (crates/trie).
+
+use alloy_primitives::{keccak256, B256};
+use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError};
+
+use crate::error::ChainError;
+use crate::state::changes::StateChanges;
+
+/// How many recent blocks keep a complete trie (proofs at them); older versions are pruned.
+/// geth's path scheme keeps 128 by default.
+pub const TRIE_HISTORY: u64 = 128;
+
+impl From<TrieError> for ChainError {
+    fn from(e: TrieError) -> Self {
+        match e {
+            TrieError::Pruned { .. } => ChainError::Unavailable(e.to_string()),
+            other => ChainError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// One block's changes as the trie's updates (addresses and slots hashed).
+pub fn trie_updates(changes: &StateChanges) -> Vec<AccountUpdate> {
+    changes
+        .accounts
+        .iter()
+        .map(|(address, change)| AccountUpdate {
+            hashed_address: keccak256(address),
+            account: change.info.map(|a| AccountFields { nonce: a.nonce, balance: a.balance, code_hash: a.code_hash }),
+            storage_wiped: change.storage_wiped,
+            storage: change.storage.iter().map(|(slot, value)| (keccak256(B256::from(*slot)), *value)).collect(),
+        })
+        .collect()
+}
+
+/// The state root after `changes` on top of what `reader` holds, and the nodes it changed.
+pub fn state_root(reader: &impl NodeReader, changes: &StateChanges) -> Result<(B256, TrieDiff), ChainError> {
+    Ok(preconf_trie::state_root(reader, &trie_updates(changes))?)
+}

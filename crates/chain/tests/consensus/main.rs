@@ -1,0 +1,8 @@
+//! Consensus rules for block import, against the execution-apis rpc-compat chain
+//! (../shared/rpc-compat/chain: a geth genesis and 54 blocks from Homestead to BPO2).
+
+mod blobs;
+mod chain;
+mod errors;
+mod kit;
+mod rewards;

@@ -1,0 +1,44 @@
+// Tracing with geth's tracers: debug_traceCall, debug_traceTransaction,
+// debug_traceBlockByNumber and debug_traceBlockByHash, the block being built included.
+// They run off the event loop, on the addon's own trace threads, bounded by a timeout and
+// an output size (see the README's Tracing section).
+
+import { blockSelector } from '../validation/block.js';
+import { callObject } from '../validation/call.js';
+import { argPath, fail, hash32, quantity64 } from '../validation/primitives.js';
+import { traceCallOptions, traceOptions } from '../validation/trace.js';
+import type { MethodOptions, MethodTable } from './index.js';
+
+const TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
+
+/** geth's rpc.BlockNumber: a tag or a number, not a hash. */
+function blockNumber(v: unknown): string {
+  if (typeof v === 'string' && TAGS.has(v)) return v;
+  if (typeof v === 'string' && v.startsWith('0x') && v.length !== 66) return quantity64(v, argPath(0), 'block number');
+  throw fail(argPath(0), `block number or tag expected, got ${JSON.stringify(v)}`);
+}
+
+export function debugMethods({ chain }: MethodOptions): MethodTable {
+  return {
+    debug_traceCall: {
+      maxParams: 3,
+      handler: (p) => {
+        const { options, extra } = traceCallOptions(p[2], argPath(2));
+        return chain.traceCall({ tx: callObject(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest'), options, ...extra });
+      },
+    },
+    debug_traceTransaction: {
+      maxParams: 2,
+      handler: (p) =>
+        chain.traceTransaction({ hash: hash32(p[0], argPath(0), 'transaction hash'), options: traceOptions(p[1], argPath(1)) }),
+    },
+    debug_traceBlockByNumber: {
+      maxParams: 2,
+      handler: (p) => chain.traceBlock({ block: blockNumber(p[0]), options: traceOptions(p[1], argPath(1)) }),
+    },
+    debug_traceBlockByHash: {
+      maxParams: 2,
+      handler: (p) => chain.traceBlock({ block: hash32(p[0], argPath(0), 'block hash'), options: traceOptions(p[1], argPath(1)) }),
+    },
+  };
+}
