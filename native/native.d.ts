@@ -183,3 +183,21 @@ export interface NodeOptions {
   /** The largest trace output (JSON bytes) one request may produce. */
   traceMaxBytes?: number
 }
+
+/** What `preconf-node verify` found. */
+export interface VerifyReport {
+  head: number
+  headerRoot: string
+  recomputedRoot: string
+  trieRoot: string
+  accounts: number
+  slots: number
+  /** All three roots agree. */
+  ok: boolean
+}
+
+/**
+ * Recomputes the head's state root from the stored values and compares it with the head
+ * header and the persisted trie (the store must not be open in another process).
+ */
+export declare function verifyStore(datadir: string): Promise<VerifyReport>

@@ -2,8 +2,12 @@
 
 import { parseArgs, usage } from './cli.js';
 import { startNode } from './server.js';
+import { verifyCommand } from './commands/verify.js';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'verify') {
+    process.exit(await verifyCommand(process.argv.slice(3)));
+  }
   let config;
   try {
     config = parseArgs(process.argv.slice(2));

@@ -47,6 +47,11 @@ export function unwrap(out: string | NativeFailure): string {
 
 const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string> => unwrap(await out);
 
+/** `preconf-node verify`: the head's state root recomputed and compared (see commands/verify.ts). */
+export function verifyStore(datadir: string): Promise<Addon.VerifyReport> {
+  return loaded().verifyStore(datadir);
+}
+
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();

@@ -10,6 +10,7 @@ mod failure;
 mod metrics;
 mod options;
 mod reads;
+mod tools;
 mod trace;
 mod txpool;
 mod work;
@@ -27,6 +28,8 @@ use preconf_chain::{ChainResult, Node};
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use options::{default_options, NodeOptions};
+// Reachable from the crate root, so clippy's test build does not call it dead code.
+pub use tools::verify_store;
 
 use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};

@@ -48,7 +48,7 @@ impl Task for Verify {
 
 /// Recomputes the head's state root from the stored values and compares it with the head
 /// header and the persisted trie (the store must not be open in another process).
-#[napi]
+#[napi(ts_return_type = "Promise<VerifyReport>")]
 pub fn verify_store(datadir: String) -> AsyncTask<Verify> {
     AsyncTask::new(Verify { datadir })
 }

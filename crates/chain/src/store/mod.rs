@@ -13,6 +13,7 @@ pub mod codec;
 pub mod genesis;
 mod snapshot;
 pub mod trie;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
