@@ -164,10 +164,11 @@ impl Builder {
         if let Some(journal) = &self.chain.journal {
             journal.forget(dropped.iter().map(|(h, _)| h));
         }
-        self.announce_preconf();
+        // Measured before the announcement, so whoever hears of it finds it counted.
         let metrics = &self.chain.metrics;
         metrics.preconf_txs.observe(included.len() as f64);
         metrics.preconf_tick.observe(tick.elapsed().as_secs_f64());
+        self.announce_preconf();
     }
 
     /// `view` with the open block as its pending block: one more overlay layer holding

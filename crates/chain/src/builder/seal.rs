@@ -65,8 +65,9 @@ impl Builder {
         // to the new head with the next block open, never through a state without either.
         let view = self.with_pending(sealed);
         self.chain.publish(view);
-        self.chain.events.send(ChainEvent::Sealed { block: head, changes });
+        // Measured before the announcement, so whoever hears of the seal finds it counted.
         self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
+        self.chain.events.send(ChainEvent::Sealed { block: head, changes });
         Ok(())
     }
 }
