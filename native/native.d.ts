@@ -16,6 +16,8 @@ export declare class NativeNode {
   feeHistory(request: string): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
+  /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
+  metrics(): NativeMetrics
   blockNumber(): string
   getBalance(address: string, block: string): string | NativeFailure
   getTransactionCount(address: string, block: string): string | NativeFailure
@@ -43,6 +45,10 @@ export declare class NativeNode {
   /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
   traceBlock(request: string): Promise<string | NativeFailure>
   createAccessList(request: string): Promise<string | NativeFailure>
+  txpoolStatus(): string | NativeFailure
+  txpoolContent(): Promise<string | NativeFailure>
+  txpoolContentFrom(address: string): Promise<string | NativeFailure>
+  txpoolInspect(): Promise<string | NativeFailure>
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(options: NodeOptions): NativeNode
   /**
@@ -93,6 +99,50 @@ export interface NativeFailure {
   message: string
   /** 0x-hex bytes (revert data). */
   data?: string
+}
+
+/**
+ * A histogram in Prometheus' terms: cumulative counts per upper bound, plus sum and count
+ * (the `+Inf` bucket).
+ */
+export interface NativeHistogram {
+  bounds: Array<number>
+  cumulative: Array<number>
+  sum: number
+  count: number
+}
+
+export interface NativeMetrics {
+  /** Seconds per pre-confirmation tick (execute what the pool offers, publish). */
+  preconfTickSeconds: NativeHistogram
+  /** Seconds per seal (roots, state root, durable commit, publish). */
+  sealSeconds: NativeHistogram
+  /** Transactions added per pre-confirmation. */
+  preconfTransactions: NativeHistogram
+  /** Executable pooled transactions. */
+  poolPending: number
+  /** Pooled transactions behind a nonce gap. */
+  poolQueued: number
+  /** Bytes of the store file; absent with `--ephemeral`. */
+  storeBytes?: number
+  /** Newest sealed block. */
+  head: number
+  workQueues: Array<NativeWorkQueue>
+}
+
+/** One cost class's work queue (see `work.rs`). */
+export interface NativeWorkQueue {
+  /** `calls`, `simulate`, `scans`, `submit` or `trace`. */
+  class: string
+  threads: number
+  capacity: number
+  /** Accepted, waiting for a thread. */
+  queued: number
+  /** Running now. */
+  running: number
+  completed: number
+  /** Refused with -32005 because the queue was full. */
+  rejected: number
 }
 
 /**

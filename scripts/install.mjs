@@ -1,16 +1,18 @@
 // npm install hook: use a prebuilt addon when one fits this machine, otherwise build it
 // from the Rust sources (needs cargo). Kept dependency-free: it runs before anything else.
+// When neither works it prints one message naming the supported platforms (platforms.mjs).
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { addonFile, currentPlatform, noAddonMessage, platformPackage } from './platforms.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const triple = `${process.platform}-${process.arch}-gnu`;
-const local = join(root, 'native', `preconf-node.${triple}.node`);
+const triple = currentPlatform();
+const local = join(root, 'native', addonFile(triple));
 
 function loads(path) {
   try {
@@ -24,7 +26,7 @@ function loads(path) {
 function prebuilt() {
   if (existsSync(local) && loads(local)) return local;
   try {
-    const pkg = require.resolve(`preconf-node-${triple}`);
+    const pkg = require.resolve(platformPackage(triple));
     if (loads(pkg)) return pkg;
   } catch {
     // no platform package installed
@@ -58,8 +60,10 @@ if (process.env.PRECONF_NODE_FORCE_BUILD !== '1') {
   }
 }
 
-if (!existsSync(join(root, 'crates', 'napi', 'Cargo.toml'))) {
-  console.error(`preconf-node: no prebuilt addon for ${triple} and no Rust sources to build one`);
+// Nothing prebuilt fits: building needs the Rust sources (a checkout) and cargo.
+const cargo = spawnSync('cargo', ['--version'], { stdio: 'ignore' });
+if (!existsSync(join(root, 'crates', 'napi', 'Cargo.toml')) || cargo.error || cargo.status !== 0) {
+  console.error(`preconf-node: ${noAddonMessage(triple)}`);
   process.exit(1);
 }
 

@@ -10,38 +10,29 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
+import type { ChainInfo, EventKind, NativeFailure, NativeMetrics, NativeNode, NodeOptions } from '../native/native.js';
 import { NativeError } from './errors/index.js';
+import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
-export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NodeOptions } from '../native/native.js';
+export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
 
-/** Platforms a prebuilt addon is published for (npm/<platform>/package.json). */
-export const SUPPORTED_PLATFORMS = ['linux-x64-gnu'] as const;
+export { SUPPORTED_PLATFORMS } from '../scripts/platforms.mjs';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Finds the addon: a local build first, then the prebuilt platform package. */
 function loadAddon(): typeof Addon {
-  const platform = `${process.platform}-${process.arch}-gnu`;
-  const file = `preconf-node.${platform}.node`;
+  const platform = currentPlatform();
+  const file = addonFile(platform);
   for (const dir of [join(here, '..', 'native'), join(here, '..', '..', 'native')]) {
     const path = join(dir, file);
     if (existsSync(path)) return require(path) as typeof Addon;
   }
   try {
-    return require(`preconf-node-${platform}`) as typeof Addon;
+    return require(platformPackage(platform)) as typeof Addon;
   } catch (err) {
-    const supported = (SUPPORTED_PLATFORMS as readonly string[]).includes(platform);
-    throw new Error(
-      supported
-        ? `preconf-node: the native addon for ${platform} is missing (looked for native/${file} and the ` +
-            `preconf-node-${platform} package); reinstall, or build it with "npm run build:native" (needs Rust)`
-        : `preconf-node: no prebuilt native addon for ${platform}; prebuilt addons exist for ` +
-            `${SUPPORTED_PLATFORMS.join(', ')}. On other platforms build from source with Rust (https://rustup.rs): ` +
-            `"npm run build:native"`,
-      { cause: err },
-    );
+    throw new Error(noAddonMessage(platform), { cause: err });
   }
 }
 
@@ -123,6 +114,13 @@ export class Chain {
   traceTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request)));
   traceBlock = (request: object): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request)));
   createAccessList = (request: object): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request)));
+
+  txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
+  txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());
+  txpoolContentFrom = (address: string): Promise<string> => unwrapAsync(this.raw.txpoolContentFrom(address));
+  txpoolInspect = (): Promise<string> => unwrapAsync(this.raw.txpoolInspect());
+  /** The addon's figures for GET /metrics (builder histograms, pool, store, work queues). */
+  metrics = (): NativeMetrics => this.raw.metrics();
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

@@ -11,6 +11,10 @@ import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
 import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
+import { logInternal } from './errors/index.js';
+import { LoopMetrics } from './metrics/loop.js';
+import { NodeMetrics } from './metrics/node.js';
+import { mountMetrics } from './metrics/http.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -29,10 +33,12 @@ export interface RunningNode {
 export interface LoopServer {
   app: uWS.TemplatedApp;
   ws: WebSocketServer;
+  metrics: LoopMetrics;
 }
 
-/** `loop` numbers the event loop: 0 is the main thread, 1..N-1 the workers. */
-export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 0): LoopServer {
+/** `scrape` answers GET /metrics with the whole node's figures (see metrics/node.ts); `loop`
+ *  numbers the event loop: 0 is the main thread, 1..N-1 the workers. */
+export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape: () => Promise<string>, loop = 0): LoopServer {
   const hub = new SubscriptionHub(chain);
   const methods = buildMethods({
     hub,
@@ -42,7 +48,8 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 
     publicEndpoint: config.server.publicEndpoint,
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
-  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
+  const metrics = new LoopMetrics(methods.keys());
+  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch }, logInternal, metrics.rpc);
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
   const ws = mountWebSocket(app, dispatcher, hub, {
@@ -50,7 +57,9 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 
     maxSubscriptions: config.server.wsMaxSubscriptions,
     maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
     maxPayloadBytes: config.server.maxBodyBytes,
-  });
+  }, metrics);
+  metrics.observeWebSocket({ connections: () => ws.connections(), subscriptions: () => hub.countByKind() });
+  mountMetrics(app, scrape);
   mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () => {
     const problem = chain.health();
     const body = JSON.stringify({
@@ -65,7 +74,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 
     });
     return { healthy: problem === null, body };
   });
-  return { app, ws };
+  return { app, ws, metrics };
 }
 
 /** Listens; `exclusive` refuses a port another socket holds instead of sharing it. */
@@ -85,10 +94,18 @@ interface WorkerHandle {
   closed: Promise<void>;
 }
 
-async function startWorker(handle: number, config: Config, port: number, loop: number): Promise<WorkerHandle> {
+async function startWorker(handle: number, config: Config, port: number, loop: number, metrics: NodeMetrics): Promise<WorkerHandle> {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle, config, port, loop } });
+  metrics.attach(worker);
   await new Promise<void>((resolve, reject) => {
-    worker.once('message', (m: { ready?: boolean; error?: string }) => (m.ready ? resolve() : reject(new Error(m.error))));
+    // Other messages (metrics) may come first once the worker listens.
+    const started = (m: { ready?: boolean; error?: string }): void => {
+      if (m.ready !== true && m.error === undefined) return;
+      worker.off('message', started);
+      if (m.ready) resolve();
+      else reject(new Error(m.error));
+    };
+    worker.on('message', started);
     worker.once('error', reject);
   });
   const closed = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -100,7 +117,10 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const info = chain.info();
   const { host } = config.server;
   const threads = Math.max(1, config.server.threads);
-  const loop = buildLoop(chain, info, config);
+  // The main thread answers every scrape, for its own loop and the workers' (metrics/node.ts).
+  let nodeMetrics: NodeMetrics | undefined;
+  const loop = buildLoop(chain, info, config, () => nodeMetrics!.scrape());
+  nodeMetrics = new NodeMetrics(chain, loop.metrics);
   let listenSocket: uWS.us_listen_socket;
   const workers: WorkerHandle[] = [];
   try {
@@ -113,7 +133,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       const port = uWS.us_socket_local_port(probe);
       uWS.us_listen_socket_close(probe);
       listenSocket = await listen(loop.app, host, port, false);
-      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i));
+      for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i, nodeMetrics));
     }
   } catch (e) {
     // Release the store and stop the builder before reporting.

@@ -5,13 +5,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import uWS from './transport/uws.js';
 import { Chain } from './native.js';
 import { buildLoop, listen } from './server.js';
+import { workerMetrics } from './metrics/node.js';
 import type { Config } from './cli.js';
 
 const { handle, config, port, loop: index } = workerData as { handle: number; config: Config; port: number; loop: number };
 
 try {
   const chain = Chain.attach(handle);
-  const loop = buildLoop(chain, chain.info(), config, index);
+  // This loop's GET /metrics asks the main thread, which sums every loop's figures.
+  let scrape: (() => Promise<string>) | undefined;
+  const loop = buildLoop(chain, chain.info(), config, () => scrape!(), index);
+  scrape = workerMetrics(parentPort!, loop.metrics);
   const socket = await listen(loop.app, config.server.host, port, false);
   parentPort!.on('message', (m) => {
     if (m !== 'close') return;

@@ -11,6 +11,7 @@ import { blockMethods } from './blocks.js';
 import { transactionMethods } from './transactions.js';
 import { feeMethods } from './fees.js';
 import { logMethods } from './logs.js';
+import { txpoolMethods } from './txpool.js';
 import { debugMethods } from './debug.js';
 
 export interface MethodOptions {
@@ -44,6 +45,7 @@ export function buildMethods(opts: MethodOptions): Map<string, Method> {
     ...transactionMethods(opts),
     ...feeMethods(opts),
     ...logMethods(opts),
+    ...txpoolMethods(opts),
     ...debugMethods(opts),
     eth_subscribe: httpOnly('eth_subscribe'),
     eth_unsubscribe: httpOnly('eth_unsubscribe'),

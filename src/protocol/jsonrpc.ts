@@ -2,6 +2,7 @@
 // result as JSON text, which is spliced into the response without re-serialising.
 
 import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal } from '../errors/index.js';
+import type { MethodStat, RpcStats } from '../metrics/rpc.js';
 
 export type Id = number | string | null;
 
@@ -70,6 +71,8 @@ export class Dispatcher {
     private readonly methods: ReadonlyMap<string, Method>,
     private readonly limits: DispatchLimits,
     private readonly log: Logger = logInternal,
+    /** Per-method counts and latencies for GET /metrics (one cached entry per method). */
+    private readonly stats?: RpcStats,
   ) {}
 
   /**
@@ -145,26 +148,32 @@ export class Dispatcher {
     }
     const params = (req.params ?? []) as unknown[];
     const method = local?.get(req.method) ?? this.methods.get(req.method);
+    const stat = this.stats?.of(req.method);
+    const started = stat === undefined ? 0 : performance.now();
     let out: string | null | Promise<string | null>;
     if (method === undefined) {
       out = errorResponse(
         rid,
         new RpcError(Code.MethodNotFound, `the method ${req.method} does not exist/is not available`),
       );
+      stat?.record(started, true);
     } else if (method.forbidden === true) {
       // Over WebSocket there is no HTTP status to use; refuse in-band.
       out = errorResponse(rid, new RpcError(Code.Server, this.forbiddenMessage(req)));
+      stat?.record(started, true);
     } else if (params.length > method.maxParams) {
       out = errorResponse(
         rid,
         new RpcError(Code.InvalidParams, `too many arguments, want at most ${method.maxParams}`),
       );
+      stat?.record(started, true);
     } else {
       const deep = params.findIndex((p) => nestsDeeper(p, MAX_NESTING));
-      out =
-        deep === -1
-          ? this.invoke(method, params, rid)
-          : errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`));
+      if (deep === -1) out = this.invoke(method, params, rid, stat, started);
+      else {
+        out = errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`));
+        stat?.record(started, true);
+      }
     }
     if (!hasId) {
       // A notification: run it, answer nothing.
@@ -174,17 +183,25 @@ export class Dispatcher {
     return out;
   }
 
-  private invoke(method: Method, params: unknown[], id: Id): string | Promise<string> {
+  private invoke(method: Method, params: unknown[], id: Id, stat: MethodStat | undefined, started: number): string | Promise<string> {
     try {
       const result = method.handler(params);
       if (isPromise(result)) {
         return result.then(
-          (r) => resultResponse(id, r),
-          (e: unknown) => errorResponse(id, toRpcError(e, this.log)),
+          (r) => {
+            stat?.record(started, false);
+            return resultResponse(id, r);
+          },
+          (e: unknown) => {
+            stat?.record(started, true);
+            return errorResponse(id, toRpcError(e, this.log));
+          },
         );
       }
+      stat?.record(started, false);
       return resultResponse(id, result);
     } catch (e) {
+      stat?.record(started, true);
       return errorResponse(id, toRpcError(e, this.log));
     }
   }

@@ -82,6 +82,11 @@ export class SubscriptionHub {
     return this.subs.size;
   }
 
+  /** Subscriptions by kind (for the metrics). */
+  countByKind(): Array<[SubscriptionKind, number]> {
+    return [...this.byKind].map(([kind, subs]) => [kind, subs.size]);
+  }
+
   /**
    * Resolves when `hash` is pre-confirmed (or sealed), false after `timeoutMs`. The caller
    * checks for an existing receipt right after registering, in the same tick.

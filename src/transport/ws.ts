@@ -21,6 +21,11 @@ export interface WsLimits {
   maxPayloadBytes: number;
 }
 
+/** What the transport reports as it happens (metrics). */
+export interface WsEvents {
+  slowSubscriberDropped(): void;
+}
+
 export const CLOSE_TOO_SLOW = 1008;
 const UWS_HARD_LIMIT = 1024 * 1024 * 1024;
 
@@ -38,6 +43,7 @@ class Session implements Subscriber {
     private readonly ws: WebSocket<ConnState>,
     private readonly hub: SubscriptionHub,
     private readonly limits: WsLimits,
+    private readonly events?: WsEvents,
   ) {
     this.methods = new Map<string, Method>([
       ['eth_subscribe', { maxParams: 2, handler: (p) => this.subscribe(p) }],
@@ -50,6 +56,7 @@ class Session implements Subscriber {
     this.ws.send(text, false);
     const buffered = this.ws.getBufferedAmount();
     if (buffered > this.limits.maxBackpressureBytes) {
+      this.events?.slowSubscriberDropped();
       this.close(CLOSE_TOO_SLOW, `subscriber too slow: ${buffered} bytes unsent (limit ${this.limits.maxBackpressureBytes})`);
     }
   }
@@ -108,7 +115,13 @@ export interface WebSocketServer {
   closeAll(reason: string): void;
 }
 
-export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: SubscriptionHub, limits: WsLimits): WebSocketServer {
+export function mountWebSocket(
+  app: TemplatedApp,
+  dispatcher: Dispatcher,
+  hub: SubscriptionHub,
+  limits: WsLimits,
+  events?: WsEvents,
+): WebSocketServer {
   let open = 0;
   const sessions = new Set<Session>();
   app.ws<ConnState>('/*', {
@@ -133,7 +146,7 @@ export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: S
     },
     open: (ws) => {
       open++;
-      const session = new Session(ws, hub, limits);
+      const session = new Session(ws, hub, limits, events);
       sessions.add(session);
       ws.getUserData().session = session;
     },

@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use crate::config::ChainConfig;
 use crate::events::EventBus;
+use crate::metrics::ChainMetrics;
 use crate::pool::{journal::Journal, Pool};
 use crate::spec::ChainSpec;
 use crate::store::Store;
@@ -27,6 +28,8 @@ pub struct ChainState {
     /// Durable record of accepted transactions (`None` with an in-memory store).
     pub journal: Option<Journal>,
     pub events: EventBus,
+    /// The builder's tick and seal measurements (read at scrape time).
+    pub metrics: ChainMetrics,
     unhealthy: Mutex<Option<String>>,
 }
 
@@ -47,6 +50,7 @@ impl ChainState {
             pool: Mutex::new(pool),
             journal,
             events: EventBus::default(),
+            metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
         }
     }

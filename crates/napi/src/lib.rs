@@ -7,10 +7,12 @@
 mod calls;
 mod events;
 mod failure;
+mod metrics;
 mod options;
 mod reads;
-mod trace;
 mod tools;
+mod trace;
+mod txpool;
 mod work;
 
 use std::collections::HashMap;
@@ -26,6 +28,8 @@ use preconf_chain::{ChainResult, Node};
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use options::{default_options, NodeOptions};
+// Reachable from the crate root, so clippy's test build does not call it dead code.
+pub use tools::verify_store;
 
 use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};

@@ -3,6 +3,7 @@
 //! hold up another (calls, submissions), and a full queue answers at once with a clear
 //! `Overloaded` failure instead of growing without bound.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -31,6 +32,24 @@ pub enum Class {
 }
 
 impl Class {
+    pub const ALL: [Class; 5] = [Class::Calls, Class::Simulate, Class::Scans, Class::Submit, Class::Trace];
+
+    /// The class as a metrics label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Calls => "calls",
+            Class::Simulate => "simulate",
+            Class::Scans => "scans",
+            Class::Submit => "submit",
+            Class::Trace => "trace",
+        }
+    }
+
+    fn stats(self) -> &'static QueueStats {
+        static STATS: [QueueStats; 5] = [const { QueueStats::new() }; 5];
+        &STATS[self as usize]
+    }
+
     fn spec(self) -> (&'static str, usize, usize) {
         // (name, threads, queued jobs) — calls keep libuv's measured default of 4 threads.
         match self {
@@ -46,6 +65,59 @@ impl Class {
         static POOLS: [OnceLock<WorkPool>; 5] = [const { OnceLock::new() }; 5];
         POOLS[self as usize].get_or_init(|| WorkPool::start(self))
     }
+}
+
+/// Counters of one class, bumped per request (relaxed atomics, no allocation).
+struct QueueStats {
+    /// Accepted and not yet started.
+    queued: AtomicU64,
+    /// Running on a thread of the class.
+    running: AtomicU64,
+    completed: AtomicU64,
+    /// Refused with `overloaded` because the queue was full.
+    rejected: AtomicU64,
+}
+
+impl QueueStats {
+    const fn new() -> Self {
+        Self {
+            queued: AtomicU64::new(0),
+            running: AtomicU64::new(0),
+            completed: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+        }
+    }
+}
+
+/// One class's queue as the metrics see it.
+pub struct QueueSnapshot {
+    pub class: &'static str,
+    pub threads: usize,
+    pub capacity: usize,
+    pub queued: u64,
+    pub running: u64,
+    pub completed: u64,
+    pub rejected: u64,
+}
+
+/// Every class's counters, without starting pools that were never used.
+pub fn snapshot() -> Vec<QueueSnapshot> {
+    Class::ALL
+        .iter()
+        .map(|&class| {
+            let (_, threads, capacity) = class.spec();
+            let s = class.stats();
+            QueueSnapshot {
+                class: class.label(),
+                threads,
+                capacity,
+                queued: s.queued.load(Relaxed),
+                running: s.running.load(Relaxed),
+                completed: s.completed.load(Relaxed),
+                rejected: s.rejected.load(Relaxed),
+            }
+        })
+        .collect()
 }
 
 struct WorkPool {
@@ -86,19 +158,28 @@ pub fn run<'env>(
     work: impl FnOnce() -> ChainResult<String> + Send + 'static,
 ) -> napi::Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
+    let stats = class.stats();
     let job: Job = Box::new(move || {
+        stats.queued.fetch_sub(1, Relaxed);
+        stats.running.fetch_add(1, Relaxed);
         // A panic in the chain must not take the process down: report it as internal.
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|p| {
             let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
             Err(preconf_chain::ChainError::Internal(format!("panic: {}", msg.unwrap_or_else(|| "unknown".into()))))
         });
         let out = outcome(out);
+        stats.running.fetch_sub(1, Relaxed);
+        stats.completed.fetch_add(1, Relaxed);
         deferred.resolve(move |_| Ok(out));
     });
     let pool = class.pool();
+    // Counted before sending: a thread may start the job before try_send returns.
+    stats.queued.fetch_add(1, Relaxed);
     match pool.jobs.try_send(job) {
         Ok(()) => Ok(promise),
         Err(TrySendError::Full(job)) => {
+            stats.queued.fetch_sub(1, Relaxed);
+            stats.rejected.fetch_add(1, Relaxed);
             drop(job);
             let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
             let message =
@@ -108,6 +189,9 @@ pub fn run<'env>(
             });
             Ok(promise)
         }
-        Err(TrySendError::Disconnected(_)) => Err(napi::Error::from_reason("work pool stopped")),
+        Err(TrySendError::Disconnected(_)) => {
+            stats.queued.fetch_sub(1, Relaxed);
+            Err(napi::Error::from_reason("work pool stopped"))
+        }
     }
 }

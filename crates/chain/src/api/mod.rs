@@ -11,6 +11,7 @@ pub mod state;
 pub mod submit;
 pub mod tracing;
 pub mod transactions;
+pub mod txpool;
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ pub struct ChainApi {
     pub logs: logs::Logs,
     pub proofs: proofs::Proofs,
     pub submit: submit::Submission,
+    pub txpool: txpool::TxPool,
     pub tracing: tracing::Tracing,
 }
 
@@ -37,6 +39,7 @@ impl ChainApi {
         Self {
             state: state::StateReads::new(chain.clone()),
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
+            txpool: txpool::TxPool::new(chain.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
             proofs: proofs::Proofs::new(chain.clone()),
             tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),

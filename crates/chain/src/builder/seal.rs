@@ -17,6 +17,7 @@ use crate::view::ChainView;
 
 impl Builder {
     pub(super) fn seal(&mut self) -> ChainResult<()> {
+        let started = std::time::Instant::now();
         let spec_id = self.block.spec_id;
         let requests = system::post_block(&mut self.block, spec_id)?;
         let b = &mut self.block;
@@ -64,6 +65,8 @@ impl Builder {
         // to the new head with the next block open, never through a state without either.
         let view = self.with_pending(sealed);
         self.chain.publish(view);
+        // Measured before the announcement, so whoever hears of the seal finds it counted.
+        self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
         self.chain.events.send(ChainEvent::Sealed { block: head, changes });
         Ok(())
     }

@@ -301,6 +301,16 @@ impl Pool {
         self.senders.iter().map(|(sender, q)| (*sender, q.values().cloned().collect())).collect()
     }
 
+    /// Every sender's pooled nonces, ascending (cheaper than `snapshot` when only counting).
+    pub fn nonce_lists(&self) -> Vec<(Address, Vec<u64>)> {
+        self.senders.iter().map(|(sender, q)| (*sender, q.keys().copied().collect())).collect()
+    }
+
+    /// One sender's pooled transactions in nonce order.
+    pub fn queue_of(&self, sender: &Address) -> Vec<Arc<PooledTx>> {
+        self.senders.get(sender).map(|q| q.values().cloned().collect()).unwrap_or_default()
+    }
+
     /// Executable transactions in builder order (see `BestTxs::new`).
     pub fn best(&self, base_fee: u64, state_nonce_of: impl FnMut(&Address) -> u64) -> BestTxs {
         BestTxs::new(self.snapshot(), base_fee, state_nonce_of)

@@ -15,7 +15,7 @@ mod snapshot;
 pub mod trie;
 pub mod verify;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use alloy_consensus::Header;
@@ -67,6 +67,8 @@ pub struct BlockWrite<'a> {
 
 pub struct Store {
     db: Database,
+    /// The redb file (`None` in memory).
+    path: Option<PathBuf>,
 }
 
 impl Store {
@@ -80,7 +82,7 @@ impl Store {
             .set_cache_size(cache_bytes)
             .create(&path)
             .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
-        Self::init(db)
+        Self::init(db, Some(path))
     }
 
     /// A store that lives in memory only (`--ephemeral`).
@@ -88,10 +90,10 @@ impl Store {
         let db = Database::builder()
             .create_with_backend(redb::backends::InMemoryBackend::new())
             .map_err(ChainError::internal)?;
-        Self::init(db)
+        Self::init(db, None)
     }
 
-    fn init(db: Database) -> ChainResult<Self> {
+    fn init(db: Database, path: Option<PathBuf>) -> ChainResult<Self> {
         let txn = db.begin_write()?;
         {
             // Create every table so readers never meet a missing one.
@@ -123,7 +125,12 @@ impl Store {
             }
         }
         txn.commit()?;
-        Ok(Self { db })
+        Ok(Self { db, path })
+    }
+
+    /// Size of the store file in bytes (`None` for an in-memory store).
+    pub fn file_bytes(&self) -> Option<u64> {
+        self.path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len())
     }
 
     /// A consistent read view of everything committed so far.

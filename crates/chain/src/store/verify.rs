@@ -37,10 +37,13 @@ impl VerifyReport {
 impl Store {
     pub fn verify(&self) -> ChainResult<VerifyReport> {
         let txn = self.db.begin_read()?;
-        let head = txn.open_table(META)?.get(META_HEAD)?.map(|v| codec::u64_from(v.value())).ok_or_else(|| {
-            ChainError::Config("the store holds no block".into())
-        })?;
-        let header = txn.open_table(HEADERS)?.get(head)?.ok_or_else(|| ChainError::Internal(format!("no header {head}")))?;
+        let head = txn
+            .open_table(META)?
+            .get(META_HEAD)?
+            .map(|v| codec::u64_from(v.value()))
+            .ok_or_else(|| ChainError::Config("the store holds no block".into()))?;
+        let header =
+            txn.open_table(HEADERS)?.get(head)?.ok_or_else(|| ChainError::Internal(format!("no header {head}")))?;
         let header = alloy_consensus::Header::decode(&mut header.value()).map_err(ChainError::internal)?;
 
         // Newest version of every slot (keys sort by address, slot, block).

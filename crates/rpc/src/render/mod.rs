@@ -10,6 +10,7 @@ pub mod receipt;
 pub mod simulate;
 pub mod trace;
 pub mod transaction;
+pub mod txpool;
 
 use alloy_primitives::B256;
 use preconf_chain::types::BlockData;
