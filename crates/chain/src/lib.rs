@@ -15,6 +15,7 @@ pub mod error;
 pub mod events;
 pub mod exec;
 pub mod genesis;
+pub mod import;
 pub mod node;
 pub mod pool;
 pub mod spec;

@@ -1,0 +1,10 @@
+//! Block import against the execution-apis rpc-compat chain (../shared/rpc-compat/chain):
+//! the whole chain into a real store, tampered blocks, resuming.
+
+#[path = "../consensus/kit.rs"]
+mod kit;
+
+mod chain;
+mod resume;
+mod support;
+mod tampered;
