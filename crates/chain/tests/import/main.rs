@@ -2,6 +2,7 @@
 //! the whole chain into a real store, tampered blocks, resuming.
 
 #[path = "../consensus/kit.rs"]
+#[allow(dead_code)]
 mod kit;
 
 mod chain;
