@@ -1,9 +1,14 @@
 // The `preconf-node` command.
 
 import { parseArgs, usage } from './cli.js';
+import { runImport } from './import.js';
 import { startNode } from './server.js';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'import') {
+    process.exitCode = await runImport(process.argv.slice(3));
+    return;
+  }
   let config;
   try {
     config = parseArgs(process.argv.slice(2));

@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
+import type { ChainInfo, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 
-export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NodeOptions } from '../native/native.js';
+export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NodeOptions } from '../native/native.js';
 
 /** Platforms a prebuilt addon is published for (npm/<platform>/package.json). */
 export const SUPPORTED_PLATFORMS = ['linux-x64-gnu'] as const;
@@ -55,6 +55,11 @@ export function unwrap(out: string | NativeFailure): string {
 }
 
 const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string> => unwrap(await out);
+
+/** Imports a blocks file into a datadir (`preconf-node import`), off the event loop. */
+export function importChain(options: ImportOptions, onProgress?: (p: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure> {
+  return loaded().importChain(options, onProgress);
+}
 
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {

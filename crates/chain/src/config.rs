@@ -35,6 +35,19 @@ pub struct ChainConfig {
     /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
     /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
     pub preconf_receipts: bool,
+    /// Whose interface to answer with where the product's deliberately differs from geth's
+    /// (docs/compat.md lists every difference).
+    pub profile: Profile,
+}
+
+/// The interface profile (`--profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// The product's interface.
+    #[default]
+    Default,
+    /// geth's answers (the rpc-compat suite): e.g. real state roots of simulated blocks.
+    Geth,
 }
 
 impl Default for ChainConfig {
@@ -59,6 +72,7 @@ impl Default for ChainConfig {
             logs_max_range: 10_000,
             logs_max_results: 10_000,
             preconf_receipts: false,
+            profile: Profile::Default,
         }
     }
 }

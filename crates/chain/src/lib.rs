@@ -24,7 +24,7 @@ pub mod store;
 pub mod types;
 pub mod view;
 
-pub use config::ChainConfig;
+pub use config::{ChainConfig, Profile};
 pub use error::{ChainError, ChainResult, SimulateError};
 pub use node::Node;
 pub use types::BlockId;

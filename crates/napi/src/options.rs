@@ -2,7 +2,15 @@
 //! own defaults (`ChainConfig::default`) are the only ones.
 
 use napi_derive::napi;
-use preconf_chain::ChainConfig;
+use preconf_chain::{ChainConfig, Profile as ChainProfile};
+
+/// Whose interface to answer with where the product's differs from geth's (`--profile`).
+#[napi(string_enum = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Default,
+    Geth,
+}
 
 /// The chain side of the command-line flags. Absent fields take the chain's defaults,
 /// which `defaultOptions()` reports.
@@ -35,6 +43,8 @@ pub struct NodeOptions {
     pub logs_max_results: Option<u32>,
     /// Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones.
     pub preconf_receipts: Option<bool>,
+    /// `default` (the product's interface) or `geth` (docs/compat.md).
+    pub profile: Option<Profile>,
 }
 
 impl NodeOptions {
@@ -67,6 +77,11 @@ impl NodeOptions {
             logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
             logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
             preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
+            profile: match self.profile {
+                Some(Profile::Geth) => ChainProfile::Geth,
+                Some(Profile::Default) => ChainProfile::Default,
+                None => d.profile,
+            },
         })
     }
 }
@@ -95,5 +110,9 @@ pub fn default_options() -> NodeOptions {
         logs_max_range: Some(d.logs_max_range as u32),
         logs_max_results: Some(d.logs_max_results as u32),
         preconf_receipts: Some(d.preconf_receipts),
+        profile: Some(match d.profile {
+            ChainProfile::Geth => Profile::Geth,
+            ChainProfile::Default => Profile::Default,
+        }),
     }
 }
