@@ -42,7 +42,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 
     publicEndpoint: config.server.publicEndpoint,
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
-  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
+  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch, profile: config.chain.profile ?? 'default' });
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
   const ws = mountWebSocket(app, dispatcher, hub, {

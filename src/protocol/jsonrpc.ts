@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 envelopes: single requests, batches and notifications. Handlers return the
 // result as JSON text, which is spliced into the response without re-serialising.
 
-import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal } from '../errors/index.js';
+import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal, type Profile } from '../errors/index.js';
 
 export type Id = number | string | null;
 
@@ -22,6 +22,8 @@ export interface Method {
 
 export interface DispatchLimits {
   maxBatch: number;
+  /** Whose error codes to answer with (`--profile`): the product's or geth's. */
+  profile?: Profile;
 }
 
 const HTTP_FORBIDDEN = '403 Forbidden';
@@ -180,12 +182,12 @@ export class Dispatcher {
       if (isPromise(result)) {
         return result.then(
           (r) => resultResponse(id, r),
-          (e: unknown) => errorResponse(id, toRpcError(e, this.log)),
+          (e: unknown) => errorResponse(id, toRpcError(e, this.log, this.limits.profile)),
         );
       }
       return resultResponse(id, result);
     } catch (e) {
-      return errorResponse(id, toRpcError(e, this.log));
+      return errorResponse(id, toRpcError(e, this.log, this.limits.profile));
     }
   }
 }

@@ -8,6 +8,7 @@ mod block;
 mod calls;
 pub mod precompiles;
 pub mod sanitize;
+pub mod state_root;
 pub mod tracer;
 
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use alloy_consensus::{Header, Receipt};
 use alloy_eips::eip4895::Withdrawal;
-use alloy_primitives::{Address, Bytes, B256, KECCAK256_EMPTY, U256};
+use alloy_primitives::{map::AddressSet, Address, Bytes, B256, KECCAK256_EMPTY, U256};
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionRequest};
 use revm::context::Evm;
 use revm::database::CacheDB;
@@ -84,6 +85,8 @@ pub struct SimulateContext<'a> {
     pub base: Header,
     pub base_hash: B256,
     pub state: StateView,
+    /// Compute each simulated block's state root (`--profile geth`); otherwise it is zero.
+    pub state_roots: bool,
 }
 
 type SimEvm = Evm<
@@ -129,7 +132,8 @@ pub fn simulate(ctx: SimulateContext, payload: &SimulatePayload) -> ChainResult<
 
     let mut db = CacheDB::new(ctx.state.clone());
     db.cache.block_hashes.insert(U256::from(ctx.base.number), ctx.base_hash);
-    let mut sim = Simulator { ctx: &ctx, payload, db: Some(db), gas_budget: ctx.gas_cap, deadline };
+    let mut sim =
+        Simulator { ctx: &ctx, payload, db: Some(db), gas_budget: ctx.gas_cap, deadline, written: Default::default() };
     let mut parent = (ctx.base.clone(), ctx.base_hash);
     let mut out = Vec::with_capacity(plan.len());
     for planned in &plan {
@@ -150,6 +154,8 @@ struct Simulator<'a> {
     /// Gas the remaining calls of the request may still use.
     gas_budget: u64,
     deadline: Instant,
+    /// Accounts written outside the EVM so far (overrides, withdrawals), for state roots.
+    written: AddressSet,
 }
 
 fn timeout(ctx: &SimulateContext) -> ChainError {
@@ -207,6 +213,11 @@ impl Simulator<'_> {
         let requests = system::post_block(&mut evm, spec_id)?;
         let mut db = evm.ctx.journaled_state.database;
         credit_withdrawals(&mut db, &block.withdrawals)?;
+        if self.ctx.state_roots {
+            let overrides = request.and_then(|r| r.state_overrides.as_ref());
+            self.written.extend(state_root::written_by(overrides, &block.withdrawals));
+            block.header.state_root = state_root::simulated_state_root(&self.ctx.state, &db, &self.written, spec_id)?;
+        }
 
         block.seal(requests.map(|r| r.requests_hash()));
         // BLOCKHASH in later simulated blocks sees this block.
