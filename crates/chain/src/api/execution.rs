@@ -92,7 +92,7 @@ impl Execution {
             base: view.context_header(at)?,
             base_hash,
             state: view.state(at),
-            state_roots: geth,
+            profile: config.profile,
         };
         simulate::simulate(ctx, payload)
     }

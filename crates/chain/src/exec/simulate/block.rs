@@ -148,6 +148,9 @@ pub struct CallOutcome {
     pub return_data: Bytes,
     /// In execution order, with transfer logs when traced; empty when the call failed.
     pub logs: Vec<Log>,
+    /// Block-wide `logIndex` of each log when it is not its position among the block's kept
+    /// logs: geth counts the logs of failed frames too (`--profile geth`).
+    pub log_indexes: Option<Vec<u64>>,
     pub error: Option<CallFailure>,
 }
 
@@ -167,7 +170,7 @@ impl CallOutcome {
             }
         };
         let logs = if success { logs } else { Vec::new() };
-        Self { success, gas_used: result.tx_gas_used(), max_used_gas, return_data, logs, error }
+        Self { success, gas_used: result.tx_gas_used(), max_used_gas, return_data, logs, log_indexes: None, error }
     }
 }
 
