@@ -7,7 +7,7 @@
 mod calls;
 mod events;
 mod failure;
-mod import;
+pub mod import;
 mod options;
 mod reads;
 mod work;

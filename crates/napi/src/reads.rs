@@ -65,7 +65,10 @@ impl NativeNode {
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
     pub fn get_block_receipts<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
         self.spawn(env, Class::Scans, move |n| {
-            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| receipt::block_receipts(&b, &n.chain().spec)))
+            Ok(n.api()
+                .blocks
+                .by_id(params::block(&block)?)?
+                .map_or("null".into(), |b| receipt::block_receipts(&b, &n.chain().spec)))
         })
     }
 

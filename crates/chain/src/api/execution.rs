@@ -8,12 +8,12 @@ use alloy_primitives::Bytes;
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionRequest};
 
 use crate::chain_state::ChainState;
+use crate::config::Profile;
 use crate::error::ChainResult;
 use crate::exec::call::{self, CallContext};
 use crate::exec::estimate;
 use crate::exec::overrides::apply_block_overrides;
 use crate::exec::simulate::{self, Limits, SimulateContext, SimulatePayload, SimulatedBlock};
-use crate::config::Profile;
 use crate::exec::ExecBlock;
 use crate::types::BlockId;
 use crate::view::Resolved;

@@ -78,7 +78,10 @@ mod tests {
         let requests = deposit_requests(contract, [&deposit, &elsewhere, &deposit]).unwrap();
         assert_eq!(requests.len(), 2 * 192);
         assert_eq!(&requests[..192], fields.concat().as_slice());
-        let short = Log { address: contract, data: LogData::new_unchecked(vec![DEPOSIT_EVENT_TOPIC], data[..100].to_vec().into()) };
+        let short = Log {
+            address: contract,
+            data: LogData::new_unchecked(vec![DEPOSIT_EVENT_TOPIC], data[..100].to_vec().into()),
+        };
         assert!(deposit_requests(contract, [&short]).is_err());
     }
 }

@@ -53,8 +53,7 @@ pub fn execute_block(
     let header = &block.header;
     let number = header.number;
     let spec_id = spec.spec_for_header(header);
-    let parent_state =
-        StateView { snapshot: snapshot.clone(), block: number - 1, overlay: None, codes: codes.clone() };
+    let parent_state = StateView { snapshot: snapshot.clone(), block: number - 1, overlay: None, codes: codes.clone() };
     let ctx = evm_context_with_spec(
         CacheDB::new(parent_state),
         spec,

@@ -49,7 +49,11 @@ pub fn file_blocks() -> Vec<Result<FileBlock, BlockFileError>> {
 
 /// Wraps decoded blocks as if read from a file.
 pub fn as_file(blocks: Vec<Block<TxEnvelope>>) -> Vec<Result<FileBlock, BlockFileError>> {
-    blocks.into_iter().enumerate().map(|(i, block)| Ok(FileBlock { index: i as u64, offset: 0, len: 0, block })).collect()
+    blocks
+        .into_iter()
+        .enumerate()
+        .map(|(i, block)| Ok(FileBlock { index: i as u64, offset: 0, len: 0, block }))
+        .collect()
 }
 
 /// Imports `blocks` into `store`, collecting the progress reports.

@@ -134,8 +134,15 @@ pub fn simulate(ctx: SimulateContext, payload: &SimulatePayload) -> ChainResult<
 
     let mut db = CacheDB::new(ctx.state.clone());
     db.cache.block_hashes.insert(U256::from(ctx.base.number), ctx.base_hash);
-    let mut sim =
-        Simulator { ctx: &ctx, payload, db: Some(db), gas_budget: ctx.gas_cap, deadline, written: Default::default(), captured: 0 };
+    let mut sim = Simulator {
+        ctx: &ctx,
+        payload,
+        db: Some(db),
+        gas_budget: ctx.gas_cap,
+        deadline,
+        written: Default::default(),
+        captured: 0,
+    };
     let mut parent = (ctx.base.clone(), ctx.base_hash);
     let mut out = Vec::with_capacity(plan.len());
     for planned in &plan {

@@ -153,7 +153,8 @@ mod tests {
 
     #[test]
     fn moves_are_checked() {
-        let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE).apply_overrides(&moves(list), false)
+        let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE)
+            .apply_overrides(&moves(list), false)
         {
             Err(ChainError::Simulate(kind, _)) => kind,
             other => panic!("expected a simulate error, got {other:?}"),
