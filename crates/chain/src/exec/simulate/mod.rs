@@ -308,10 +308,11 @@ impl Simulator<'_> {
 
         let call = calls::with_fee_defaults(call);
         let mut env = call_tx_env(&call, chain_id, gas, nonce, Some(base_fee))?;
-        // revm refuses a transaction nonce of 2^64-1 even with nonce checks off; geth runs the
-        // call unvalidated (its nonce check is off) and wraps the sender's nonce to 0.
-        let wraps = !self.payload.validation && nonce == u64::MAX;
-        if wraps {
+        // revm refuses a transaction nonce of 2^64-1 even with nonce checks off; geth runs such
+        // a call unvalidated (its nonce check is off), and a sender at 2^64-1 wraps to 0.
+        let unchecked_max = !self.payload.validation && nonce == u64::MAX;
+        let wraps = !self.payload.validation && state_nonce == u64::MAX;
+        if unchecked_max {
             env.nonce = 0;
         }
         let tx = calls::unsigned_tx(&call, chain_id, nonce, gas)?;
