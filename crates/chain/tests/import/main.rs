@@ -7,5 +7,6 @@ mod kit;
 
 mod chain;
 mod resume;
+mod sim_roots;
 mod support;
 mod tampered;
