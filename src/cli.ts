@@ -59,6 +59,15 @@ const FLAGS: Flag[] = [
   { name: 'preconf-interval-ms', value: 'MS', help: 'pre-confirmation interval', chainDefault: 'preconfIntervalMs', apply: (c, v) => void (c.chain.preconfIntervalMs = int('preconf-interval-ms', v, 10)) },
   { name: 'block-time-ms', value: 'MS', help: 'block sealing interval', chainDefault: 'blockTimeMs', apply: (c, v) => void (c.chain.blockTimeMs = int('block-time-ms', v, 10)) },
   { name: 'no-build', help: 'serve the stored chain without producing blocks (an imported chain; transactions wait in the pool)', apply: (c) => void (c.chain.build = false) },
+  {
+    name: 'profile',
+    value: 'NAME',
+    help: 'interface profile: "default" (the product\'s) or "geth" (geth\'s answers where they differ, docs/compat.md)',
+    apply: (c, v) => {
+      if (v !== 'default' && v !== 'geth') throw new Error(`--profile must be "default" or "geth", got "${v}"`);
+      c.chain.profile = v;
+    },
+  },
   { name: 'no-preconf', help: 'no pre-confirmations: pending equals latest, eth_simulateV1 is off', apply: (c) => void (c.chain.preconf = false) },
   { name: 'preconf-receipts', help: 'answer eth_getTransactionReceipt for pre-confirmed transactions (Base-style; default: once sealed, as geth)', apply: (c) => void (c.chain.preconfReceipts = true) },
   { name: 'public', help: 'public endpoint mode: eth_getBlockReceipts answers HTTP 403', apply: (c) => void (c.server.publicEndpoint = true) },
@@ -109,7 +118,7 @@ export function usage(): string {
     const d = f.chainDefault !== undefined ? chain[f.chainDefault] : f.serverDefault !== undefined ? server[f.serverDefault] : undefined;
     return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
   });
-  return `Usage: preconf-node [flags]\n\n${lines.join('\n')}\n  --help                          this text\n`;
+  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n\n${lines.join('\n')}\n  --help                          this text\n`;
 }
 
 /** Parses argv (without node and script). Throws with a message naming the bad flag. */

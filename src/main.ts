@@ -1,10 +1,15 @@
 // The `preconf-node` command.
 
 import { parseArgs, usage } from './cli.js';
+import { runImport } from './commands/import.js';
 import { startNode } from './server.js';
 import { verifyCommand } from './commands/verify.js';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'import') {
+    process.exitCode = await runImport(process.argv.slice(3));
+    return;
+  }
   if (process.argv[2] === 'verify') {
     process.exit(await verifyCommand(process.argv.slice(3)));
   }

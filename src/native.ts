@@ -10,11 +10,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, NativeFailure, NativeMetrics, NativeNode, NodeOptions } from '../native/native.js';
+import type { ChainInfo, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NativeNode, NodeOptions } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
-export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
+export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
 
 export { SUPPORTED_PLATFORMS } from '../scripts/platforms.mjs';
 
@@ -50,6 +50,11 @@ const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string
 /** `preconf-node verify`: the head's state root recomputed and compared (see commands/verify.ts). */
 export function verifyStore(datadir: string): Promise<Addon.VerifyReport> {
   return loaded().verifyStore(datadir);
+}
+
+/** Imports a blocks file into a datadir (`preconf-node import`), off the event loop. */
+export function importChain(options: ImportOptions, onProgress?: (p: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure> {
+  return loaded().importChain(options, onProgress);
 }
 
 /** The chain's defaults for the options the CLI does not set. */

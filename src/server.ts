@@ -49,7 +49,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
   const metrics = new LoopMetrics(methods.keys());
-  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch }, logInternal, metrics.rpc);
+  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch, profile: config.chain.profile ?? 'default' }, logInternal, metrics.rpc);
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
   const ws = mountWebSocket(app, dispatcher, hub, {

@@ -1,7 +1,9 @@
 // Every failure a client can see, and the one table that maps native (Rust) failures to
 // JSON-RPC codes. Messages follow geth's wording: clients such as viem match on the text.
 
-import type { ErrorKind } from '../../native/native.js';
+import type { ErrorKind, Profile } from '../../native/native.js';
+
+export type { Profile } from '../../native/native.js';
 
 export const Code = {
   ParseError: -32700,
@@ -89,6 +91,17 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   simTimeout: Code.Timeout,
 };
 
+/** Where `--profile geth` answers with geth's code instead of the product's
+ *  (docs/compat.md lists every difference between the profiles). */
+const GETH_CODES: Partial<Record<ErrorKind, number>> = {
+  reverted: 3, // geth's revert code in eth_call/eth_estimateGas (ethereum/go-ethereum internal/ethapi)
+};
+
+/** The JSON-RPC code of a native failure under a profile. */
+export function nativeCode(kind: ErrorKind, profile: Profile = 'default'): number {
+  return (profile === 'geth' ? GETH_CODES[kind] : undefined) ?? NATIVE_CODES[kind];
+}
+
 export type Logger = (message: string, error?: unknown) => void;
 
 export const logInternal: Logger = (message, error) => {
@@ -96,10 +109,10 @@ export const logInternal: Logger = (message, error) => {
 };
 
 /** Turns anything thrown by a handler into the JSON-RPC error the client sees. */
-export function toRpcError(err: unknown, log: Logger = logInternal): RpcError {
+export function toRpcError(err: unknown, log: Logger = logInternal, profile: Profile = 'default'): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof NativeError) {
-    const code = NATIVE_CODES[err.kind];
+    const code = nativeCode(err.kind, profile);
     if (code === Code.Internal) {
       log(`native ${err.kind}: ${err.message}`);
       return new RpcError(Code.Internal, err.message || 'internal error');

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 envelopes: single requests, batches and notifications. Handlers return the
 // result as JSON text, which is spliced into the response without re-serialising.
 
-import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal } from '../errors/index.js';
+import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal, type Profile } from '../errors/index.js';
 import type { MethodStat, RpcStats } from '../metrics/rpc.js';
 
 export type Id = number | string | null;
@@ -23,6 +23,8 @@ export interface Method {
 
 export interface DispatchLimits {
   maxBatch: number;
+  /** Whose error codes to answer with (`--profile`): the product's or geth's. */
+  profile?: Profile;
 }
 
 const HTTP_FORBIDDEN = '403 Forbidden';
@@ -194,7 +196,7 @@ export class Dispatcher {
           },
           (e: unknown) => {
             stat?.record(started, true);
-            return errorResponse(id, toRpcError(e, this.log));
+            return errorResponse(id, toRpcError(e, this.log, this.limits.profile));
           },
         );
       }
@@ -202,7 +204,7 @@ export class Dispatcher {
       return resultResponse(id, result);
     } catch (e) {
       stat?.record(started, true);
-      return errorResponse(id, toRpcError(e, this.log));
+      return errorResponse(id, toRpcError(e, this.log, this.limits.profile));
     }
   }
 }

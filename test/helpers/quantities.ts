@@ -35,8 +35,6 @@ export interface QuantityParam {
   hashAt256?: boolean;
   /** What a value in range answers. */
   inRange(reply: Reply, q: string): void;
-  /** Values whose answer is a known defect, covered by its own test instead. */
-  knownDefect?: string[];
 }
 
 export const fits = (p: QuantityParam, q: string): boolean =>
@@ -181,11 +179,11 @@ export const QUANTITY_PARAMS: QuantityParam[] = [
   { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ maxPriorityFeePerGas: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].maxPriorityFeePerGas', bits: 128, inRange: error(-32602, /^max priority fee per gas higher than max fee per gas$/) },
   { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ maxFeePerBlobGas: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].maxFeePerBlobGas', bits: 128, inRange: simResult() },
   { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ value: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].value', bits: 256, inRange: error(-38014, /insufficient funds/) },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ nonce: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].nonce', bits: 64, inRange: simResult(), knownDefect: [NONCE_MAX] },
+  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ nonce: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].nonce', bits: 64, inRange: simResult() },
   { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ chainId: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].chainId', bits: 64, inRange: error(-32000, /^chainId does not match node's/) },
   { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ type: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].type', bits: 8, inRange: simResult() },
   { method: 'eth_simulateV1', params: (q) => sim({ stateOverrides: { [A]: { balance: q } }, calls: [call({})] }), path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.balance`, bits: 256, inRange: simResult() },
-  { method: 'eth_simulateV1', params: (q) => sim({ stateOverrides: { [A]: { nonce: q } }, calls: [call({})] }), path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.nonce`, bits: 64, inRange: simResult(), knownDefect: [NONCE_MAX] },
+  { method: 'eth_simulateV1', params: (q) => sim({ stateOverrides: { [A]: { nonce: q } }, calls: [call({})] }), path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.nonce`, bits: 64, inRange: simResult() },
   // Past the 256 blocks a request may span: geth's client-limit code.
   { method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { number: q } }), path: 'invalid argument 0.blockStateCalls[0].blockOverrides.number', bits: 64, inRange: error(-38026, /^too many blocks/) },
   ...(['time', 'gasLimit'] as const).map(

@@ -39,6 +39,19 @@ pub struct ChainConfig {
     /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
     /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
     pub preconf_receipts: bool,
+    /// Whose interface to answer with where the product's deliberately differs from geth's
+    /// (docs/compat.md lists every difference).
+    pub profile: Profile,
+}
+
+/// The interface profile (`--profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// The product's interface.
+    #[default]
+    Default,
+    /// geth's answers (the rpc-compat suite): e.g. real state roots of simulated blocks.
+    Geth,
 }
 
 impl Default for ChainConfig {
@@ -65,6 +78,7 @@ impl Default for ChainConfig {
             trace_max_timeout_ms: 60_000,
             trace_max_bytes: 64 * 1024 * 1024,
             preconf_receipts: false,
+            profile: Profile::Default,
         }
     }
 }

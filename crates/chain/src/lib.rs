@@ -16,6 +16,7 @@ pub mod events;
 pub mod exec;
 pub mod genesis;
 pub mod metrics;
+pub mod import;
 pub mod node;
 pub mod pool;
 pub mod spec;
@@ -24,7 +25,7 @@ pub mod store;
 pub mod types;
 pub mod view;
 
-pub use config::ChainConfig;
+pub use config::{ChainConfig, Profile};
 pub use error::{ChainError, ChainResult, SimulateError};
 pub use node::Node;
 pub use types::BlockId;

@@ -56,9 +56,11 @@ impl Node {
         };
         let pool =
             Pool::new(PoolLimits { max_per_sender: config.pool_max_per_sender, max_total: config.pool_max_total });
+        // An imported chain's fork choice, else the configured depth behind the head.
+        let finalized = snapshot.finalized().unwrap_or(head_number.saturating_sub(config.finality_depth));
         let view = ChainView {
             snapshot,
-            finalized: head_number.saturating_sub(config.finality_depth),
+            finalized,
             head: Arc::new(head),
             pending: None,
             codes: Arc::new(CodeCache::default()),

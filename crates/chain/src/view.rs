@@ -79,7 +79,9 @@ impl ChainView {
         let head = self.head_number();
         Ok(match id {
             BlockId::Pending if self.pending.is_some() => Resolved::Pending,
-            BlockId::Pending | BlockId::Latest | BlockId::Safe => Resolved::Sealed(head),
+            BlockId::Pending | BlockId::Latest => Resolved::Sealed(head),
+            // An imported chain's fork choice names it; otherwise every sealed block is safe.
+            BlockId::Safe => Resolved::Sealed(self.snapshot.safe().filter(|s| *s <= head).unwrap_or(head)),
             BlockId::Finalized => Resolved::Sealed(self.finalized),
             BlockId::Earliest => Resolved::Sealed(0),
             BlockId::Number(n) if n <= head => Resolved::Sealed(n),

@@ -8,6 +8,7 @@ mod calls;
 mod events;
 mod failure;
 mod metrics;
+pub mod import;
 mod options;
 mod reads;
 mod tools;

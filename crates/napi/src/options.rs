@@ -2,7 +2,15 @@
 //! own defaults (`ChainConfig::default`) are the only ones.
 
 use napi_derive::napi;
-use preconf_chain::ChainConfig;
+use preconf_chain::{ChainConfig, Profile as ChainProfile};
+
+/// Whose interface to answer with where the product's differs from geth's (`--profile`).
+#[napi(string_enum = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Default,
+    Geth,
+}
 
 /// The chain side of the command-line flags. Absent fields take the chain's defaults,
 /// which `defaultOptions()` reports.
@@ -39,6 +47,8 @@ pub struct NodeOptions {
     pub trace_max_timeout_ms: Option<u32>,
     /// The largest trace output (JSON bytes) one request may produce.
     pub trace_max_bytes: Option<u32>,
+    /// `default` (the product's interface) or `geth` (docs/compat.md).
+    pub profile: Option<Profile>,
 }
 
 impl NodeOptions {
@@ -73,6 +83,11 @@ impl NodeOptions {
             preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
             trace_max_timeout_ms: self.trace_max_timeout_ms.map_or(d.trace_max_timeout_ms, u64::from),
             trace_max_bytes: self.trace_max_bytes.map_or(d.trace_max_bytes, |v| v as usize),
+            profile: match self.profile {
+                Some(Profile::Geth) => ChainProfile::Geth,
+                Some(Profile::Default) => ChainProfile::Default,
+                None => d.profile,
+            },
         })
     }
 }
@@ -103,5 +118,9 @@ pub fn default_options() -> NodeOptions {
         preconf_receipts: Some(d.preconf_receipts),
         trace_max_timeout_ms: Some(d.trace_max_timeout_ms as u32),
         trace_max_bytes: Some(d.trace_max_bytes as u32),
+        profile: Some(match d.profile {
+            ChainProfile::Geth => Profile::Geth,
+            ChainProfile::Default => Profile::Default,
+        }),
     }
 }

@@ -65,7 +65,10 @@ impl NativeNode {
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
     pub fn get_block_receipts<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
         self.spawn(env, Class::Scans, move |n| {
-            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| receipt::block_receipts(&b)))
+            Ok(n.api()
+                .blocks
+                .by_id(params::block(&block)?)?
+                .map_or("null".into(), |b| receipt::block_receipts(&b, &n.chain().spec)))
         })
     }
 
@@ -103,7 +106,7 @@ impl NativeNode {
             Ok(n.api()
                 .transactions
                 .receipt(params::hash(&hash)?)?
-                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i)))
+                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, &n.chain().spec)))
         })
     }
 
@@ -113,7 +116,7 @@ impl NativeNode {
     pub fn get_preconfirmed_receipt(&self, hash: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
             let found = n.api().transactions.preconfirmed_receipt(params::hash(&hash)?)?;
-            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i)))
+            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, &n.chain().spec)))
         })
     }
 

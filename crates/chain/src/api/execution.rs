@@ -8,6 +8,7 @@ use alloy_primitives::Bytes;
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionRequest};
 
 use crate::chain_state::ChainState;
+use crate::config::Profile;
 use crate::error::ChainResult;
 use crate::exec::call::{self, CallContext};
 use crate::exec::estimate;
@@ -16,6 +17,9 @@ use crate::exec::simulate::{self, Limits, SimulateContext, SimulatePayload, Simu
 use crate::exec::ExecBlock;
 use crate::types::BlockId;
 use crate::view::Resolved;
+
+/// The block time geth's eth_simulateV1 assumes between simulated blocks.
+const GETH_BLOCK_TIME_MS: u64 = 12_000;
 
 pub struct Execution {
     chain: Arc<ChainState>,
@@ -38,6 +42,7 @@ impl Execution {
             state: view.state(at),
             block: exec_block,
             gas_cap: self.chain.config.gas_cap,
+            unpriced_sees_zero_fees: self.chain.config.profile == Profile::Geth,
         })
     }
 
@@ -68,6 +73,7 @@ impl Execution {
             max_calls: config.simulate_max_calls,
         };
         simulate::check_payload(payload, &limits)?;
+        let geth = config.profile == Profile::Geth;
         let view = self.chain.view();
         let at = view.resolve(block)?;
         // The block being built has no hash until it is sealed: its children link to zero,
@@ -81,10 +87,12 @@ impl Execution {
             limits,
             timeout: Duration::from_millis(config.simulate_timeout_ms),
             gas_cap: config.gas_cap,
-            block_time_ms: config.block_time_ms,
+            // geth's simulated blocks are 12 s apart; ours follow this chain's block time.
+            block_time_ms: if geth { GETH_BLOCK_TIME_MS } else { config.block_time_ms },
             base: view.context_header(at)?,
             base_hash,
             state: view.state(at),
+            profile: config.profile,
         };
         simulate::simulate(ctx, payload)
     }

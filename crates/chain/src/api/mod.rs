@@ -2,6 +2,7 @@
 //! helpers are. Each part is given the shared `ChainState` and the parts it builds on;
 //! none of them knows the builder. Results are typed: rendering them is the edge's job.
 
+pub mod blobs;
 pub mod blocks;
 pub mod execution;
 pub mod fees;

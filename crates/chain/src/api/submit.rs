@@ -10,15 +10,21 @@ use alloy_rpc_types_eth::TransactionRequest;
 use parking_lot::Mutex;
 use revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx;
 
+use super::blobs;
 use super::execution::Execution;
 use super::fees::Fees;
 use crate::chain_state::ChainState;
+use crate::config::Profile;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
 use crate::types::BlockId;
+
+fn tx_blob_gas(tx: &TxEnvelope) -> u64 {
+    tx.blob_versioned_hashes().map_or(0, |h| h.len() as u64 * alloy_eips::eip4844::DATA_GAS_PER_BLOB)
+}
 
 /// geth's txMaxSize: 4 slots of 32 KiB.
 pub const MAX_TX_BYTES: usize = 128 * 1024;
@@ -41,6 +47,13 @@ impl Submission {
     /// none on other chains).
     pub fn dev_accounts(&self) -> &[DevAccount] {
         &self.dev_accounts
+    }
+
+    /// Blob transactions are taken only by `--profile geth` serving a stored chain: the
+    /// product's chain has no blobs, and nothing here executes what the pool holds.
+    fn accepts_blobs(&self) -> bool {
+        let config = &self.chain.config;
+        config.profile == Profile::Geth && !config.build
     }
 
     fn pending_nonce(&self, sender: &Address) -> ChainResult<u64> {
@@ -68,7 +81,8 @@ impl Submission {
 
     /// Stateless and state checks, in geth's words.
     pub fn validate_raw(&self, raw: Bytes) -> ChainResult<PooledTx> {
-        if raw.len() > MAX_TX_BYTES {
+        let blob = raw.first() == Some(&3);
+        if raw.len() > MAX_TX_BYTES && !(blob && self.accepts_blobs()) {
             return Err(ChainError::Rejected(format!(
                 "oversized data: transaction size {}, limit {MAX_TX_BYTES}",
                 raw.len()
@@ -76,7 +90,7 @@ impl Submission {
         }
         match raw.first() {
             None => return Err(ChainError::InvalidParams("empty transaction".into())),
-            Some(3) => return Err(ChainError::Rejected(
+            Some(3) if !self.accepts_blobs() => return Err(ChainError::Rejected(
                 "transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs"
                     .into(),
             )),
@@ -85,8 +99,12 @@ impl Submission {
             }
             _ => {}
         }
-        let tx = TxEnvelope::decode_2718_exact(&raw)
-            .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
+        let tx = if blob {
+            blobs::decode_blob_tx(&raw, &self.chain.spec, self.chain.view().pending_header().timestamp)?
+        } else {
+            TxEnvelope::decode_2718_exact(&raw)
+                .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?
+        };
         let sender = tx.recover_signer().map_err(|_| ChainError::Rejected("invalid sender".into()))?;
         if let Some(id) = tx.chain_id() {
             if id != self.chain.chain_id() {
@@ -137,7 +155,9 @@ impl Submission {
             )));
         }
         let balance = account.map(|a| a.balance).unwrap_or(U256::ZERO);
-        let cost = ptx.cost();
+        // A blob transaction also pays for its blob gas at its blob fee cap.
+        let blob_gas = tx_blob_gas(&ptx.tx);
+        let cost = ptx.cost() + U256::from(blob_gas) * U256::from(ptx.tx.max_fee_per_blob_gas().unwrap_or_default());
         if balance < cost {
             return Err(ChainError::Rejected(format!(
                 "insufficient funds for gas * price + value: balance {balance}, tx cost {cost}, overshot {}",

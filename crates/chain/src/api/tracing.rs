@@ -160,6 +160,7 @@ impl Tracing {
             state: view.state(at),
             block: ExecBlock::from_header(&view.context_header(at)?),
             gas_cap: self.chain.config.gas_cap,
+            unpriced_sees_zero_fees: self.chain.config.profile == crate::config::Profile::Geth,
         };
         access_list::create_access_list(&ctx, tx, state_overrides)
     }

@@ -21,6 +21,10 @@ pub struct CallContext<'a> {
     pub block: ExecBlock,
     /// Gas a call gets when it names none, and the most it may name.
     pub gas_cap: u64,
+    /// geth's rule (`--profile geth`): a call that names no fee sees a base fee of zero
+    /// (`BASEFEE`), and one that names a zero blob fee a blob base fee of zero. The
+    /// product's interface keeps the block's fees (README).
+    pub unpriced_sees_zero_fees: bool,
 }
 
 impl CallContext<'_> {
@@ -42,6 +46,17 @@ impl CallContext<'_> {
         };
         let env = call_tx_env(tx, self.spec.chain_id(), gas, nonce, Some(self.block.base_fee))?;
         let mut evm = build_evm(db, self.spec, &self.block, Mode::Call);
+        if self.unpriced_sees_zero_fees {
+            let zero = |v: Option<u128>| v.is_none_or(|v| v == 0);
+            if zero(tx.gas_price) && zero(tx.max_fee_per_gas) && zero(tx.max_priority_fee_per_gas) {
+                evm.ctx.block.basefee = 0;
+            }
+            if tx.max_fee_per_blob_gas == Some(0) {
+                if let Some(blob) = evm.ctx.block.blob_excess_gas_and_price.as_mut() {
+                    blob.blob_gasprice = 0;
+                }
+            }
+        }
         let out = evm.transact(env).map_err(|e| evm_error(e, from, gas))?;
         Ok(out.result)
     }

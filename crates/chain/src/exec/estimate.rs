@@ -27,14 +27,16 @@ pub fn estimate_gas(ctx: &CallContext, tx: &TransactionRequest, overrides: Optio
         }
     }
 
-    // A plain transfer to an account without code costs exactly 21000.
+    // A plain transfer to an account without code usually costs exactly 21000. Tried, not
+    // assumed: an access or authorization list costs more, and then (as in geth) the 21000
+    // run's failure is no answer, the search below is.
     if input(tx)?.is_empty() {
         if let Some(to) = tx.to.and_then(|k| k.to().copied()) {
             let overridden = overrides.is_some_and(|o| o.contains_key(&to));
             if !overridden
                 && hi >= 21_000
                 && ctx.state.code_bytes(&to)?.is_empty()
-                && ctx.run(tx, overrides, 21_000)?.is_success()
+                && ctx.run(tx, overrides, 21_000).is_ok_and(|r| r.is_success())
             {
                 return Ok(21_000);
             }

@@ -74,24 +74,15 @@ impl ExecBlock {
     }
 }
 
-/// The blob base-fee update fraction for the fork in force.
+/// The blob base-fee update fraction in force at `timestamp`: the genesis `blobSchedule`
+/// entry of the fork, blob-parameter-only forks (BPO1…) included; revm's defaults when the
+/// schedule names none.
 fn blob_update_fraction(spec: &ChainSpec, timestamp: u64, spec_id: SpecId) -> u64 {
-    let schedule = &spec.genesis.config.blob_schedule;
-    let named = if spec_id.is_enabled_in(SpecId::OSAKA) {
-        "osaka"
-    } else if spec_id.is_enabled_in(SpecId::PRAGUE) {
-        "prague"
-    } else {
-        "cancun"
-    };
-    let _ = timestamp;
-    schedule.get(named).map(|p| p.update_fraction as u64).unwrap_or_else(|| {
-        if spec_id.is_enabled_in(SpecId::PRAGUE) {
-            BlobParams::prague().update_fraction as u64
-        } else {
-            BlobParams::cancun().update_fraction as u64
-        }
-    })
+    match spec.blob_params_at(timestamp) {
+        Some(params) => params.update_fraction as u64,
+        None if spec_id.is_enabled_in(SpecId::PRAGUE) => BlobParams::prague().update_fraction as u64,
+        None => BlobParams::cancun().update_fraction as u64,
+    }
 }
 
 /// How strictly a transaction is checked.
@@ -126,7 +117,26 @@ pub fn evm_context<DB: DatabaseRef>(
     mode: Mode,
 ) -> EvmContext<DB> {
     let spec_id = spec.spec_at(block.number, block.timestamp);
-    EvmContext::<DB>::new(db, spec_id).with_cfg(cfg_env(spec, spec_id, mode)).with_block(block.env(spec, spec_id))
+    evm_context_with_spec(db, spec, block, mode, spec_id)
+}
+
+/// Like [`evm_context`] with the rules given: an imported block runs under the rules its
+/// header says (`ChainSpec::spec_for_header`: a chain merged by total difficulty has no
+/// block number for the Merge). The blob limits follow the block's timestamp (EIP-7840
+/// schedule, BPO forks, Osaka's per-transaction cap of EIP-7594).
+pub fn evm_context_with_spec<DB: DatabaseRef>(
+    db: CacheDB<DB>,
+    spec: &ChainSpec,
+    block: &ExecBlock,
+    mode: Mode,
+    spec_id: SpecId,
+) -> EvmContext<DB> {
+    let mut cfg = cfg_env(spec, spec_id, mode);
+    if let Some(params) = spec.blob_params_at(block.timestamp) {
+        cfg.max_blobs_per_tx = Some(params.max_blobs_per_tx);
+        cfg.blob_base_fee_update_fraction = Some(params.update_fraction as u64);
+    }
+    EvmContext::<DB>::new(db, spec_id).with_cfg(cfg).with_block(block.env(spec, spec_id))
 }
 
 /// An EVM over `CacheDB<DB>` for one block.

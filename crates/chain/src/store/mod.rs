@@ -10,6 +10,7 @@
 //! state root never needs the whole state in memory. (docs/storage.md explains why.)
 
 pub mod codec;
+mod fork_choice;
 pub mod genesis;
 mod snapshot;
 pub mod trie;
@@ -51,6 +52,10 @@ const META_GENESIS: &str = "genesis_hash";
 /// knows its chain without the genesis file.
 const META_SPEC: &str = "genesis_spec";
 const META_SCHEMA: &str = "schema";
+/// The `safe` and `finalized` blocks an import named (absent: the head, and the head minus
+/// `--finality-depth`). Writing a block clears them: from then on the node's own rules apply.
+pub(crate) const META_SAFE: &str = "safe";
+pub(crate) const META_FINALIZED: &str = "finalized";
 const SCHEMA_VERSION: &[u8] = b"2";
 
 /// One sealed block as the store writes it.
@@ -208,6 +213,8 @@ fn write_block(txn: &redb::WriteTransaction, block: &BlockWrite<'_>) -> ChainRes
     write_state(txn, number, block.changes)?;
     let mut meta = txn.open_table(META)?;
     meta.insert(META_HEAD, number.to_be_bytes().as_slice())?;
+    meta.remove(META_SAFE)?;
+    meta.remove(META_FINALIZED)?;
     if number == 0 || meta.get(META_GENESIS)?.is_none() {
         meta.insert(META_GENESIS, block.hash.as_slice())?;
     }

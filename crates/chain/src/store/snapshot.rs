@@ -13,6 +13,9 @@ use crate::state::changes::AccountState;
 
 pub struct StoreSnapshot {
     head: Option<u64>,
+    /// `safe` and `finalized` as an import set them (`Store::set_fork_choice`).
+    safe: Option<u64>,
+    finalized: Option<u64>,
     /// The state trie as committed (proofs at the head and recent blocks).
     trie: preconf_trie::TrieSnapshot,
     headers: ReadOnlyTable<u64, &'static [u8]>,
@@ -30,8 +33,12 @@ impl StoreSnapshot {
     pub(super) fn new(txn: ReadTransaction) -> ChainResult<Self> {
         let meta = txn.open_table(META)?;
         let head = meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value()));
+        let safe = meta.get(META_SAFE)?.map(|v| codec::u64_from(v.value()));
+        let finalized = meta.get(META_FINALIZED)?.map(|v| codec::u64_from(v.value()));
         Ok(Self {
             head,
+            safe,
+            finalized,
             trie: preconf_trie::TrieSnapshot::open(&txn)?,
             headers: txn.open_table(HEADERS)?,
             hashes: txn.open_table(HASHES)?,
@@ -52,6 +59,16 @@ impl StoreSnapshot {
     /// The newest block this snapshot holds.
     pub fn head(&self) -> Option<u64> {
         self.head
+    }
+
+    /// The `safe` block an import named, if the store has one (see `Store::set_fork_choice`).
+    pub fn safe(&self) -> Option<u64> {
+        self.safe
+    }
+
+    /// The `finalized` block an import named, if the store has one.
+    pub fn finalized(&self) -> Option<u64> {
+        self.finalized
     }
 
     /// The account as of the end of `block`; `None` when it does not exist.

@@ -2,12 +2,20 @@
 
 use alloy_consensus::{Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction as _};
 use alloy_rpc_types_eth::{Log, TransactionReceipt};
+use preconf_chain::consensus::{blob::GAS_PER_BLOB, header_blob_base_fee};
+use preconf_chain::spec::ChainSpec;
 use preconf_chain::types::{BlockData, ExecutedTx};
 
 use super::{log::log, to_json, TxPosition};
 
-/// One receipt; `first_log_index` is the block-wide index of its first log.
-pub fn receipt(etx: &ExecutedTx, position: &TxPosition, first_log_index: u64) -> TransactionReceipt {
+/// One receipt; `first_log_index` is the block-wide index of its first log;
+/// `blob_base_fee` the block's (Cancun on), which blob transactions' receipts carry.
+pub fn receipt(
+    etx: &ExecutedTx,
+    position: &TxPosition,
+    first_log_index: u64,
+    blob_base_fee: Option<u128>,
+) -> TransactionReceipt {
     let tx_hash = etx.hash();
     let logs: Vec<Log> = etx
         .receipt
@@ -17,6 +25,7 @@ pub fn receipt(etx: &ExecutedTx, position: &TxPosition, first_log_index: u64) ->
         .map(|(i, l)| log(l, position, tx_hash, first_log_index + i as u64))
         .collect();
     let logs_bloom = alloy_primitives::logs_bloom(etx.receipt.logs.iter());
+    let blobs = etx.tx.blob_versioned_hashes().map(|h| h.len());
     let receipt = Receipt { status: etx.receipt.status, cumulative_gas_used: etx.receipt.cumulative_gas_used, logs };
     let envelope = ReceiptEnvelope::from_typed(etx.tx_type(), ReceiptWithBloom { receipt, logs_bloom });
     TransactionReceipt {
@@ -27,8 +36,9 @@ pub fn receipt(etx: &ExecutedTx, position: &TxPosition, first_log_index: u64) ->
         block_number: Some(position.block_number),
         gas_used: etx.gas_used,
         effective_gas_price: etx.tx.effective_gas_price(position.base_fee),
-        blob_gas_used: None,
-        blob_gas_price: None,
+        // geth: present on blob transactions only.
+        blob_gas_used: blobs.map(|n| n as u64 * GAS_PER_BLOB),
+        blob_gas_price: blobs.and(blob_base_fee),
         from: etx.sender,
         to: etx.tx.to(),
         contract_address: etx.contract_address(),
@@ -36,20 +46,22 @@ pub fn receipt(etx: &ExecutedTx, position: &TxPosition, first_log_index: u64) ->
 }
 
 /// The receipt of the transaction at `index` of `block`.
-pub fn receipt_in_block(block: &BlockData, index: usize) -> String {
+pub fn receipt_in_block(block: &BlockData, index: usize, spec: &ChainSpec) -> String {
     let first_log: usize = block.txs[..index].iter().map(|t| t.receipt.logs.len()).sum();
-    to_json(&receipt(&block.txs[index], &TxPosition::in_block(block, index), first_log as u64))
+    let blob_fee = header_blob_base_fee(spec, &block.header);
+    to_json(&receipt(&block.txs[index], &TxPosition::in_block(block, index), first_log as u64, blob_fee))
 }
 
 /// Every receipt of a block, with block-wide log indices.
-pub fn block_receipts(block: &BlockData) -> String {
+pub fn block_receipts(block: &BlockData, spec: &ChainSpec) -> String {
+    let blob_fee = header_blob_base_fee(spec, &block.header);
     let mut next_log = 0u64;
     let list: Vec<TransactionReceipt> = block
         .txs
         .iter()
         .enumerate()
         .map(|(i, etx)| {
-            let r = receipt(etx, &TxPosition::in_block(block, i), next_log);
+            let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
             next_log += etx.receipt.logs.len() as u64;
             r
         })

@@ -35,8 +35,11 @@ fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
         .map(|(i, call)| {
             let position = TxPosition::in_block(&data, i);
             let tx_hash = sim.txs[i].hash();
-            let logs =
-                call.logs.iter().enumerate().map(|(j, l)| log(l, &position, tx_hash, first_log + j as u64)).collect();
+            let index = |j: usize| match &call.log_indexes {
+                Some(indexes) => indexes[j],
+                None => first_log + j as u64,
+            };
+            let logs = call.logs.iter().enumerate().map(|(j, l)| log(l, &position, tx_hash, index(j))).collect();
             first_log += call.logs.len() as u64;
             SimCallResult {
                 return_data: call.return_data.clone(),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, EMPTY_ROOT_HASH};
-use alloy_eips::{eip4895::Withdrawal, eip7685::EMPTY_REQUESTS_HASH, eip7840::BlobParams};
+use alloy_eips::{eip4895::Withdrawal, eip7685::EMPTY_REQUESTS_HASH};
 use alloy_primitives::{Bloom, Bytes, Log, B256, U256};
 use alloy_rlp::Encodable;
 use alloy_rpc_types_eth::BlockOverrides;
@@ -12,6 +12,7 @@ use revm::context_interface::result::ExecutionResult;
 use revm::primitives::hardfork::SpecId;
 
 use super::sanitize::PlannedBlock;
+use crate::consensus::next_excess_blob_gas;
 use crate::error::{ChainError, ChainResult};
 use crate::exec::errors::{halt_message, revert_message};
 use crate::spec::ChainSpec;
@@ -62,23 +63,14 @@ pub fn open_header(
     }
     if spec_id.is_enabled_in(SpecId::CANCUN) {
         header.blob_gas_used = Some(0);
-        header.excess_blob_gas = Some(parent.next_block_excess_blob_gas(blob_params(spec_id)).unwrap_or(0));
+        // The block's own fork's blob parameters (BPO forks included), as geth derives it.
+        header.excess_blob_gas = Some(next_excess_blob_gas(spec, parent, timestamp).unwrap_or(0));
         header.parent_beacon_block_root = Some(o.beacon_root.unwrap_or_default());
     }
     if spec_id.is_enabled_in(SpecId::PRAGUE) {
         header.requests_hash = Some(EMPTY_REQUESTS_HASH);
     }
     Ok(header)
-}
-
-fn blob_params(spec_id: SpecId) -> BlobParams {
-    if spec_id.is_enabled_in(SpecId::OSAKA) {
-        BlobParams::osaka()
-    } else if spec_id.is_enabled_in(SpecId::PRAGUE) {
-        BlobParams::prague()
-    } else {
-        BlobParams::cancun()
-    }
 }
 
 /// A simulated block after its calls ran.
@@ -156,6 +148,9 @@ pub struct CallOutcome {
     pub return_data: Bytes,
     /// In execution order, with transfer logs when traced; empty when the call failed.
     pub logs: Vec<Log>,
+    /// Block-wide `logIndex` of each log when it is not its position among the block's kept
+    /// logs: geth counts the logs of failed frames too (`--profile geth`).
+    pub log_indexes: Option<Vec<u64>>,
     pub error: Option<CallFailure>,
 }
 
@@ -175,7 +170,7 @@ impl CallOutcome {
             }
         };
         let logs = if success { logs } else { Vec::new() };
-        Self { success, gas_used: result.tx_gas_used(), max_used_gas, return_data, logs, error }
+        Self { success, gas_used: result.tx_gas_used(), max_used_gas, return_data, logs, log_indexes: None, error }
     }
 }
 

@@ -45,6 +45,18 @@ pub fn check_fees(call: &TransactionRequest, base_fee: u64, validation: bool) ->
     Ok(())
 }
 
+/// A validated call's nonce against its sender's, in geth's order: too high, too low, then
+/// a sender whose nonce cannot grow.
+pub fn check_nonce(tx: u64, state: u64) -> Result<(), EVMError<ChainError>> {
+    let invalid = match tx.cmp(&state) {
+        std::cmp::Ordering::Greater => InvalidTransaction::NonceTooHigh { tx, state },
+        std::cmp::Ordering::Less => InvalidTransaction::NonceTooLow { tx, state },
+        std::cmp::Ordering::Equal if state == u64::MAX => InvalidTransaction::NonceOverflowInTransaction,
+        std::cmp::Ordering::Equal => return Ok(()),
+    };
+    Err(EVMError::Transaction(invalid))
+}
+
 /// A simulated transaction: the envelope for JSON and receipts, and the bytes that go
 /// into `transactionsRoot`.
 pub struct UnsignedTx {

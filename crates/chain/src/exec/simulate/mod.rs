@@ -8,6 +8,7 @@ mod block;
 mod calls;
 pub mod precompiles;
 pub mod sanitize;
+pub mod state_root;
 pub mod tracer;
 
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use alloy_consensus::{Header, Receipt};
 use alloy_eips::eip4895::Withdrawal;
-use alloy_primitives::{Address, Bytes, B256, KECCAK256_EMPTY, U256};
+use alloy_primitives::{map::AddressSet, Address, Bytes, B256, KECCAK256_EMPTY, U256};
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionRequest};
 use revm::context::Evm;
 use revm::database::CacheDB;
@@ -36,6 +37,7 @@ use super::overrides::apply_state_overrides;
 use super::request::{call_tx_env, sender};
 use super::system::{self, SystemCalls};
 use super::{evm_context, EvmContext, ExecBlock, Mode};
+use crate::config::Profile;
 use crate::error::{ChainError, ChainResult, SimulateError};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
@@ -84,6 +86,9 @@ pub struct SimulateContext<'a> {
     pub base: Header,
     pub base_hash: B256,
     pub state: StateView,
+    /// `Geth` (`--profile geth`): real state roots (zero otherwise), logs numbered as geth
+    /// numbers them, two precompiles may move to one address (docs/compat.md).
+    pub profile: Profile,
 }
 
 type SimEvm = Evm<
@@ -129,7 +134,15 @@ pub fn simulate(ctx: SimulateContext, payload: &SimulatePayload) -> ChainResult<
 
     let mut db = CacheDB::new(ctx.state.clone());
     db.cache.block_hashes.insert(U256::from(ctx.base.number), ctx.base_hash);
-    let mut sim = Simulator { ctx: &ctx, payload, db: Some(db), gas_budget: ctx.gas_cap, deadline };
+    let mut sim = Simulator {
+        ctx: &ctx,
+        payload,
+        db: Some(db),
+        gas_budget: ctx.gas_cap,
+        deadline,
+        written: Default::default(),
+        captured: 0,
+    };
     let mut parent = (ctx.base.clone(), ctx.base_hash);
     let mut out = Vec::with_capacity(plan.len());
     for planned in &plan {
@@ -150,6 +163,10 @@ struct Simulator<'a> {
     /// Gas the remaining calls of the request may still use.
     gas_budget: u64,
     deadline: Instant,
+    /// Accounts written outside the EVM so far (overrides, withdrawals), for state roots.
+    written: AddressSet,
+    /// Logs the block's calls captured so far, failed frames' included (geth's numbering).
+    captured: u64,
 }
 
 fn timeout(ctx: &SimulateContext) -> ChainError {
@@ -186,10 +203,11 @@ impl Simulator<'_> {
         let mut db = self.db.take().ok_or_else(|| ChainError::Internal("simulation state lost".into()))?;
         let mut precompiles = SimPrecompiles::new(spec_id);
         if let Some(overrides) = request.and_then(|r| r.state_overrides.as_ref()) {
-            precompiles.apply_overrides(overrides)?;
+            precompiles.apply_overrides(overrides, self.ctx.profile == Profile::Geth)?;
             apply_state_overrides(&mut db, overrides)?;
         }
         let mut evm = self.build_evm(db, &header, block_overrides.map(|o| &o.header), precompiles);
+        self.captured = 0;
         system::pre_block(&mut evm, &header, spec_id)?;
 
         let mut block = SimulatedBlock {
@@ -207,6 +225,12 @@ impl Simulator<'_> {
         let requests = system::post_block(&mut evm, spec_id)?;
         let mut db = evm.ctx.journaled_state.database;
         credit_withdrawals(&mut db, &block.withdrawals)?;
+        credit_rewards(&mut db, spec, &block.header, &mut self.written)?;
+        if self.ctx.profile == Profile::Geth {
+            let overrides = request.and_then(|r| r.state_overrides.as_ref());
+            self.written.extend(state_root::written_by(overrides, &block.withdrawals));
+            block.header.state_root = state_root::simulated_state_root(&self.ctx.state, &db, &self.written, spec_id)?;
+        }
 
         block.seal(requests.map(|r| r.requests_hash()));
         // BLOCKHASH in later simulated blocks sees this block.
@@ -274,14 +298,23 @@ impl Simulator<'_> {
         let gas = wanted.min(self.gas_budget);
         let capped = gas < wanted;
         let base_fee = header.base_fee_per_gas.unwrap_or_default();
+        let state_nonce = evm.ctx.journaled_state.database.basic(sender)?.map(|a| a.nonce).unwrap_or_default();
+        let nonce = call.nonce.unwrap_or(state_nonce);
+        if self.payload.validation {
+            // geth checks the nonce before the fees (revm the other way round).
+            calls::check_nonce(nonce, state_nonce).map_err(|e| calls::refusal(e, sender, gas, capped))?;
+        }
         calls::check_fees(call, base_fee, self.payload.validation)?;
 
-        let nonce = match call.nonce {
-            Some(n) => n,
-            None => evm.ctx.journaled_state.database.basic(sender)?.map(|a| a.nonce).unwrap_or_default(),
-        };
         let call = calls::with_fee_defaults(call);
-        let env = call_tx_env(&call, chain_id, gas, nonce, Some(base_fee))?;
+        let mut env = call_tx_env(&call, chain_id, gas, nonce, Some(base_fee))?;
+        // revm refuses a transaction nonce of 2^64-1 even with nonce checks off; geth runs such
+        // a call unvalidated (its nonce check is off), and a sender at 2^64-1 wraps to 0.
+        let unchecked_max = !self.payload.validation && nonce == u64::MAX;
+        let wraps = !self.payload.validation && state_nonce == u64::MAX;
+        if unchecked_max {
+            env.nonce = 0;
+        }
         let tx = calls::unsigned_tx(&call, chain_id, nonce, gas)?;
 
         // Without validation a blob call that names no blob fee pays none: geth zeroes the
@@ -300,7 +333,7 @@ impl Simulator<'_> {
             return Err(timeout(self.ctx));
         }
         let out = out.map_err(|e| calls::refusal(e, sender, gas, capped))?;
-        let logs = evm.inspector.take_logs();
+        let traced = evm.inspector.take_logs();
         evm.commit(out.state);
 
         let result = out.result;
@@ -312,7 +345,20 @@ impl Simulator<'_> {
         };
         let receipt =
             Receipt { status: result.is_success().into(), cumulative_gas_used: used + gas_used, logs: receipt_logs };
-        block.calls.push(CallOutcome::new(&result, logs));
+        let mut outcome = CallOutcome::new(&result, traced.logs);
+        if self.ctx.profile == Profile::Geth {
+            let first = self.captured;
+            outcome.log_indexes = Some(traced.ordinals.iter().map(|o| first + o).take(outcome.logs.len()).collect());
+            self.captured += traced.captured;
+        }
+        if wraps && call.to.is_some_and(|k| k.is_call()) {
+            // geth's nonce is a uint64 that wraps; revm's saturates.
+            let db = &mut evm.ctx.journaled_state.database;
+            let mut info = db.basic(sender)?.unwrap_or_default();
+            info.nonce = 0;
+            db.insert_account_info(sender, info);
+        }
+        block.calls.push(outcome);
         block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender, receipt, gas_used }));
         block.encoded.push(tx.encoded);
         Ok(())
@@ -333,6 +379,23 @@ impl SystemCalls for SimEvm {
         self.commit(out.state);
         Ok(output)
     }
+}
+
+/// A simulated proof-of-work block pays the ethash block reward to its fee recipient, as
+/// geth's engine does when it assembles one (no uncles).
+fn credit_rewards(
+    db: &mut CacheDB<StateView>,
+    spec: &ChainSpec,
+    header: &Header,
+    written: &mut AddressSet,
+) -> ChainResult<()> {
+    for (address, amount) in crate::consensus::block_rewards(spec, header, &[]) {
+        let mut info = db.basic(address)?.unwrap_or_default();
+        info.balance = info.balance.saturating_add(amount);
+        db.insert_account_info(address, info);
+        written.insert(address);
+    }
+    Ok(())
 }
 
 /// Withdrawals from `blockOverrides` credit their recipients after the block's calls.

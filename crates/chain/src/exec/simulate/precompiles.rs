@@ -51,10 +51,11 @@ impl SimPrecompiles {
     }
 
     /// Applies a block's state overrides to the set, with geth's rules: only a precompile
-    /// can move, not onto itself, not onto an address another precompile moves to or that
-    /// is overridden itself; and any overridden precompile address stops being one (its
-    /// override, e.g. `code`, takes over).
-    pub fn apply_overrides(&mut self, overrides: &StateOverride) -> ChainResult<()> {
+    /// can move, not onto itself, not onto an address that is overridden itself; and any
+    /// overridden precompile address stops being one (its override, e.g. `code`, takes
+    /// over). Two precompiles moved to one address are refused (-38023), unless
+    /// `later_wins` (geth, which lets the later one in its map order take the address).
+    pub fn apply_overrides(&mut self, overrides: &StateOverride, later_wins: bool) -> ChainResult<()> {
         for (address, o) in overrides {
             let Some(to) = o.move_precompile_to else { continue };
             if !self.inner.contains(address) {
@@ -66,7 +67,7 @@ impl SimPrecompiles {
                     format!("precompile {address} cannot be moved onto itself"),
                 ));
             }
-            if let Some(other) = self.moved.get(&to) {
+            if let Some(other) = self.moved.get(&to).filter(|_| !later_wins) {
                 return Err(ChainError::sim(
                     SimulateError::PrecompileDuplicateAddress,
                     format!("precompiles {other} and {address} are both moved to {to}"),
@@ -114,8 +115,10 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SimPrecompiles {
         <EthPrecompiles as PrecompileProvider<CTX>>::run(&mut self.inner, context, inputs)
     }
 
+    /// The fork's precompile addresses, wherever they were moved: geth warms that fixed
+    /// list at the start of a transaction, not its simulation's precompile map.
     fn warm_addresses(&self) -> &AddressSet {
-        &self.active
+        self.inner.warm_addresses()
     }
 
     fn contains(&self, address: &Address) -> bool {
@@ -142,7 +145,7 @@ mod tests {
     #[test]
     fn a_moved_precompile_runs_at_its_new_address_only() {
         let mut p = SimPrecompiles::new(SpecId::PRAGUE);
-        p.apply_overrides(&moves(&[(ECRECOVER, NEW)])).unwrap();
+        p.apply_overrides(&moves(&[(ECRECOVER, NEW)]), false).unwrap();
         assert!(p.active.contains(&NEW));
         assert!(!p.active.contains(&ECRECOVER));
         assert!(p.active.contains(&SHA256));
@@ -150,7 +153,8 @@ mod tests {
 
     #[test]
     fn moves_are_checked() {
-        let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE).apply_overrides(&moves(list))
+        let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE)
+            .apply_overrides(&moves(list), false)
         {
             Err(ChainError::Simulate(kind, _)) => kind,
             other => panic!("expected a simulate error, got {other:?}"),
@@ -167,7 +171,7 @@ mod tests {
         let mut p = SimPrecompiles::new(SpecId::PRAGUE);
         let o: StateOverride =
             [(SHA256, AccountOverride { code: Some(vec![0x00].into()), ..Default::default() })].into_iter().collect();
-        p.apply_overrides(&o).unwrap();
+        p.apply_overrides(&o, false).unwrap();
         assert!(!p.active.contains(&SHA256));
     }
 }

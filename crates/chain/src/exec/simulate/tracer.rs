@@ -19,6 +19,15 @@ pub const TRANSFER_TOPIC: B256 = b256!("0xddf252ad1be2c89b69c2b068fc378daa952ba7
 /// How many instructions run between two looks at the clock.
 const CLOCK_EVERY: u32 = 4096;
 
+/// What a transaction logged: the logs its successful frames kept, and for geth's
+/// numbering (`--profile geth`) each one's position among every log the transaction
+/// captured, those of failed frames included, and how many that was.
+pub struct TracedLogs {
+    pub logs: Vec<Log>,
+    pub ordinals: Vec<u64>,
+    pub captured: u64,
+}
+
 pub struct SimTracer {
     trace_transfers: bool,
     deadline: Instant,
@@ -26,6 +35,11 @@ pub struct SimTracer {
     /// Set once the deadline passed: every frame then halts at its next instruction.
     pub timed_out: bool,
     logs: Vec<Log>,
+    /// For each kept log, how many logs the transaction had captured before it, dropped
+    /// ones included (geth numbers simulated logs that way, see `TracedLogs`).
+    ordinals: Vec<u64>,
+    /// Logs captured by the transaction so far, including those of failed frames.
+    captured: u64,
     /// `logs.len()` when each open frame started: a frame that fails drops what it logged.
     frames: Vec<usize>,
     /// Per open CREATE frame, the transfer log whose recipient is only known at its end.
@@ -40,16 +54,28 @@ impl SimTracer {
             steps: 0,
             timed_out: false,
             logs: Vec::new(),
+            ordinals: Vec::new(),
+            captured: 0,
             frames: Vec::new(),
             creates: Vec::new(),
         }
     }
 
     /// The logs of the transaction that just ran; the tracer is ready for the next one.
-    pub fn take_logs(&mut self) -> Vec<Log> {
+    pub fn take_logs(&mut self) -> TracedLogs {
         self.frames.clear();
         self.creates.clear();
-        std::mem::take(&mut self.logs)
+        TracedLogs {
+            logs: std::mem::take(&mut self.logs),
+            ordinals: std::mem::take(&mut self.ordinals),
+            captured: std::mem::take(&mut self.captured),
+        }
+    }
+
+    fn push(&mut self, log: Log) {
+        self.logs.push(log);
+        self.ordinals.push(self.captured);
+        self.captured += 1;
     }
 
     fn transfer(&mut self, from: Address, to: Address, value: U256) -> Option<usize> {
@@ -58,7 +84,7 @@ impl SimTracer {
         }
         let topics = vec![TRANSFER_TOPIC, from.into_word(), to.into_word()];
         let data = LogData::new_unchecked(topics, B256::from(value).0.to_vec().into());
-        self.logs.push(Log { address: TRANSFER_ADDRESS, data });
+        self.push(Log { address: TRANSFER_ADDRESS, data });
         Some(self.logs.len() - 1)
     }
 
@@ -66,6 +92,7 @@ impl SimTracer {
         let start = self.frames.pop().unwrap_or(0);
         if !ok {
             self.logs.truncate(start);
+            self.ordinals.truncate(start);
         }
     }
 }
@@ -84,7 +111,7 @@ impl<CTX> Inspector<CTX, EthInterpreter> for SimTracer {
     }
 
     fn log(&mut self, _context: &mut CTX, log: Log) {
-        self.logs.push(log);
+        self.push(log);
     }
 
     fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
@@ -131,13 +158,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn failed_frames_drop_their_logs_but_keep_their_numbers() {
+        let mut t = SimTracer::new(true, Instant::now());
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        t.frames.push(t.logs.len());
+        t.transfer(a, b, U256::from(1));
+        t.frame_end(false);
+        t.transfer(b, a, U256::from(2));
+        let traced = t.take_logs();
+        assert_eq!(traced.logs.len(), 1);
+        assert_eq!((traced.ordinals, traced.captured), (vec![1], 2));
+    }
+
+    #[test]
     fn transfer_logs_are_erc20_transfers() {
         let mut t = SimTracer::new(true, Instant::now());
         let from = Address::repeat_byte(0xc0);
         let to = Address::repeat_byte(0xc1);
         t.transfer(from, to, U256::from(1000));
         t.transfer(from, to, U256::ZERO);
-        let logs = t.take_logs();
+        let traced = t.take_logs();
+        assert_eq!((traced.ordinals.as_slice(), traced.captured), (&[0u64][..], 1));
+        let logs = traced.logs;
         assert_eq!(logs.len(), 1);
         assert_eq!(logs[0].address, TRANSFER_ADDRESS);
         assert_eq!(logs[0].topics(), &[TRANSFER_TOPIC, from.into_word(), to.into_word()]);
@@ -149,6 +191,6 @@ mod tests {
     fn without_trace_transfers_nothing_is_synthesised() {
         let mut t = SimTracer::new(false, Instant::now());
         assert!(t.transfer(Address::ZERO, Address::ZERO, U256::from(1)).is_none());
-        assert!(t.take_logs().is_empty());
+        assert!(t.take_logs().logs.is_empty());
     }
 }

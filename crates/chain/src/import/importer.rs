@@ -1,0 +1,202 @@
+//! The import loop: each block of the file is checked against its parent (header and
+//! body rules), executed, checked against what execution produced, and committed in one
+//! durable store transaction. Blocks the store already holds are skipped (after checking
+//! they are the same blocks), so an interrupted import resumes where it stopped.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alloy_consensus::{transaction::SignerRecoverable, Block, Header, TxEnvelope};
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Address, Bytes, B256, U256};
+use revm::primitives::hardfork::SpecId;
+
+use super::error::ImportError;
+use super::execute::execute_block;
+use crate::consensus::{
+    check_body, check_executed, check_header, expects_proof_of_stake, total_difficulty, BlockFileError, FileBlock,
+    Parent,
+};
+use crate::error::ChainError;
+use crate::spec::ChainSpec;
+use crate::state::CodeCache;
+use crate::store::{BlockWrite, Store, StoredBody, StoredReceipts};
+
+/// Where an import stands; handed to the progress callback.
+#[derive(Clone, Debug, Default)]
+pub struct ImportProgress {
+    /// The newest block in the store.
+    pub head: u64,
+    /// Blocks executed and committed by this import.
+    pub imported: u64,
+    /// Blocks of the file the store already held.
+    pub skipped: u64,
+    /// Transactions executed by this import.
+    pub transactions: u64,
+    /// Gas used by the imported blocks.
+    pub gas: u64,
+    pub elapsed: Duration,
+}
+
+impl ImportProgress {
+    /// Imported blocks per second so far.
+    pub fn blocks_per_second(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.imported as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The parent of the next block, as the checks need it.
+struct Tip {
+    header: Header,
+    hash: B256,
+    total_difficulty: U256,
+}
+
+pub struct Importer<'a> {
+    store: &'a Store,
+    spec: &'a ChainSpec,
+    codes: Arc<CodeCache>,
+    /// How often the progress callback runs (zero: after every block).
+    pub progress_every: Duration,
+}
+
+impl<'a> Importer<'a> {
+    pub fn new(store: &'a Store, spec: &'a ChainSpec) -> Self {
+        Self { store, spec, codes: Arc::new(CodeCache::default()), progress_every: Duration::from_secs(1) }
+    }
+
+    /// Imports the blocks `blocks` yields, in order, after the store's head. Returns the
+    /// final progress (also reported last to `on_progress`).
+    pub fn import(
+        &self,
+        blocks: impl IntoIterator<Item = Result<FileBlock, BlockFileError>>,
+        on_progress: &mut dyn FnMut(&ImportProgress),
+    ) -> Result<ImportProgress, ImportError> {
+        let started = Instant::now();
+        let mut tip = self.tip()?;
+        let mut progress = ImportProgress { head: tip.header.number, ..Default::default() };
+        let mut reported = Instant::now();
+        for item in blocks {
+            let block = item?.block;
+            let number = block.header.number;
+            if number <= tip.header.number {
+                self.check_stored(&block)?;
+                progress.skipped += 1;
+                continue;
+            }
+            if number != tip.header.number + 1 {
+                return Err(ImportError::Gap { number, head: tip.header.number });
+            }
+            let hash = self.import_block(&tip, &block)?;
+            progress.imported += 1;
+            progress.transactions += block.body.transactions.len() as u64;
+            progress.gas += block.header.gas_used;
+            progress.head = number;
+            let total_difficulty = total_difficulty(tip.total_difficulty, &block.header);
+            tip = Tip { header: block.header, hash, total_difficulty };
+            if reported.elapsed() >= self.progress_every {
+                progress.elapsed = started.elapsed();
+                on_progress(&progress);
+                reported = Instant::now();
+            }
+        }
+        progress.elapsed = started.elapsed();
+        on_progress(&progress);
+        Ok(progress)
+    }
+
+    /// Checks, executes and commits one block on top of `tip`; returns its hash.
+    fn import_block(&self, tip: &Tip, block: &Block<TxEnvelope>) -> Result<B256, ImportError> {
+        let header = &block.header;
+        let parent = Parent { header: &tip.header, hash: tip.hash, total_difficulty: tip.total_difficulty };
+        check_header(self.spec, &parent, header)?;
+        check_body(self.spec, block)?;
+        let senders = self.senders(block)?;
+        let snapshot = self.store.snapshot()?;
+        let executed = execute_block(self.spec, &snapshot, &self.codes, block, &senders)?;
+        check_executed(header, &executed.executed)?;
+
+        let hash = header.hash_slow();
+        let body = StoredBody {
+            txs: executed.txs.iter().map(|t| t.stored_tx()).collect(),
+            ommers: block.body.ommers.clone(),
+            withdrawals: block.body.withdrawals.clone().map(|w| w.into_inner()).unwrap_or_default(),
+        };
+        let receipts = StoredReceipts {
+            receipts: executed.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
+        };
+        let tx_hashes: Vec<B256> = executed.txs.iter().map(|t| t.hash()).collect();
+        self.store.commit_block(BlockWrite {
+            header,
+            hash,
+            body: &body,
+            receipts: &receipts,
+            tx_hashes: &tx_hashes,
+            changes: &executed.changes,
+            trie: &executed.trie,
+        })?;
+        Ok(hash)
+    }
+
+    /// Recovers every sender; before Homestead high-s signatures were valid (EIP-2).
+    fn senders(&self, block: &Block<TxEnvelope>) -> Result<Vec<Address>, ImportError> {
+        let number = block.header.number;
+        let frontier = !self.spec.spec_for_header(&block.header).is_enabled_in(SpecId::HOMESTEAD);
+        block
+            .body
+            .transactions
+            .iter()
+            .enumerate()
+            .map(|(index, tx)| {
+                let sender = if frontier { tx.recover_signer_unchecked() } else { tx.recover_signer() };
+                sender.map_err(|e| ImportError::Transaction {
+                    number,
+                    index,
+                    hash: *tx.tx_hash(),
+                    reason: format!("invalid signature: {e}"),
+                })
+            })
+            .collect()
+    }
+
+    /// A block of the file the store already holds must be the same block.
+    fn check_stored(&self, block: &Block<TxEnvelope>) -> Result<(), ImportError> {
+        let number = block.header.number;
+        let stored = self.store.snapshot()?.block_hash(number)?.unwrap_or_default();
+        let file = block.header.hash_slow();
+        if stored != file {
+            return Err(ImportError::Conflict { number, stored, file });
+        }
+        Ok(())
+    }
+
+    /// The store's head, with its total difficulty: after the Merge any value at or past the
+    /// terminal total difficulty decides the same, so only a proof-of-work head needs the
+    /// sum over its ancestors.
+    fn tip(&self) -> Result<Tip, ImportError> {
+        let snapshot = self.store.snapshot()?;
+        let number = snapshot.head().ok_or_else(|| ChainError::Internal("the store holds no chain".into()))?;
+        let missing = |n: u64| ChainError::Internal(format!("the store has no header {n}"));
+        let header = snapshot.header(number)?.ok_or_else(|| missing(number))?;
+        let hash = snapshot.block_hash(number)?.ok_or_else(|| missing(number))?;
+        let config = &self.spec.genesis.config;
+        let merged = number > 0 && header.difficulty.is_zero();
+        let total_difficulty = match config.terminal_total_difficulty {
+            Some(ttd) if merged => ttd,
+            _ => {
+                let mut td = U256::ZERO;
+                for n in 0..=number {
+                    td += snapshot.header(n)?.ok_or_else(|| missing(n))?.difficulty;
+                }
+                td
+            }
+        };
+        debug_assert!(!merged || expects_proof_of_stake(self.spec, total_difficulty));
+        Ok(Tip { header, hash, total_difficulty })
+    }
+}

@@ -1,0 +1,12 @@
+//! Block import against the execution-apis rpc-compat chain (../shared/rpc-compat/chain):
+//! the whole chain into a real store, tampered blocks, resuming.
+
+#[path = "../consensus/kit.rs"]
+#[allow(dead_code)]
+mod kit;
+
+mod chain;
+mod resume;
+mod sim_roots;
+mod support;
+mod tampered;

@@ -1,0 +1,110 @@
+// `preconf-node import`: executes a chain built elsewhere (concatenated RLP blocks, as
+// `geth export` writes them) into a datadir, checking every block, then exits.
+// Exit status: 0 when every block was imported, 1 when a block (or the store) failed,
+// 2 for bad arguments.
+
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { importChain, type ImportFailure, type ImportOptions, type ImportProgressInfo, type ImportResult } from '../native.js';
+
+export const IMPORT_USAGE = `Usage: preconf-node import --genesis FILE [--datadir DIR] [--safe N] [--finalized N] BLOCKS.rlp
+
+Executes the blocks of BLOCKS.rlp (RLP blocks back to back, as "geth export" writes them) with the
+fork rules of the genesis, checks every header field a full node checks, and stores them. An
+import that stopped resumes after the stored head. Then serve the chain with
+"preconf-node --genesis FILE --datadir DIR --no-build".
+
+  --genesis FILE      the chain's geth-style genesis.json (required)
+  --datadir DIR       where the chain is stored (default ./data)
+  --safe N            the "safe" block afterwards (default: the last block)
+  --finalized N       the "finalized" block afterwards (default: the last block, or --safe)
+  --db-cache-mb MB    page cache of the store
+  --quiet             no progress lines
+  --help              this text
+`;
+
+export class ImportUsageError extends Error {}
+
+export interface ImportArgs {
+  options: ImportOptions;
+  quiet: boolean;
+}
+
+const blockNumber = (flag: string, v: string): number => {
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new ImportUsageError(`--${flag} must be a block number, got "${v}"`);
+  return Number(v);
+};
+
+/** Parses the arguments after `import`. */
+export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
+  let genesis: string | undefined;
+  let datadir = resolve('data');
+  let blocks: string | undefined;
+  const options: Partial<ImportOptions> = {};
+  let quiet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new ImportUsageError(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--help' || arg === '-h') return 'help';
+    else if (arg === '--genesis') genesis = value();
+    else if (arg === '--datadir') datadir = resolve(value());
+    else if (arg === '--safe') options.safe = blockNumber('safe', value());
+    else if (arg === '--finalized') options.finalized = blockNumber('finalized', value());
+    else if (arg === '--db-cache-mb') {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) < 8) throw new ImportUsageError(`--db-cache-mb must be an integer >= 8, got "${v}"`);
+      options.dbCacheMb = Number(v);
+    } else if (arg === '--quiet') quiet = true;
+    else if (arg.startsWith('--')) throw new ImportUsageError(`unknown flag ${arg} (see preconf-node import --help)`);
+    else if (blocks === undefined) blocks = arg;
+    else throw new ImportUsageError(`one blocks file expected, got "${blocks}" and "${arg}"`);
+  }
+  if (genesis === undefined) throw new ImportUsageError('--genesis FILE is required');
+  if (blocks === undefined) throw new ImportUsageError('the blocks file (BLOCKS.rlp) is required');
+  for (const [what, file] of [['genesis', genesis], ['blocks file', blocks]] as const) {
+    if (!existsSync(file)) throw new ImportUsageError(`cannot read the ${what} ${file}: no such file`);
+  }
+  return { options: { ...options, datadir, genesisFile: resolve(genesis), blocksFile: resolve(blocks) }, quiet };
+}
+
+const rate = (p: ImportProgressInfo): string => `${p.blocksPerSecond.toFixed(1)} blocks/s`;
+
+export function progressLine(p: ImportProgressInfo): string {
+  const skipped = p.skipped > 0 ? `, ${p.skipped} already stored` : '';
+  return `import: block ${p.head}, ${p.imported} imported (${p.transactions} transactions${skipped}), ${rate(p)}, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+}
+
+const isFailure = (r: ImportResult | ImportFailure): r is ImportFailure => 'message' in r;
+
+/** Runs the import; returns the process exit status. */
+export async function runImport(argv: string[]): Promise<number> {
+  let args: ImportArgs | 'help';
+  try {
+    args = parseImportArgs(argv);
+  } catch (e) {
+    if (!(e instanceof ImportUsageError)) throw e;
+    process.stderr.write(`preconf-node import: ${e.message}\n\n${IMPORT_USAGE}`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(IMPORT_USAGE);
+    return 0;
+  }
+  const { options, quiet } = args;
+  process.stderr.write(`import: ${options.blocksFile} into ${options.datadir}\n`);
+  const result = await importChain(options, quiet ? undefined : (p) => void process.stderr.write(`${progressLine(p)}\n`));
+  if (isFailure(result)) {
+    process.stderr.write(`preconf-node import: ${result.message}\n`);
+    return 1;
+  }
+  const p = result.progress;
+  process.stdout.write(
+    `imported ${p.imported} blocks (${p.transactions} transactions${p.skipped > 0 ? `; ${p.skipped} were already stored` : ''}) in ${(p.elapsedMs / 1000).toFixed(1)} s, ${rate(p)}\n` +
+      `head ${p.head} ${result.headHash}, safe ${result.safe}, finalized ${result.finalized}, genesis ${result.genesisHash}\n`,
+  );
+  return 0;
+}
