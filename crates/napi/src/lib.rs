@@ -7,8 +7,8 @@
 mod calls;
 mod events;
 mod failure;
-mod metrics;
 pub mod import;
+mod metrics;
 mod options;
 mod reads;
 mod tools;
