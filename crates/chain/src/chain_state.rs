@@ -28,6 +28,8 @@ pub struct ChainState {
     pub journal: Option<Journal>,
     pub events: EventBus,
     unhealthy: Mutex<Option<String>>,
+    /// Why replication (publishing to or following a stream) is degraded, if it is.
+    replication: Mutex<Option<String>>,
 }
 
 impl ChainState {
@@ -48,6 +50,7 @@ impl ChainState {
             journal,
             events: EventBus::default(),
             unhealthy: Mutex::new(None),
+            replication: Mutex::new(None),
         }
     }
 
@@ -82,8 +85,18 @@ impl ChainState {
         *self.unhealthy.lock() = Some(reason);
     }
 
+    /// Replication's own state: `None` once it is healthy again.
+    pub fn set_replication_health(&self, reason: Option<String>) {
+        *self.replication.lock() = reason;
+    }
+
     /// `None` while healthy, or why the node is degraded.
     pub fn health(&self) -> Option<String> {
-        self.unhealthy.lock().clone()
+        let node = self.unhealthy.lock().clone();
+        let replication = self.replication.lock().clone();
+        match (node, replication) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
     }
 }

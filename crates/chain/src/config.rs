@@ -35,6 +35,9 @@ pub struct ChainConfig {
     /// Answer eth_getTransactionReceipt (and the block fields of eth_getTransactionByHash)
     /// for pre-confirmed transactions, as Base does; by default only once sealed, as geth.
     pub preconf_receipts: bool,
+    /// Keep each sealed block's state changes in the store, so it can be republished to a
+    /// replication stream later (a leader, `--publish`).
+    pub keep_change_sets: bool,
 }
 
 impl Default for ChainConfig {
@@ -59,6 +62,7 @@ impl Default for ChainConfig {
             logs_max_range: 10_000,
             logs_max_results: 10_000,
             preconf_receipts: false,
+            keep_change_sets: false,
         }
     }
 }

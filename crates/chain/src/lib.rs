@@ -17,6 +17,7 @@ pub mod exec;
 pub mod genesis;
 pub mod node;
 pub mod pool;
+pub mod replica;
 pub mod spec;
 pub mod state;
 pub mod store;

@@ -65,6 +65,7 @@ impl Builder {
         let view = self.with_pending(sealed);
         self.chain.publish(view);
         self.chain.events.send(ChainEvent::Sealed { block: head, changes });
+        self.announce_open();
         Ok(())
     }
 }
