@@ -38,6 +38,34 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
+  /** Starts following `stream` (a replica: a node opened with `build: false`). */
+  followerStart(stream: string): ReplicaStart
+  /**
+   * Applies the stream message at sequence `seq`. Messages are applied in the order of
+   * the calls; await each before handing over the next to stop at a gap.
+   */
+  followerApply(seq: number, data: Uint8Array): Promise<ApplyResult>
+  /**
+   * Starts publishing this node's chain events (a leader; the node keeps change sets).
+   * `capacity`: events queued while the stream is unreachable before the queue is
+   * emptied (the gap is then refilled from the store and a snapshot).
+   */
+  publisherStart(capacity: number): void
+  /**
+   * The next message to publish, once there is one; `null` after `replicationStop`.
+   * Publish it (retrying until the stream has it) before asking for the next.
+   */
+  publisherNext(): Promise<Publication | null>
+  /**
+   * What the stream holds (its newest sealed block; `null` when it is empty). Throws when
+   * the stream cannot be this node's (another chain, or ahead of this node).
+   */
+  publisherReset(head?: StreamHead | undefined | null): void
+  publisherStatus(): PublisherStatus
+  /** Replication's own health: `null` when fine, else why (joined to the node's reason). */
+  setReplicationHealth(reason?: string | undefined | null): void
+  /** Stops publishing or following (also done by `close`). */
+  replicationStop(): void
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(options: NodeOptions): NativeNode
   /**
@@ -61,6 +89,17 @@ export declare class NativeNode {
   close(): void
 }
 
+export interface ApplyResult {
+  status: ApplyStatus
+  number?: number
+  index?: number
+  expected?: number
+  detail?: string
+}
+
+/** What applying one message did. */
+export type ApplyStatus = 'sealed' | 'pending' | 'duplicate' | 'skipped' | 'gap' | 'stopped' | 'retry' | 'closed'
+
 export interface ChainInfo {
   chainId: number
   genesisHash: string
@@ -82,6 +121,9 @@ export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverte
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
+
+/** What a stream message is about. */
+export type MessageKind = 'pending' | 'sealed'
 
 export interface NativeFailure {
   kind: ErrorKind
@@ -123,4 +165,52 @@ export interface NodeOptions {
   logsMaxResults?: number
   /** Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones. */
   preconfReceipts?: boolean
+  /**
+   * Keep each sealed block's state changes, to republish it to a replication stream
+   * (set on a leader, `--publish`).
+   */
+  keepChangeSets?: boolean
+}
+
+/** Where a stream message stands in the chain, from its first bytes. */
+export interface PeekedMessage {
+  kind: MessageKind
+  number: number
+  index: number
+  /** The block hash of a sealed block's message. */
+  hash?: string
+}
+
+/** Reads where a stream message stands without applying it. */
+export declare function peekReplicationMessage(data: Uint8Array): PeekedMessage
+
+/** One message to publish: `data` under `Nats-Msg-Id: id`. */
+export interface Publication {
+  kind: MessageKind
+  number: number
+  index: number
+  id: string
+  data: Buffer
+}
+
+export interface PublisherStatus {
+  queued: number
+  published: number
+  dropped: number
+  republished: number
+  snapshots: number
+}
+
+/** Where a replica starts. */
+export interface ReplicaStart {
+  /** Stream sequence of the head's message, when this datadir followed this stream. */
+  seq?: number
+  head: number
+  headHash: string
+}
+
+/** The newest sealed block a stream holds (from its last sealed message). */
+export interface StreamHead {
+  number: number
+  hash: string
 }

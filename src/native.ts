@@ -10,10 +10,23 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, NativeFailure, NativeNode, NodeOptions } from '../native/native.js';
+import type {
+  ApplyResult,
+  ChainInfo,
+  EventKind,
+  NativeFailure,
+  NativeNode,
+  NodeOptions,
+  PeekedMessage,
+  Publication,
+  PublisherStatus,
+  ReplicaStart,
+  StreamHead,
+} from '../native/native.js';
 import { NativeError } from './errors/index.js';
 
 export type { ChainInfo, ErrorKind, EventKind, NativeFailure, NodeOptions } from '../native/native.js';
+export type { ApplyResult, PeekedMessage, Publication, PublisherStatus, ReplicaStart, StreamHead } from '../native/native.js';
 
 /** Platforms a prebuilt addon is published for (npm/<platform>/package.json). */
 export const SUPPORTED_PLATFORMS = ['linux-x64-gnu'] as const;
@@ -59,6 +72,23 @@ const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();
+}
+
+/** Where a replication stream message stands in the chain (kind, block, index, hash). */
+export function peekReplicationMessage(data: Uint8Array): PeekedMessage {
+  return loaded().peekReplicationMessage(data);
+}
+
+/** The addon's side of replication (src/replication/): bytes in, bytes out. */
+export interface ReplicationNative {
+  publisherStart(capacity: number): void;
+  publisherNext(): Promise<Publication | null>;
+  publisherReset(head: StreamHead | null): void;
+  publisherStatus(): PublisherStatus;
+  followerStart(stream: string): ReplicaStart;
+  followerApply(seq: number, data: Uint8Array): Promise<ApplyResult>;
+  setHealth(reason: string | null): void;
+  stop(): void;
 }
 
 /** The chain, as the protocol layer sees it. Block selectors are canonical strings
@@ -114,6 +144,21 @@ export class Chain {
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
+
+  /** Publishing (leader) or following (replica) a replication stream. */
+  replication(): ReplicationNative {
+    const raw = this.raw;
+    return {
+      publisherStart: (capacity) => raw.publisherStart(capacity),
+      publisherNext: () => raw.publisherNext(),
+      publisherReset: (head) => raw.publisherReset(head),
+      publisherStatus: () => raw.publisherStatus(),
+      followerStart: (stream) => raw.followerStart(stream),
+      followerApply: (seq, data) => raw.followerApply(seq, data),
+      setHealth: (reason) => raw.setReplicationHealth(reason),
+      stop: () => raw.replicationStop(),
+    };
+  }
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

@@ -11,6 +11,7 @@ import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
 import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
+import { forwardToLeader, startReplication } from './replication/index.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -42,6 +43,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, loop = 
     publicEndpoint: config.server.publicEndpoint,
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
+  forwardToLeader(methods, config.replication, hub, chain);
   const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch });
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
@@ -123,9 +125,11 @@ export async function startNode(config: Config): Promise<RunningNode> {
     throw e;
   }
   const port = uWS.us_socket_local_port(listenSocket);
+  const replication = startReplication(chain, config.replication);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
+    await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
     loop.ws.closeAll('server shutting down');

@@ -9,6 +9,7 @@ mod events;
 mod failure;
 mod options;
 mod reads;
+mod replication;
 mod work;
 
 use std::collections::HashMap;
@@ -171,6 +172,7 @@ impl NativeNode {
         self.hub.clear();
         if self.owner {
             nodes().lock().remove(&self.handle);
+            replication::stop(self.handle);
             self.node.shutdown();
         }
     }

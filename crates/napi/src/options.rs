@@ -35,6 +35,9 @@ pub struct NodeOptions {
     pub logs_max_results: Option<u32>,
     /// Receipts for pre-confirmed transactions (Base-style) instead of only sealed ones.
     pub preconf_receipts: Option<bool>,
+    /// Keep each sealed block's state changes, to republish it to a replication stream
+    /// (set on a leader, `--publish`).
+    pub keep_change_sets: Option<bool>,
 }
 
 impl NodeOptions {
@@ -67,6 +70,7 @@ impl NodeOptions {
             logs_max_range: self.logs_max_range.map_or(d.logs_max_range, u64::from),
             logs_max_results: self.logs_max_results.map_or(d.logs_max_results, |v| v as usize),
             preconf_receipts: self.preconf_receipts.unwrap_or(d.preconf_receipts),
+            keep_change_sets: self.keep_change_sets.unwrap_or(d.keep_change_sets),
         })
     }
 }
@@ -95,5 +99,6 @@ pub fn default_options() -> NodeOptions {
         logs_max_range: Some(d.logs_max_range as u32),
         logs_max_results: Some(d.logs_max_results as u32),
         preconf_receipts: Some(d.preconf_receipts),
+        keep_change_sets: Some(d.keep_change_sets),
     }
 }

@@ -161,6 +161,16 @@ pub fn peek(data: &[u8]) -> Result<Envelope, CodecError> {
     Ok(Envelope { kind, number, index })
 }
 
+/// The hash of a sealed block's message, without decoding the rest.
+pub fn peek_sealed_hash(data: &[u8]) -> Result<B256, CodecError> {
+    if peek(data)?.kind != Kind::Sealed {
+        return Err(CodecError::Kind(Kind::Pending as u8));
+    }
+    let mut buf = &data[ENVELOPE_LEN..];
+    let mut body = open_list(&mut buf)?;
+    Ok(B256::decode(&mut body)?)
+}
+
 pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let env = peek(data)?;
     let mut buf = &data[ENVELOPE_LEN..];

@@ -1,0 +1,184 @@
+// A replica's following loop (--follow): reads the stream in order from where the replica
+// stands and hands every message to the addon, which applies it (crates/chain/src/replica/
+// apply.rs) and says what it did. The position is the JetStream sequence: the addon stores
+// the sequence of each sealed block with the block, so a restart resumes after it; a
+// datadir without one (fresh, or copied from another node) is placed by looking its head up
+// in the stream. A message that is not the next one is never skipped: the stream is read
+// again from the one that is.
+
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ReplicaStart, ReplicationNative } from '../native.js';
+import { Outage, type Log } from './outage.js';
+import { connectNats, errorText, peekAt, sleep } from './stream.js';
+
+export interface FollowerOptions {
+  url: string;
+  stream: string;
+  natsTimeoutMs: number;
+}
+
+const RETRY_MS = 250;
+/** Re-reads at the same position before the replica reports the stream as broken. */
+const GAP_REPORT_AFTER = 3;
+
+interface Stoppable {
+  stop(): void;
+}
+
+export class Follower {
+  private closed = false;
+  private stopped = false;
+  private nc: NatsConnection | undefined;
+  private messages: Stoppable | undefined;
+  private readonly start: ReplicaStart;
+  private readonly outage: Outage;
+  private readonly done: Promise<void>;
+  /** Consecutive gaps at one position. */
+  private gaps = { at: 0, count: 0 };
+
+  constructor(
+    private readonly native: ReplicationNative,
+    private readonly opts: FollowerOptions,
+    private readonly log: Log,
+  ) {
+    this.start = native.followerStart(opts.stream);
+    this.outage = new Outage(`replica: cannot read stream "${opts.stream}" from NATS at ${opts.url}`, opts.natsTimeoutMs, native.setHealth, log);
+    this.outage.starting();
+    this.done = this.run().catch((e: unknown) => log(`replica: following stopped: ${errorText(e)}`));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.messages?.stop();
+    this.native.stop();
+    this.outage.stop();
+    await Promise.race([this.done, sleep(3_000)]);
+    await this.nc?.close().catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    const nc = await this.connect();
+    if (nc === null) return;
+    const js = jetstream(nc);
+    let from: number | null = null;
+    while (!this.closed && !this.stopped) {
+      try {
+        const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+        from ??= await this.locate(jsm);
+        from = await this.consume(js, from);
+      } catch (e) {
+        this.outage.fail(e);
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  private async connect(): Promise<NatsConnection | null> {
+    while (!this.closed) {
+      try {
+        const nc = await connectNats(this.opts.url, 'preconf-node replica');
+        this.nc = nc;
+        void (async () => {
+          for await (const s of nc.status()) if (s.type === 'disconnect') this.outage.fail('disconnected');
+        })();
+        return nc;
+      } catch (e) {
+        this.outage.fail(e);
+        await sleep(RETRY_MS);
+      }
+    }
+    return null;
+  }
+
+  /** The first stream sequence to read: after the stored position when the stream still
+   *  holds that block there, else the first message about a block after the head. */
+  private async locate(jsm: JetStreamManager): Promise<number> {
+    const info = await jsm.streams.info(this.opts.stream);
+    const { seq, head, headHash } = this.start;
+    if (seq !== undefined && seq !== null) {
+      const m = await peekAt(jsm, this.opts.stream, seq);
+      if (m?.kind === 'sealed' && m.number === head && m.hash === headHash) {
+        this.log(`replica: resuming stream "${this.opts.stream}" after message ${seq} (block ${head})`);
+        return seq + 1;
+      }
+      this.log(`replica: stream message ${seq} is not this replica's block ${head} any more; looking the head up`);
+    }
+    const from = await this.search(jsm, info, head);
+    this.log(`replica: block ${head} is this replica's head; reading stream "${this.opts.stream}" from message ${from}`);
+    return from;
+  }
+
+  /** Smallest sequence whose block is after `head` (messages are in block order). */
+  private async search(jsm: JetStreamManager, info: StreamInfo, head: number): Promise<number> {
+    const { first_seq: first, last_seq: last, messages } = info.state;
+    if (messages === 0) return last + 1;
+    const at = async (seq: number): Promise<number> => {
+      const m = await peekAt(jsm, this.opts.stream, seq);
+      if (m === null) throw new Error(`stream message ${seq} is missing (deleted from the stream?)`);
+      return m.number;
+    };
+    const firstBlock = await at(first);
+    if (firstBlock > head + 1) {
+      throw new Error(
+        `the stream starts at block ${firstBlock} (message ${first}) but this replica's head is block ${head}: ` +
+          `start it from a copy of a datadir at block ${firstBlock - 1} or later`,
+      );
+    }
+    let [lo, hi] = [first, last + 1];
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await at(mid)) > head) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** Reads from `from` in order until the stream ends this reading; returns where to go on. */
+  private async consume(js: JetStreamClient, from: number): Promise<number> {
+    const consumer = await js.consumers.get(this.opts.stream, { opt_start_seq: from });
+    const messages = await consumer.consume({ max_messages: 1024 });
+    this.messages = messages;
+    this.outage.ok();
+    let expected = from;
+    try {
+      for await (const m of messages) {
+        if (this.closed) break;
+        if (m.seq < expected) continue; // delivered again
+        if (m.seq > expected) {
+          this.gap(expected, m.seq);
+          break;
+        }
+        const r = await this.native.followerApply(m.seq, m.data);
+        switch (r.status) {
+          case 'gap':
+            this.gap(r.expected!, m.seq);
+            return r.expected!;
+          case 'stopped':
+            this.stopped = true;
+            return expected;
+          case 'retry':
+            this.outage.fail(r.detail);
+            await sleep(RETRY_MS);
+            return expected;
+          case 'closed':
+            return expected;
+          default:
+            expected = m.seq + 1;
+            this.gaps.count = 0;
+            this.outage.ok();
+        }
+      }
+    } finally {
+      messages.stop();
+    }
+    return expected;
+  }
+
+  private gap(expected: number, got: number): void {
+    this.gaps = { at: expected, count: this.gaps.at === expected ? this.gaps.count + 1 : 1 };
+    const what = `stream gap: expected message ${expected}, got ${got}; reading again from ${expected}`;
+    if (this.gaps.count >= GAP_REPORT_AFTER) this.outage.fail(`${what} (${this.gaps.count} times: is it deleted from the stream?)`);
+    else this.log(`replica: ${what}`);
+  }
+}
