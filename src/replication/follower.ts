@@ -21,6 +21,10 @@ export interface FollowerOptions {
 const RETRY_MS = 250;
 /** Re-reads at the same position before the replica reports the stream as broken. */
 const GAP_REPORT_AFTER = 3;
+/** Messages behind the stream's end at which a replica reports itself as catching up (and
+ *  below which it is caught up again): a load balancer should not send it reads meanwhile. */
+const BEHIND_DEGRADED = 256;
+const BEHIND_OK = 16;
 
 interface Stoppable {
   stop(): void;
@@ -36,6 +40,8 @@ export class Follower {
   private readonly done: Promise<void>;
   /** Consecutive gaps at one position. */
   private gaps = { at: 0, count: 0 };
+  /** The two reasons a replica is degraded: NATS unreachable, or far behind the stream. */
+  private readonly reasons: { outage: string | null; behind: string | null } = { outage: null, behind: null };
 
   constructor(
     private readonly native: ReplicationNative,
@@ -43,7 +49,8 @@ export class Follower {
     private readonly log: Log,
   ) {
     this.start = native.followerStart(opts.stream);
-    this.outage = new Outage(`replica: cannot read stream "${opts.stream}" from NATS at ${opts.url}`, opts.natsTimeoutMs, native.setHealth, log);
+    const what = `replica: cannot read stream "${opts.stream}" from NATS at ${opts.url}`;
+    this.outage = new Outage(what, opts.natsTimeoutMs, (r) => this.report('outage', r), log);
     this.outage.starting();
     this.done = this.run().catch((e: unknown) => log(`replica: following stopped: ${errorText(e)}`));
   }
@@ -80,7 +87,11 @@ export class Follower {
         const nc = await connectNats(this.opts.url, 'preconf-node replica');
         this.nc = nc;
         void (async () => {
-          for await (const s of nc.status()) if (s.type === 'disconnect') this.outage.fail('disconnected');
+          for await (const s of nc.status()) {
+            if (s.type === 'disconnect') this.outage.fail('disconnected');
+            // The server lost the consumer: read again from the next message at once.
+            if (s.type === 'reconnect') this.messages?.stop();
+          }
         })();
         return nc;
       } catch (e) {
@@ -137,7 +148,8 @@ export class Follower {
   /** Reads from `from` in order until the stream ends this reading; returns where to go on. */
   private async consume(js: JetStreamClient, from: number): Promise<number> {
     const consumer = await js.consumers.get(this.opts.stream, { opt_start_seq: from });
-    const messages = await consumer.consume({ max_messages: 1024 });
+    // Heartbeats every 2 s: a server that stops answering is noticed in seconds.
+    const messages = await consumer.consume({ max_messages: 1024, expires: 5_000, idle_heartbeat: 2_000 });
     this.messages = messages;
     this.outage.ok();
     let expected = from;
@@ -167,12 +179,28 @@ export class Follower {
             expected = m.seq + 1;
             this.gaps.count = 0;
             this.outage.ok();
+            this.behind(m.info.pending, r.number);
         }
       }
     } finally {
       messages.stop();
     }
     return expected;
+  }
+
+  private behind(pending: number, block: number | undefined): void {
+    if (pending >= BEHIND_DEGRADED) {
+      this.report('behind', `replica: catching up, ${pending} stream messages behind (at block ${block ?? '?'})`);
+    } else if (pending < BEHIND_OK && this.reasons.behind !== null) {
+      this.report('behind', null);
+    }
+  }
+
+  private report(which: 'outage' | 'behind', reason: string | null): void {
+    if (this.reasons[which] === reason) return;
+    this.reasons[which] = reason;
+    const all = [this.reasons.outage, this.reasons.behind].filter((r) => r !== null);
+    this.native.setHealth(all.length === 0 ? null : all.join('; '));
   }
 
   private gap(expected: number, got: number): void {

@@ -7,6 +7,9 @@ import { canonical, call } from './replicas.js';
 
 /** A block as a poller saw it: what must match one of the leader's states. */
 interface Seen {
+  /** Set when the node answered `pending` with a sealed block (a replica that has not
+   *  received the block being built yet answers `pending` as `latest`). */
+  hash: string | null;
   number: number;
   index: number;
   text: string;
@@ -21,6 +24,8 @@ export class LeaderRecord {
   private readonly sockets: RawWs[] = [];
   /** Highest index recorded per build of a block (number:timestamp). */
   private readonly highest = new Map<string, number>();
+  /** The block the record started in (its earlier pre-confirmations are not in it). */
+  private first: number | null = null;
 
   /** Subscribes to the leader at `wsUrl` (again after a restart). */
   async attach(wsUrl: string): Promise<void> {
@@ -29,6 +34,7 @@ export class LeaderRecord {
     this.sockets.push(ws);
     const take = (fb: any): void => {
       const { preconfTimestampMs: _t, ...block } = fb;
+      this.first ??= Number(block.number);
       const key = `${Number(block.number)}:${Number(block.preconfIndex)}`;
       if (!this.flashblocks.has(key)) this.flashblocks.set(key, new Set());
       this.flashblocks.get(key)!.add(canonical(block));
@@ -41,6 +47,11 @@ export class LeaderRecord {
 
   /** Why `seen` is not a state the leader had, or null when it is (or cannot be told). */
   check(seen: Seen, leaderHashes: Map<number, string>): string | null {
+    if (seen.hash !== null) {
+      const ours = leaderHashes.get(seen.number);
+      return ours === seen.hash ? null : `pending answered with block ${seen.number} ${seen.hash}, the leader's is ${ours}`;
+    }
+    if (this.first === null || seen.number <= this.first) return null; // before the record began
     if (seen.index === 0) {
       // The block just opened: no transactions, on top of the leader's block before it.
       if (seen.txCount !== 0) return `block ${seen.number} at index 0 has ${seen.txCount} transactions`;
@@ -85,6 +96,7 @@ export class Poller {
         this.polls++;
         const text = canonical(p);
         this.pending.set(text, {
+          hash: p.hash,
           number: Number(p.number),
           index: Number(p.preconfIndex),
           text,
@@ -121,7 +133,7 @@ export function violations(record: LeaderRecord, poller: Poller, hashes: Map<num
     if (hashes.get(number) !== hash) bad.push(`latest block ${number} is ${hash}, the leader's is ${hashes.get(number)}`);
   }
   for (const seen of poller.pending.values()) {
-    if (!hashes.has(seen.number - 1)) continue; // not sealed on the leader yet when the record ends
+    if (!hashes.has(seen.hash === null ? seen.number - 1 : seen.number)) continue; // beyond the record's end
     const why = record.check(seen, hashes);
     if (why === null) continue;
     if (tolerateUnrecorded && !record.covers(seen, seen.timestamp)) unrecorded++;

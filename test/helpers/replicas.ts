@@ -16,6 +16,7 @@ export interface ClusterOptions {
   /** Chain flags (block time, pre-confirmation interval, ...): the leader's and, as the
    *  README asks, every replica's. */
   chainArgs?: string[];
+  leaderArgs?: string[];
   replicaArgs?: string[];
 }
 
@@ -44,7 +45,7 @@ export class Cluster {
   }
 
   leaderArgs(): string[] {
-    return ['--datadir', this.leaderDir, '--publish', this.nats.url, '--nats-timeout-ms', '1000', ...(this.opts.chainArgs ?? [])];
+    return ['--datadir', this.leaderDir, '--publish', this.nats.url, '--nats-timeout-ms', '1000', ...(this.opts.chainArgs ?? []), ...(this.opts.leaderArgs ?? [])];
   }
 
   replicaArgs(dir: string): string[] {
