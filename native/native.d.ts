@@ -41,10 +41,12 @@ export declare class NativeNode {
   /** Starts following `stream` (a replica: a node opened with `build: false`). */
   followerStart(stream: string): ReplicaStart
   /**
-   * Applies the stream message at sequence `seq`. Messages are applied in the order of
-   * the calls; await each before handing over the next to stop at a gap.
+   * Applies the stream message at sequence `seq`; `behind`: messages the stream already
+   * holds after it (while catching up, blocks are not fsynced one by one). Messages are
+   * applied in the order of the calls; await each before handing over the next to stop
+   * at a gap.
    */
-  followerApply(seq: number, data: Uint8Array): Promise<ApplyResult>
+  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>
   /**
    * Starts publishing this node's chain events (a leader; the node keeps change sets).
    * `capacity`: events queued while the stream is unreachable before the queue is

@@ -86,7 +86,7 @@ export interface ReplicationNative {
   publisherReset(head: StreamHead | null): void;
   publisherStatus(): PublisherStatus;
   followerStart(stream: string): ReplicaStart;
-  followerApply(seq: number, data: Uint8Array): Promise<ApplyResult>;
+  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>;
   setHealth(reason: string | null): void;
   stop(): void;
 }
@@ -154,7 +154,7 @@ export class Chain {
       publisherReset: (head) => raw.publisherReset(head),
       publisherStatus: () => raw.publisherStatus(),
       followerStart: (stream) => raw.followerStart(stream),
-      followerApply: (seq, data) => raw.followerApply(seq, data),
+      followerApply: (seq, data, behind) => raw.followerApply(seq, data, behind),
       setHealth: (reason) => raw.setReplicationHealth(reason),
       stop: () => raw.replicationStop(),
     };

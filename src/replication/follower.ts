@@ -8,7 +8,7 @@
 
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ReplicaStart, ReplicationNative } from '../native.js';
+import type { ApplyResult, ReplicaStart, ReplicationNative } from '../native.js';
 import { Outage, type Log } from './outage.js';
 import { connectNats, errorText, peekAt, sleep } from './stream.js';
 
@@ -25,6 +25,8 @@ const GAP_REPORT_AFTER = 3;
  *  below which it is caught up again): a load balancer should not send it reads meanwhile. */
 const BEHIND_DEGRADED = 256;
 const BEHIND_OK = 16;
+/** Messages handed to the addon ahead of the one being applied (catch-up throughput). */
+const APPLY_WINDOW = 64;
 
 interface Stoppable {
   stop(): void;
@@ -145,47 +147,66 @@ export class Follower {
     return lo;
   }
 
-  /** Reads from `from` in order until the stream ends this reading; returns where to go on. */
+  /** Reads from `from` in order until the stream ends this reading; returns where to go on.
+   *  Up to APPLY_WINDOW messages are handed to the addon before the first is applied (it
+   *  applies them in order and refuses any after one it could not apply). */
   private async consume(js: JetStreamClient, from: number): Promise<number> {
     const consumer = await js.consumers.get(this.opts.stream, { opt_start_seq: from });
     // Heartbeats every 2 s: a server that stops answering is noticed in seconds.
     const messages = await consumer.consume({ max_messages: 1024, expires: 5_000, idle_heartbeat: 2_000 });
     this.messages = messages;
     this.outage.ok();
-    let expected = from;
+    let next = from;
+    /** Where to read again from, once a message could not be applied. */
+    let again: number | null = null;
+    const settle = (seq: number, pending: number, r: ApplyResult): void => {
+      if (again !== null) return; // refused behind the first failure anyway
+      switch (r.status) {
+        case 'gap':
+          this.gap(r.expected!, seq);
+          again = r.expected!;
+          break;
+        case 'stopped':
+          this.stopped = true;
+          again = seq;
+          break;
+        case 'retry':
+          this.outage.fail(r.detail);
+          again = seq;
+          break;
+        case 'closed':
+          again = seq;
+          break;
+        default:
+          this.gaps.count = 0;
+          this.outage.ok();
+          this.behind(pending, r.number);
+          return;
+      }
+      messages.stop();
+    };
+    const inflight: Promise<void>[] = [];
     try {
       for await (const m of messages) {
-        if (this.closed) break;
-        if (m.seq < expected) continue; // delivered again
-        if (m.seq > expected) {
-          this.gap(expected, m.seq);
+        if (this.closed || again !== null) break;
+        if (m.seq < next) continue; // delivered again
+        if (m.seq > next) {
+          this.gap(next, m.seq);
+          again = next;
           break;
         }
-        const r = await this.native.followerApply(m.seq, m.data);
-        switch (r.status) {
-          case 'gap':
-            this.gap(r.expected!, m.seq);
-            return r.expected!;
-          case 'stopped':
-            this.stopped = true;
-            return expected;
-          case 'retry':
-            this.outage.fail(r.detail);
-            await sleep(RETRY_MS);
-            return expected;
-          case 'closed':
-            return expected;
-          default:
-            expected = m.seq + 1;
-            this.gaps.count = 0;
-            this.outage.ok();
-            this.behind(m.info.pending, r.number);
-        }
+        next = m.seq + 1;
+        const pending = m.info.pending;
+        inflight.push(this.native.followerApply(m.seq, m.data, pending).then((r) => settle(m.seq, pending, r)));
+        if (inflight.length >= APPLY_WINDOW) await inflight.shift();
       }
     } finally {
       messages.stop();
+      await Promise.all(inflight);
     }
-    return expected;
+    if (again === null) return next;
+    if (this.reasons.outage !== null || this.outage.failing) await sleep(RETRY_MS);
+    return again;
   }
 
   private behind(pending: number, block: number | undefined): void {

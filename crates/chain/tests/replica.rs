@@ -66,7 +66,7 @@ impl Pair {
         while let Some(p) = self.publisher.next().expect("publisher") {
             self.stream.push(p.clone());
             let seq = self.stream.len() as u64;
-            let applied = self.follower.apply(seq, &p.data).expect("replica applies");
+            let applied = self.follower.apply(seq, &p.data, 0).expect("replica applies");
             // Right after applying, the replica shows what the message said.
             let view = self.replica.chain().view();
             match &applied {
@@ -185,7 +185,7 @@ fn a_tampered_state_change_stops_the_replica() {
                 }
             }
             pair.stream.push(p.clone());
-            pair.follower.apply(pair.stream.len() as u64, &p.data).unwrap();
+            pair.follower.apply(pair.stream.len() as u64, &p.data, 0).unwrap();
         }
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(2));
@@ -204,13 +204,13 @@ fn a_tampered_state_change_stops_the_replica() {
         None,
     );
     let seq = pair.stream.len() as u64 + 1;
-    let err = pair.follower.apply(seq, &data).unwrap_err();
+    let err = pair.follower.apply(seq, &data, 0).unwrap_err();
     let ApplyError::Stopped { reason, .. } = &err else { panic!("{err:?}") };
     assert!(reason.contains("state root mismatch"), "{reason}");
     assert!(pair.replica.chain().health().unwrap().contains("state root mismatch"));
     // It stays stopped, and its head did not move.
     assert_eq!(pair.replica.chain().view().head_number(), sealed.header.number - 1);
-    assert!(matches!(pair.follower.apply(seq + 1, &data), Err(ApplyError::Stopped { .. })));
+    assert!(matches!(pair.follower.apply(seq + 1, &data, 0), Err(ApplyError::Stopped { .. })));
 }
 
 #[test]
@@ -228,14 +228,14 @@ fn a_gap_in_the_stream_is_refused_and_a_redelivery_ignored() {
         std::thread::sleep(Duration::from_millis(2));
     }
     let s = pair.stream.clone();
-    pair.follower.apply(1, &s[0].data).unwrap();
-    match pair.follower.apply(3, &s[2].data) {
+    pair.follower.apply(1, &s[0].data, 0).unwrap();
+    match pair.follower.apply(3, &s[2].data, 0) {
         Err(ApplyError::Gap { expected: 2, got: 3 }) => {}
         other => panic!("a gap must be refused, got {other:?}"),
     }
-    assert_eq!(pair.follower.apply(1, &s[0].data).unwrap(), Applied::Duplicate);
-    pair.follower.apply(2, &s[1].data).unwrap();
-    pair.follower.apply(3, &s[2].data).unwrap();
+    assert_eq!(pair.follower.apply(1, &s[0].data, 0).unwrap(), Applied::Duplicate);
+    pair.follower.apply(2, &s[1].data, 0).unwrap();
+    pair.follower.apply(3, &s[2].data, 0).unwrap();
     assert_eq!(pair.follower.last_seq(), 3);
 }
 

@@ -25,6 +25,10 @@ use crate::view::{ChainView, PendingBlock};
 /// (u64 BE) followed by the stream's name.
 pub const POSITION_KEY: &str = "replica_position";
 
+/// While catching up (more messages already waiting), blocks are committed without an
+/// fsync of their own, and every this many (and the last of a catch-up) with one.
+const DURABLE_EVERY: u32 = 256;
+
 /// Where a replica stands in a stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -102,6 +106,8 @@ pub struct Follower {
     /// Run of the leader that built the current pending block.
     build: Option<u64>,
     stopped: Option<ApplyError>,
+    /// Blocks committed since the last durable commit.
+    volatile: u32,
 }
 
 impl Follower {
@@ -109,7 +115,7 @@ impl Follower {
     pub fn new(chain: Arc<ChainState>, stream: String) -> Result<Self, ChainError> {
         let stored = chain.store.meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
-        Ok(Self { chain, stream, last_seq, build: None, stopped: None })
+        Ok(Self { chain, stream, last_seq, build: None, stopped: None, volatile: 0 })
     }
 
     /// The position stored with the head in this follower's stream (`None`: not known,
@@ -122,8 +128,9 @@ impl Follower {
         self.last_seq
     }
 
-    /// Applies the message at stream sequence `seq`.
-    pub fn apply(&mut self, seq: u64, data: &[u8]) -> Result<Applied, ApplyError> {
+    /// Applies the message at stream sequence `seq`; `behind`: how many more messages the
+    /// stream already holds after it (a catch-up does not fsync every block).
+    pub fn apply(&mut self, seq: u64, data: &[u8], behind: u64) -> Result<Applied, ApplyError> {
         if let Some(e) = &self.stopped {
             return Err(e.clone());
         }
@@ -137,7 +144,11 @@ impl Follower {
         }
         let applied = match codec::decode(data) {
             Ok(Message::Pending(update)) => Ok(self.apply_pending(update)),
-            Ok(Message::Sealed(block)) => self.apply_sealed(seq, *block),
+            Ok(Message::Sealed(block)) => {
+                let durable = behind == 0 || self.volatile + 1 >= DURABLE_EVERY;
+                self.volatile = if durable { 0 } else { self.volatile + 1 };
+                self.apply_sealed(seq, *block, durable)
+            }
             Err(e) => Err(Refused::Decode(e)),
         };
         match applied {
@@ -212,7 +223,7 @@ impl Follower {
         Applied::Pending { number, index }
     }
 
-    fn apply_sealed(&mut self, seq: u64, b: SealedBlock) -> Result<Applied, Refused> {
+    fn apply_sealed(&mut self, seq: u64, b: SealedBlock, durable: bool) -> Result<Applied, Refused> {
         let view = self.chain.view();
         let head = view.head_number();
         let number = b.header.number;
@@ -250,7 +261,7 @@ impl Follower {
             changes: &b.changes,
             trie: &trie,
         };
-        self.chain.store.commit_block_with_meta(write, &[(POSITION_KEY, &position)])?;
+        self.chain.store.commit_block_with_meta(write, &[(POSITION_KEY, &position)], durable)?;
 
         let head = Arc::new(BlockData {
             header: b.header,

@@ -173,14 +173,17 @@ impl Store {
     /// Writes a sealed block, its state changes and its trie nodes in one durable
     /// transaction, and prunes trie versions older than the kept history.
     pub fn commit_block(&self, block: BlockWrite<'_>) -> ChainResult<()> {
-        self.commit_block_with_meta(block, &[])
+        self.commit_block_with_meta(block, &[], true)
     }
 
     /// `commit_block`, with `meta` entries written in the same transaction (a replica's
-    /// stream position: durable exactly when the block is).
-    pub fn commit_block_with_meta(&self, block: BlockWrite<'_>, meta: &[(&str, &[u8])]) -> ChainResult<()> {
+    /// stream position: durable exactly when the block is). Not `durable`: no fsync; the
+    /// block becomes durable with the next durable commit, and a crash before it rolls the
+    /// store back to the last durable one (a replica catching up re-reads the stream).
+    pub fn commit_block_with_meta(&self, block: BlockWrite<'_>, meta: &[(&str, &[u8])], durable: bool) -> ChainResult<()> {
         let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
+        let durability = if durable { Durability::Immediate } else { Durability::None };
+        txn.set_durability(durability).map_err(ChainError::internal)?;
         write_block(&txn, &block)?;
         let number = block.header.number;
         if self.keep_change_sets.load(std::sync::atomic::Ordering::Relaxed) {

@@ -74,7 +74,7 @@ impl From<Result<Applied, ApplyError>> for ApplyResult {
 }
 
 enum Command {
-    Apply(u64, Vec<u8>, Deferred<ApplyResult>),
+    Apply(u64, Vec<u8>, u64, Deferred<ApplyResult>),
     Stop,
 }
 
@@ -115,8 +115,8 @@ impl NativeNode {
             .spawn(move || {
                 for command in rx.iter() {
                     match command {
-                        Command::Apply(seq, data, d) => {
-                            let result = ApplyResult::from(follower.apply(seq, &data));
+                        Command::Apply(seq, data, behind, d) => {
+                            let result = ApplyResult::from(follower.apply(seq, &data, behind));
                             d.resolve(Box::new(move |_| Ok(result)));
                         }
                         Command::Stop => break,
@@ -124,7 +124,7 @@ impl NativeNode {
                 }
                 // Whatever was handed over after the stop is not applied.
                 for command in rx.try_iter() {
-                    if let Command::Apply(_, _, d) = command {
+                    if let Command::Apply(_, _, _, d) = command {
                         d.resolve(Box::new(|_| Ok(ApplyResult::status(ApplyStatus::Closed))));
                     }
                 }
@@ -134,16 +134,19 @@ impl NativeNode {
         Ok(start)
     }
 
-    /// Applies the stream message at sequence `seq`. Messages are applied in the order of
-    /// the calls; await each before handing over the next to stop at a gap.
+    /// Applies the stream message at sequence `seq`; `behind`: messages the stream already
+    /// holds after it (while catching up, blocks are not fsynced one by one). Messages are
+    /// applied in the order of the calls; await each before handing over the next to stop
+    /// at a gap.
     #[napi(ts_return_type = "Promise<ApplyResult>")]
-    pub fn follower_apply<'env>(&self, env: &'env Env, seq: i64, data: Uint8Array) -> napi::Result<Object<'env>> {
+    pub fn follower_apply<'env>(&self, env: &'env Env, seq: i64, data: Uint8Array, behind: i64) -> napi::Result<Object<'env>> {
         let seq = u64::try_from(seq).map_err(|_| napi::Error::from_reason("negative stream sequence"))?;
+        let behind = u64::try_from(behind).unwrap_or(0);
         let (deferred, promise) = env.create_deferred()?;
         let commands = roles().lock().get(&self.handle).and_then(|r| r.follower.as_ref()).map(|f| f.commands.clone());
         let commands = commands.ok_or_else(|| napi::Error::from_reason("the follower is not running"))?;
         commands
-            .send(Command::Apply(seq, data.to_vec(), deferred))
+            .send(Command::Apply(seq, data.to_vec(), behind, deferred))
             .map_err(|_| napi::Error::from_reason("the follower stopped"))?;
         Ok(promise)
     }
