@@ -63,6 +63,11 @@ export declare class NativeNode {
    * the stream cannot be this node's (another chain, or ahead of this node).
    */
   publisherReset(head?: StreamHead | undefined | null): void
+  /**
+   * Stops the builder (it seals what it pre-confirmed), so that a leader shutting down
+   * can publish its last block before it closes.
+   */
+  publisherDrain(): void
   publisherStatus(): PublisherStatus
   /** Replication's own health: `null` when fine, else why (joined to the node's reason). */
   setReplicationHealth(reason?: string | undefined | null): void
@@ -201,6 +206,8 @@ export interface PublisherStatus {
   dropped: number
   republished: number
   snapshots: number
+  /** The newest sealed block handed out for publishing. */
+  sealed: number
 }
 
 /** Where a replica starts. */

@@ -85,6 +85,8 @@ export interface ReplicationNative {
   publisherNext(): Promise<Publication | null>;
   publisherReset(head: StreamHead | null): void;
   publisherStatus(): PublisherStatus;
+  /** Stops the builder (sealing what it pre-confirmed) before a leader's last publications. */
+  publisherDrain(): void;
   followerStart(stream: string): ReplicaStart;
   followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>;
   setHealth(reason: string | null): void;
@@ -153,6 +155,7 @@ export class Chain {
       publisherNext: () => raw.publisherNext(),
       publisherReset: (head) => raw.publisherReset(head),
       publisherStatus: () => raw.publisherStatus(),
+      publisherDrain: () => raw.publisherDrain(),
       followerStart: (stream) => raw.followerStart(stream),
       followerApply: (seq, data, behind) => raw.followerApply(seq, data, behind),
       setHealth: (reason) => raw.setReplicationHealth(reason),

@@ -21,9 +21,12 @@ export interface LeaderOptions {
 
 const PUBLISH_TIMEOUT_MS = 2_000;
 const RETRY_MS = 250;
+/** How long a leader shutting down keeps publishing its last block. */
+const DRAIN_MS = 2_000;
 
 export class Leader {
   private closed = false;
+  private publishing = false;
   private nc: NatsConnection | undefined;
   private resync = true;
   private readonly outage: Outage;
@@ -43,8 +46,17 @@ export class Leader {
     this.done = this.run().catch((e: unknown) => log(`replication: the publisher stopped: ${errorText(e)}`));
   }
 
-  /** Stops publishing; what was not published yet is republished by the next run. */
+  /** Stops publishing. With NATS reachable, the builder stops first and its last block is
+   *  published (for up to 2 s); anything else is republished by the next run. */
   async close(): Promise<void> {
+    if (!this.outage.failing && this.nc !== undefined) {
+      this.native.publisherDrain();
+      const deadline = Date.now() + DRAIN_MS;
+      for (let quiet = 0; quiet < 3 && Date.now() < deadline; await sleep(20)) {
+        quiet = this.native.publisherStatus().queued === 0 && !this.publishing ? quiet + 1 : 0;
+      }
+      this.log(`replication: stopped after publishing block ${this.native.publisherStatus().sealed}`);
+    }
     this.closed = true;
     this.native.stop();
     this.outage.stop();
@@ -96,6 +108,7 @@ export class Leader {
   }
 
   private async publish(js: JetStreamClient, p: Publication): Promise<void> {
+    this.publishing = true;
     try {
       await js.publish(subjectOf(this.opts.stream, p.kind), p.data, { msgID: p.id, timeout: PUBLISH_TIMEOUT_MS });
       this.outage.ok();
@@ -103,6 +116,8 @@ export class Leader {
       this.outage.fail(e);
       this.resync = true;
       await sleep(RETRY_MS);
+    } finally {
+      this.publishing = false;
     }
   }
 

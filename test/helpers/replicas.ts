@@ -67,9 +67,8 @@ export class Cluster {
     return r;
   }
 
-  /** Restarts the leader on its datadir and port, after `signal`. */
-  async restartLeader(signal: NodeJS.Signals): Promise<void> {
-    await this.leader.kill(signal);
+  /** Starts the leader again (after `leader.kill`) on its datadir and port. */
+  async startLeader(): Promise<void> {
     this.leader = await spawnNode(this.leaderArgs(), this.leader.port);
   }
 

@@ -52,6 +52,8 @@ pub struct PublisherStats {
     pub republished: u64,
     /// Whole pending blocks sent because a pre-confirmation's predecessor was not in the stream.
     pub snapshots: u64,
+    /// The newest sealed block handed out (the stream's, once published).
+    pub sealed: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -195,6 +197,7 @@ impl Publisher {
             }
         };
         self.stream = Some(Stream { sealed, pending: None });
+        self.stats.sealed = sealed;
         Ok(())
     }
 
@@ -232,6 +235,7 @@ impl Publisher {
     }
 
     fn mark_sealed(&mut self, number: u64, opens_next: bool) {
+        self.stats.sealed = number;
         if let Some(stream) = &mut self.stream {
             stream.sealed = number;
             stream.pending = opens_next.then_some((number + 1, 0));

@@ -42,6 +42,8 @@ pub struct PublisherStatus {
     pub dropped: i64,
     pub republished: i64,
     pub snapshots: i64,
+    /// The newest sealed block handed out for publishing.
+    pub sealed: i64,
 }
 
 impl From<PublisherStats> for PublisherStatus {
@@ -52,6 +54,7 @@ impl From<PublisherStats> for PublisherStatus {
             dropped: s.dropped as i64,
             republished: s.republished as i64,
             snapshots: s.snapshots as i64,
+            sealed: s.sealed as i64,
         }
     }
 }
@@ -177,6 +180,13 @@ impl NativeNode {
             .recv()
             .map_err(|_| napi::Error::from_reason("the publisher stopped"))?
             .map_err(napi::Error::from_reason)
+    }
+
+    /// Stops the builder (it seals what it pre-confirmed), so that a leader shutting down
+    /// can publish its last block before it closes.
+    #[napi]
+    pub fn publisher_drain(&self) {
+        self.node.shutdown();
     }
 
     #[napi]
