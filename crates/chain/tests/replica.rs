@@ -63,7 +63,7 @@ impl Pair {
     fn pump(&mut self) -> Vec<Applied> {
         self.take_events();
         let mut out = Vec::new();
-        while let Some(p) = self.publisher.next().expect("publisher") {
+        while let Some(p) = self.publisher.next_publication().expect("publisher") {
             self.stream.push(p.clone());
             let seq = self.stream.len() as u64;
             let applied = self.follower.apply(seq, &p.data, 0).expect("replica applies");
@@ -175,7 +175,7 @@ fn a_tampered_state_change_stops_the_replica() {
     let deadline = Instant::now() + Duration::from_secs(5);
     let sealed = loop {
         pair.take_events();
-        let p = pair.publisher.next().unwrap();
+        let p = pair.publisher.next_publication().unwrap();
         if let Some(p) = p {
             if p.kind == Kind::Sealed {
                 if let Message::Sealed(b) = codec::decode(&p.data).unwrap() {
@@ -221,7 +221,7 @@ fn a_gap_in_the_stream_is_refused_and_a_redelivery_ignored() {
     let deadline = Instant::now() + Duration::from_secs(5);
     while pair.stream.len() < 4 {
         pair.take_events();
-        if let Some(p) = pair.publisher.next().unwrap() {
+        if let Some(p) = pair.publisher.next_publication().unwrap() {
             pair.stream.push(p);
         }
         assert!(Instant::now() < deadline);

@@ -25,6 +25,7 @@ use preconf_chain::{ChainResult, Node};
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use options::{default_options, NodeOptions};
+pub use replication::{peek_replication_message, PeekedMessage};
 
 use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};

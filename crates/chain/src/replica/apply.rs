@@ -143,7 +143,7 @@ impl Follower {
             }
         }
         let applied = match codec::decode(data) {
-            Ok(Message::Pending(update)) => Ok(self.apply_pending(update)),
+            Ok(Message::Pending(update)) => Ok(self.apply_pending(*update)),
             Ok(Message::Sealed(block)) => {
                 let durable = behind == 0 || self.volatile + 1 >= DURABLE_EVERY;
                 self.volatile = if durable { 0 } else { self.volatile + 1 };

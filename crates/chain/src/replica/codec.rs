@@ -100,7 +100,7 @@ pub struct SealedBlock {
 
 #[derive(Clone, Debug)]
 pub enum Message {
-    Pending(PendingUpdate),
+    Pending(Box<PendingUpdate>),
     Sealed(Box<SealedBlock>),
 }
 
@@ -175,7 +175,7 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let env = peek(data)?;
     let mut buf = &data[ENVELOPE_LEN..];
     let message = match env.kind {
-        Kind::Pending => Message::Pending(decode_pending(&mut buf, env.index)?),
+        Kind::Pending => Message::Pending(Box::new(decode_pending(&mut buf, env.index)?)),
         Kind::Sealed => Message::Sealed(Box::new(decode_sealed(&mut buf)?)),
     };
     if !buf.is_empty() {

@@ -203,7 +203,7 @@ impl Publisher {
 
     /// The next message to publish, or `None` when there is nothing (yet). The caller
     /// publishes it before asking for the next one: once handed out, it counts as published.
-    pub fn next(&mut self) -> Result<Option<Publication>, PublishError> {
+    pub fn next_publication(&mut self) -> Result<Option<Publication>, PublishError> {
         let out = self.produce()?;
         if out.is_some() {
             self.stats.published += 1;

@@ -180,7 +180,12 @@ impl Store {
     /// stream position: durable exactly when the block is). Not `durable`: no fsync; the
     /// block becomes durable with the next durable commit, and a crash before it rolls the
     /// store back to the last durable one (a replica catching up re-reads the stream).
-    pub fn commit_block_with_meta(&self, block: BlockWrite<'_>, meta: &[(&str, &[u8])], durable: bool) -> ChainResult<()> {
+    pub fn commit_block_with_meta(
+        &self,
+        block: BlockWrite<'_>,
+        meta: &[(&str, &[u8])],
+        durable: bool,
+    ) -> ChainResult<()> {
         let mut txn = self.db.begin_write()?;
         let durability = if durable { Durability::Immediate } else { Durability::None };
         txn.set_durability(durability).map_err(ChainError::internal)?;

@@ -66,8 +66,12 @@ impl From<Result<Applied, ApplyError>> for ApplyResult {
             }
             Ok(Applied::Duplicate) => Self::status(ApplyStatus::Duplicate),
             Ok(Applied::Skipped { reason }) => Self { detail: Some(reason), ..Self::status(ApplyStatus::Skipped) },
-            Err(ApplyError::Gap { expected, .. }) => Self { expected: Some(expected as i64), ..Self::status(ApplyStatus::Gap) },
-            Err(e @ ApplyError::Stopped { .. }) => Self { detail: Some(e.to_string()), ..Self::status(ApplyStatus::Stopped) },
+            Err(ApplyError::Gap { expected, .. }) => {
+                Self { expected: Some(expected as i64), ..Self::status(ApplyStatus::Gap) }
+            }
+            Err(e @ ApplyError::Stopped { .. }) => {
+                Self { detail: Some(e.to_string()), ..Self::status(ApplyStatus::Stopped) }
+            }
             Err(ApplyError::Chain(e)) => Self { detail: Some(e.to_string()), ..Self::status(ApplyStatus::Retry) },
         }
     }
@@ -139,7 +143,13 @@ impl NativeNode {
     /// applied in the order of the calls; await each before handing over the next to stop
     /// at a gap.
     #[napi(ts_return_type = "Promise<ApplyResult>")]
-    pub fn follower_apply<'env>(&self, env: &'env Env, seq: i64, data: Uint8Array, behind: i64) -> napi::Result<Object<'env>> {
+    pub fn follower_apply<'env>(
+        &self,
+        env: &'env Env,
+        seq: i64,
+        data: Uint8Array,
+        behind: i64,
+    ) -> napi::Result<Object<'env>> {
         let seq = u64::try_from(seq).map_err(|_| napi::Error::from_reason("negative stream sequence"))?;
         let behind = u64::try_from(behind).unwrap_or(0);
         let (deferred, promise) = env.create_deferred()?;

@@ -90,7 +90,7 @@ fn run(mut publisher: Publisher, commands: std::sync::mpsc::Receiver<Command>, s
             Command::Stop => break,
         }
         if let Some(d) = waiting.take() {
-            match publisher.next() {
+            match publisher.next_publication() {
                 Ok(Some(p)) => d.resolve(Box::new(move |_| {
                     Ok(Some(Publication {
                         kind: p.kind.into(),
@@ -173,13 +173,11 @@ impl NativeNode {
             }),
             None => None,
         };
-        let commands = self.leader_commands().ok_or_else(|| napi::Error::from_reason("the publisher is not running"))?;
+        let commands =
+            self.leader_commands().ok_or_else(|| napi::Error::from_reason("the publisher is not running"))?;
         let (reply, answer) = sync_channel(1);
         commands.send(Command::Reset(mark, reply)).map_err(|_| napi::Error::from_reason("the publisher stopped"))?;
-        answer
-            .recv()
-            .map_err(|_| napi::Error::from_reason("the publisher stopped"))?
-            .map_err(napi::Error::from_reason)
+        answer.recv().map_err(|_| napi::Error::from_reason("the publisher stopped"))?.map_err(napi::Error::from_reason)
     }
 
     /// Stops the builder (it seals what it pre-confirmed), so that a leader shutting down
