@@ -49,6 +49,41 @@ export declare class NativeNode {
   txpoolContent(): Promise<string | NativeFailure>
   txpoolContentFrom(address: string): Promise<string | NativeFailure>
   txpoolInspect(): Promise<string | NativeFailure>
+  /** Starts following `stream` (a replica: a node opened with `build: false`). */
+  followerStart(stream: string): ReplicaStart
+  /**
+   * Applies the stream message at sequence `seq`; `behind`: messages the stream already
+   * holds after it (while catching up, blocks are not fsynced one by one). Messages are
+   * applied in the order of the calls; await each before handing over the next to stop
+   * at a gap.
+   */
+  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>
+  /**
+   * Starts publishing this node's chain events (a leader; the node keeps change sets).
+   * `capacity`: events queued while the stream is unreachable before the queue is
+   * emptied (the gap is then refilled from the store and a snapshot).
+   */
+  publisherStart(capacity: number): void
+  /**
+   * The next message to publish, once there is one; `null` after `replicationStop`.
+   * Publish it (retrying until the stream has it) before asking for the next.
+   */
+  publisherNext(): Promise<Publication | null>
+  /**
+   * What the stream holds (its newest sealed block; `null` when it is empty). Throws when
+   * the stream cannot be this node's (another chain, or ahead of this node).
+   */
+  publisherReset(head?: StreamHead | undefined | null): void
+  /**
+   * Stops the builder (it seals what it pre-confirmed), so that a leader shutting down
+   * can publish its last block before it closes.
+   */
+  publisherDrain(): void
+  publisherStatus(): PublisherStatus
+  /** Replication's own health: `null` when fine, else why (joined to the node's reason). */
+  setReplicationHealth(reason?: string | undefined | null): void
+  /** Stops publishing or following (also done by `close`). */
+  replicationStop(): void
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(options: NodeOptions): NativeNode
   /**
@@ -71,6 +106,17 @@ export declare class NativeNode {
    */
   close(): void
 }
+
+export interface ApplyResult {
+  status: ApplyStatus
+  number?: number
+  index?: number
+  expected?: number
+  detail?: string
+}
+
+/** What applying one message did. */
+export type ApplyStatus = 'sealed' | 'pending' | 'duplicate' | 'skipped' | 'gap' | 'stopped' | 'retry' | 'closed'
 
 export interface ChainInfo {
   chainId: number
@@ -146,6 +192,9 @@ export interface ImportResult {
   safe: number
   finalized: number
 }
+
+/** What a stream message is about. */
+export type MessageKind = 'pending' | 'sealed'
 
 export interface NativeFailure {
   kind: ErrorKind
@@ -237,10 +286,60 @@ export interface NodeOptions {
   traceMaxBytes?: number
   /** `default` (the product's interface) or `geth` (docs/compat.md). */
   profile?: Profile
+  /**
+   * Keep each sealed block's state changes, to republish it to a replication stream
+   * (set on a leader, `--publish`).
+   */
+  keepChangeSets?: boolean
 }
+
+/** Where a stream message stands in the chain, from its first bytes. */
+export interface PeekedMessage {
+  kind: MessageKind
+  number: number
+  index: number
+  /** The block hash of a sealed block's message. */
+  hash?: string
+}
+
+/** Reads where a stream message stands without applying it. */
+export declare function peekReplicationMessage(data: Uint8Array): PeekedMessage
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */
 export type Profile = 'default' | 'geth'
+
+/** One message to publish: `data` under `Nats-Msg-Id: id`. */
+export interface Publication {
+  kind: MessageKind
+  number: number
+  index: number
+  id: string
+  data: Buffer
+}
+
+export interface PublisherStatus {
+  queued: number
+  published: number
+  dropped: number
+  republished: number
+  snapshots: number
+  /** The newest sealed block handed out for publishing. */
+  sealed: number
+}
+
+/** Where a replica starts. */
+export interface ReplicaStart {
+  /** Stream sequence of the head's message, when this datadir followed this stream. */
+  seq?: number
+  head: number
+  headHash: string
+}
+
+/** The newest sealed block a stream holds (from its last sealed message). */
+export interface StreamHead {
+  number: number
+  hash: string
+}
 
 /** What `preconf-node verify` found. */
 export interface VerifyReport {

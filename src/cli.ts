@@ -19,10 +19,27 @@ export interface ServerConfig {
   threads: number;
 }
 
+/** Read replicas over NATS JetStream (src/replication/). */
+export interface ReplicationConfig {
+  /** --publish: build, and publish every pre-confirmation and sealed block to this server. */
+  publish?: string;
+  /** --follow: a replica of the stream on this server (no builder). */
+  follow?: string;
+  /** --leader: where a replica forwards transactions. */
+  leader?: string;
+  /** JetStream stream name. */
+  stream: string;
+  /** Events a leader queues while NATS is unreachable. */
+  queue: number;
+  /** How long NATS may be unreachable before /health answers 503. */
+  natsTimeoutMs: number;
+}
+
 export interface Config {
   server: ServerConfig;
   /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
   chain: NodeOptions;
+  replication: ReplicationConfig;
 }
 
 interface Flag {
@@ -32,6 +49,7 @@ interface Flag {
   /** The option whose default the help text shows: the chain's come from the addon. */
   chainDefault?: keyof NodeOptions;
   serverDefault?: keyof ServerConfig;
+  replicationDefault?: keyof ReplicationConfig;
   apply(cfg: Config, v: string): void;
 }
 
@@ -40,6 +58,34 @@ const int = (name: string, v: string, min = 0): number => {
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got "${v}"`);
   return n;
 };
+
+function natsUrl(flag: string, v: string): string {
+  let url: URL;
+  try {
+    url = new URL(v.includes('://') ? v : `nats://${v}`);
+  } catch {
+    throw new Error(`--${flag} must be a NATS server address (nats://HOST:PORT), got "${v}"`);
+  }
+  if (url.protocol !== 'nats:' && url.protocol !== 'tls:') throw new Error(`--${flag} must be a nats:// address, got "${v}"`);
+  return url.href.replace(/\/$/, '');
+}
+
+function httpUrl(flag: string, v: string): string {
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new Error(`--${flag} must be an http(s) URL (http://HOST:PORT), got "${v}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--${flag} must be an http(s) URL, got "${v}"`);
+  return url.href;
+}
+
+/** JetStream stream names: no whitespace, dots, wildcards or path separators. */
+function streamName(v: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(v)) throw new Error(`--stream must be 1-64 letters, digits, "_" or "-", got "${v}"`);
+  return v;
+}
 
 const FLAGS: Flag[] = [
   { name: 'host', value: 'ADDR', help: 'interface to listen on', serverDefault: 'host', apply: (c, v) => void (c.server.host = v) },
@@ -89,6 +135,12 @@ const FLAGS: Flag[] = [
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
   { name: 'threads', value: 'N', help: 'event loops serving HTTP/WebSocket on one chain (default: cores - 1, 1..4)', apply: (c, v) => void (c.server.threads = int('threads', v, 1)) },
+  { name: 'publish', value: 'NATS_URL', help: 'publish every pre-confirmation and sealed block to NATS JetStream (this node leads)', apply: (c, v) => void ((c.replication.publish = natsUrl('publish', v)), (c.chain.keepChangeSets = true)) },
+  { name: 'follow', value: 'NATS_URL', help: 'be a read replica of the stream on this NATS server (no builder; needs --leader)', apply: (c, v) => void ((c.replication.follow = natsUrl('follow', v)), (c.chain.build = false)) },
+  { name: 'leader', value: 'URL', help: "the leader's HTTP endpoint, where a replica forwards transactions", apply: (c, v) => void (c.replication.leader = httpUrl('leader', v)) },
+  { name: 'stream', value: 'NAME', help: 'JetStream stream of the chain', replicationDefault: 'stream', apply: (c, v) => void (c.replication.stream = streamName(v)) },
+  { name: 'publish-queue', value: 'N', help: 'events a leader queues while NATS is unreachable', replicationDefault: 'queue', apply: (c, v) => void (c.replication.queue = int('publish-queue', v, 1)) },
+  { name: 'nats-timeout-ms', value: 'MS', help: 'NATS unreachable this long: /health answers 503', replicationDefault: 'natsTimeoutMs', apply: (c, v) => void (c.replication.natsTimeoutMs = int('nats-timeout-ms', v, 1)) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
 
@@ -108,14 +160,22 @@ export function defaultConfig(): Config {
       threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
     },
     chain: { datadir: resolve('data') },
+    replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000 },
   };
 }
 
 export function usage(): string {
   const chain = defaultChainOptions();
-  const server = defaultConfig().server;
+  const { server, replication } = defaultConfig();
   const lines = FLAGS.map((f) => {
-    const d = f.chainDefault !== undefined ? chain[f.chainDefault] : f.serverDefault !== undefined ? server[f.serverDefault] : undefined;
+    const d =
+      f.chainDefault !== undefined
+        ? chain[f.chainDefault]
+        : f.serverDefault !== undefined
+          ? server[f.serverDefault]
+          : f.replicationDefault !== undefined
+            ? replication[f.replicationDefault]
+            : undefined;
     return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
   });
   return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n\n${lines.join('\n')}\n  --help                          this text\n`;
@@ -143,5 +203,9 @@ export function parseArgs(argv: string[]): Config | 'help' {
     } else if (eq !== -1) throw new Error(`--${name} takes no value`);
     flag.apply(cfg, value);
   }
+  const r = cfg.replication;
+  if (r.publish !== undefined && r.follow !== undefined) throw new Error('--publish and --follow exclude each other: a node leads or follows');
+  if (r.follow !== undefined && r.leader === undefined) throw new Error('--follow needs --leader URL: a replica forwards transactions to the leader');
+  if (r.leader !== undefined && r.follow === undefined) throw new Error('--leader only applies to a replica (--follow)');
   return cfg;
 }

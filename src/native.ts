@@ -10,11 +10,29 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
-import type { ChainInfo, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NativeNode, NodeOptions } from '../native/native.js';
+import type {
+  ApplyResult,
+  ChainInfo,
+  EventKind,
+  ImportFailure,
+  ImportOptions,
+  ImportProgressInfo,
+  ImportResult,
+  NativeFailure,
+  NativeMetrics,
+  NativeNode,
+  NodeOptions,
+  PeekedMessage,
+  Publication,
+  PublisherStatus,
+  ReplicaStart,
+  StreamHead,
+} from '../native/native.js';
 import { NativeError } from './errors/index.js';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
 export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
+export type { ApplyResult, PeekedMessage, Publication, PublisherStatus, ReplicaStart, StreamHead } from '../native/native.js';
 
 export { SUPPORTED_PLATFORMS } from '../scripts/platforms.mjs';
 
@@ -60,6 +78,25 @@ export function importChain(options: ImportOptions, onProgress?: (p: ImportProgr
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();
+}
+
+/** Where a replication stream message stands in the chain (kind, block, index, hash). */
+export function peekReplicationMessage(data: Uint8Array): PeekedMessage {
+  return loaded().peekReplicationMessage(data);
+}
+
+/** The addon's side of replication (src/replication/): bytes in, bytes out. */
+export interface ReplicationNative {
+  publisherStart(capacity: number): void;
+  publisherNext(): Promise<Publication | null>;
+  publisherReset(head: StreamHead | null): void;
+  publisherStatus(): PublisherStatus;
+  /** Stops the builder (sealing what it pre-confirmed) before a leader's last publications. */
+  publisherDrain(): void;
+  followerStart(stream: string): ReplicaStart;
+  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>;
+  setHealth(reason: string | null): void;
+  stop(): void;
 }
 
 /** The chain, as the protocol layer sees it. Block selectors are canonical strings
@@ -126,6 +163,22 @@ export class Chain {
   txpoolInspect = (): Promise<string> => unwrapAsync(this.raw.txpoolInspect());
   /** The addon's figures for GET /metrics (builder histograms, pool, store, work queues). */
   metrics = (): NativeMetrics => this.raw.metrics();
+
+  /** Publishing (leader) or following (replica) a replication stream. */
+  replication(): ReplicationNative {
+    const raw = this.raw;
+    return {
+      publisherStart: (capacity) => raw.publisherStart(capacity),
+      publisherNext: () => raw.publisherNext(),
+      publisherReset: (head) => raw.publisherReset(head),
+      publisherStatus: () => raw.publisherStatus(),
+      publisherDrain: () => raw.publisherDrain(),
+      followerStart: (stream) => raw.followerStart(stream),
+      followerApply: (seq, data, behind) => raw.followerApply(seq, data, behind),
+      setHealth: (reason) => raw.setReplicationHealth(reason),
+      stop: () => raw.replicationStop(),
+    };
+  }
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

@@ -15,6 +15,7 @@ import { logInternal } from './errors/index.js';
 import { LoopMetrics } from './metrics/loop.js';
 import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
+import { forwardToLeader, startReplication } from './replication/index.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -48,6 +49,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     publicEndpoint: config.server.publicEndpoint,
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
   });
+  forwardToLeader(methods, config.replication, hub, chain);
   const metrics = new LoopMetrics(methods.keys());
   const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch, profile: config.chain.profile ?? 'default' }, logInternal, metrics.rpc);
   const app = uWS.App();
@@ -143,9 +145,11 @@ export async function startNode(config: Config): Promise<RunningNode> {
     throw e;
   }
   const port = uWS.us_socket_local_port(listenSocket);
+  const replication = startReplication(chain, config.replication);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
+    await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
     loop.ws.closeAll('server shutting down');

@@ -87,6 +87,13 @@ export class RawWs {
     });
   }
 
+  /** Calls `listener` with every later notification of `subscription`. */
+  on(subscription: string, listener: (result: any) => void): void {
+    this.listeners.push((n) => {
+      if (n.subscription === subscription) listener(n.result);
+    });
+  }
+
   of(subscription: string): any[] {
     return this.notifications.filter((n) => n.subscription === subscription).map((n) => n.result);
   }

@@ -31,6 +31,8 @@ pub struct ChainState {
     /// The builder's tick and seal measurements (read at scrape time).
     pub metrics: ChainMetrics,
     unhealthy: Mutex<Option<String>>,
+    /// Why replication (publishing to or following a stream) is degraded, if it is.
+    replication: Mutex<Option<String>>,
 }
 
 impl ChainState {
@@ -52,6 +54,7 @@ impl ChainState {
             events: EventBus::default(),
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
+            replication: Mutex::new(None),
         }
     }
 
@@ -86,8 +89,18 @@ impl ChainState {
         *self.unhealthy.lock() = Some(reason);
     }
 
+    /// Replication's own state: `None` once it is healthy again.
+    pub fn set_replication_health(&self, reason: Option<String>) {
+        *self.replication.lock() = reason;
+    }
+
     /// `None` while healthy, or why the node is degraded.
     pub fn health(&self) -> Option<String> {
-        self.unhealthy.lock().clone()
+        let node = self.unhealthy.lock().clone();
+        let replication = self.replication.lock().clone();
+        match (node, replication) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
     }
 }

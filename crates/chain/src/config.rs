@@ -42,6 +42,9 @@ pub struct ChainConfig {
     /// Whose interface to answer with where the product's deliberately differs from geth's
     /// (docs/compat.md lists every difference).
     pub profile: Profile,
+    /// Keep each sealed block's state changes in the store, so it can be republished to a
+    /// replication stream later (a leader, `--publish`).
+    pub keep_change_sets: bool,
 }
 
 /// The interface profile (`--profile`).
@@ -79,6 +82,7 @@ impl Default for ChainConfig {
             trace_max_bytes: 64 * 1024 * 1024,
             preconf_receipts: false,
             profile: Profile::Default,
+            keep_change_sets: false,
         }
     }
 }

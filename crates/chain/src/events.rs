@@ -15,9 +15,12 @@ use crate::types::BlockData;
 #[derive(Clone, Debug)]
 pub enum ChainEvent {
     /// A new pre-confirmation of the block being built. `block.txs[first_new..]` are the
-    /// transactions it added, `changes` what they (and, in a block's first one, its
-    /// pre-block system calls) did to the state: its overlay layer.
+    /// transactions it added, `changes` what they did to the state: its overlay layer.
     Preconfirmed { block: Arc<BlockData>, first_new: usize, unix_ms: u64, changes: Arc<StateChanges> },
+    /// A block was opened (at start, and right after each seal): readers see it as
+    /// pre-confirmation 0, with no transactions; `changes` is what its pre-block system
+    /// calls did (its first overlay layer). Not sent without pre-confirmations.
+    Opened { block: Arc<BlockData>, unix_ms: u64, changes: Arc<StateChanges> },
     /// A block was sealed and is the new head; `changes` is everything it did to the state.
     Sealed { block: Arc<BlockData>, changes: Arc<StateChanges> },
     /// A transaction was accepted into the pool.

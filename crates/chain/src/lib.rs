@@ -19,6 +19,7 @@ pub mod import;
 pub mod metrics;
 pub mod node;
 pub mod pool;
+pub mod replica;
 pub mod spec;
 pub mod state;
 pub mod store;

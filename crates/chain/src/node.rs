@@ -32,6 +32,7 @@ impl Node {
             Some(dir) => Store::open(dir, config.db_cache_bytes)?,
             None => Store::in_memory()?,
         });
+        store.keep_change_sets(config.keep_change_sets);
         let source = match (&config.genesis, &config.genesis_file) {
             (Some(json), _) => GenesisSource::Json(json.clone()),
             (None, Some(path)) => GenesisSource::File(path.clone()),

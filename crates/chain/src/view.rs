@@ -8,9 +8,9 @@ use alloy_consensus::Header;
 use alloy_primitives::{map::B256Map, B256};
 
 use crate::error::{ChainError, ChainResult};
-use crate::state::{CodeCache, Overlay, StateView};
+use crate::state::{changes::StateChanges, CodeCache, Overlay, StateView};
 use crate::store::StoreSnapshot;
-use crate::types::{BlockData, BlockId};
+use crate::types::{BlockData, BlockId, ExecutedTx};
 
 /// The block being built, as of its newest pre-confirmation.
 #[derive(Clone, Debug)]
@@ -22,6 +22,44 @@ pub struct PendingBlock {
     pub overlay: Overlay,
     /// Transaction hash -> index in `block.txs`.
     pub tx_index: B256Map<usize>,
+}
+
+impl PendingBlock {
+    /// The block being built from scratch: `txs` so far, one overlay layer holding all they
+    /// (and the block's system calls) changed. Index 0 is the block just opened.
+    pub fn start(header: Header, txs: Vec<Arc<ExecutedTx>>, preconf_index: u64, layer: Arc<StateChanges>) -> Self {
+        let tx_index = txs.iter().enumerate().map(|(i, t)| (t.hash(), i)).collect();
+        let block = BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), ..Default::default() };
+        Self { block: Arc::new(block), overlay: Overlay::default().with(layer), tx_index }
+    }
+
+    /// This block after one more pre-confirmation: `new_txs` appended, `layer` (what they
+    /// changed) on top, `header` with the roots of every transaction so far.
+    pub fn next(
+        &self,
+        header: Header,
+        new_txs: &[Arc<ExecutedTx>],
+        preconf_index: u64,
+        layer: Arc<StateChanges>,
+    ) -> Self {
+        let mut txs = Vec::with_capacity(self.block.txs.len() + new_txs.len());
+        txs.extend(self.block.txs.iter().cloned());
+        let mut tx_index = self.tx_index.clone();
+        for t in new_txs {
+            tx_index.insert(t.hash(), txs.len());
+            txs.push(t.clone());
+        }
+        let block = BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), ..Default::default() };
+        Self { block: Arc::new(block), overlay: self.overlay.with(layer), tx_index }
+    }
+
+    pub fn number(&self) -> u64 {
+        self.block.header.number
+    }
+
+    pub fn preconf_index(&self) -> u64 {
+        self.block.preconf_index.unwrap_or_default()
+    }
 }
 
 #[derive(Clone)]

@@ -140,6 +140,8 @@ impl Fanout {
                     }
                 }
             }
+            // Pollers see the block just opened; subscriptions announce pre-confirmations.
+            ChainEvent::Opened { .. } => {}
             ChainEvent::Pooled { hash } => {
                 if self.wants(EventKind::Pooled) {
                     self.emit(EventKind::Pooled, format!("\"{hash:#x}\""));

@@ -11,6 +11,7 @@ pub mod import;
 mod metrics;
 mod options;
 mod reads;
+mod replication;
 mod tools;
 mod trace;
 mod txpool;
@@ -30,6 +31,7 @@ pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use options::{default_options, NodeOptions};
 // Reachable from the crate root, so clippy's test build does not call it dead code.
+pub use replication::{peek_replication_message, PeekedMessage};
 pub use tools::verify_store;
 
 use events::{EventCallback, EventHub, Fanout};
@@ -178,6 +180,7 @@ impl NativeNode {
         self.hub.clear();
         if self.owner {
             nodes().lock().remove(&self.handle);
+            replication::stop(self.handle);
             self.node.shutdown();
         }
     }

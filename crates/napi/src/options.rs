@@ -49,6 +49,9 @@ pub struct NodeOptions {
     pub trace_max_bytes: Option<u32>,
     /// `default` (the product's interface) or `geth` (docs/compat.md).
     pub profile: Option<Profile>,
+    /// Keep each sealed block's state changes, to republish it to a replication stream
+    /// (set on a leader, `--publish`).
+    pub keep_change_sets: Option<bool>,
 }
 
 impl NodeOptions {
@@ -88,6 +91,7 @@ impl NodeOptions {
                 Some(Profile::Default) => ChainProfile::Default,
                 None => d.profile,
             },
+            keep_change_sets: self.keep_change_sets.unwrap_or(d.keep_change_sets),
         })
     }
 }
@@ -122,5 +126,6 @@ pub fn default_options() -> NodeOptions {
             ChainProfile::Geth => Profile::Geth,
             ChainProfile::Default => Profile::Default,
         }),
+        keep_change_sets: Some(d.keep_change_sets),
     }
 }

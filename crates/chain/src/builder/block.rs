@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, Receipt, TxEnvelope, EMPTY_ROOT_HASH};
-use alloy_primitives::{keccak256, map::B256Map, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
+use alloy_primitives::{keccak256, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
 use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::database::CacheDB;
 use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
@@ -28,7 +28,6 @@ pub struct OpenBlock {
     /// What changed since the last pre-confirmation (its overlay layer).
     pub tick: StateChanges,
     pub txs: Vec<Arc<ExecutedTx>>,
-    pub tx_index: B256Map<usize>,
     pub gas_used: u64,
     pub preconf_index: u64,
     /// Transactions already announced in an earlier pre-confirmation.
@@ -96,7 +95,6 @@ impl OpenBlock {
             changes: StateChanges::default(),
             tick: StateChanges::default(),
             txs: Vec::new(),
-            tx_index: Default::default(),
             gas_used: 0,
             preconf_index: 0,
             announced: 0,
@@ -130,7 +128,6 @@ impl OpenBlock {
                     _ => Vec::new(),
                 };
                 let receipt = Receipt { status: success.into(), cumulative_gas_used: self.gas_used, logs };
-                self.tx_index.insert(ptx.hash, self.txs.len());
                 self.txs.push(Arc::new(ExecutedTx { tx: ptx.tx.clone(), sender: ptx.sender, receipt, gas_used: gas }));
                 Outcome::Included
             }

@@ -21,7 +21,6 @@ use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::pool::BestTxs;
-use crate::types::BlockData;
 use crate::view::{ChainView, PendingBlock};
 use block::{unix_now_ms, OpenBlock, Outcome};
 
@@ -86,6 +85,7 @@ impl Builder {
         let mut b = Self { chain, block, published: None };
         let view = b.with_pending((*view).clone());
         b.chain.publish(view);
+        b.announce_open();
         Ok(b)
     }
 
@@ -180,24 +180,21 @@ impl Builder {
         }
         let b = &mut self.block;
         let layer = Arc::new(std::mem::take(&mut b.tick));
-        let overlay = match &self.published {
-            Some(p) => p.overlay.with(layer),
-            None => crate::state::Overlay::default().with(layer),
-        };
-        let pending = Arc::new(PendingBlock {
-            block: Arc::new(BlockData {
-                header: b.current_header(),
-                hash: None,
-                txs: b.txs.clone(),
-                preconf_index: Some(b.preconf_index),
-                ..Default::default()
-            }),
-            overlay,
-            tx_index: b.tx_index.clone(),
+        let header = b.current_header();
+        let pending = Arc::new(match &self.published {
+            Some(p) => p.next(header, &b.txs[p.block.txs.len()..], b.preconf_index, layer),
+            None => PendingBlock::start(header, b.txs.clone(), b.preconf_index, layer),
         });
         self.published = Some(pending.clone());
         view.pending = Some(pending);
         view
+    }
+
+    /// Tells listeners about the block just opened (pre-confirmation 0).
+    fn announce_open(&self) {
+        let Some(p) = &self.published else { return };
+        let changes = p.overlay.layers().last().cloned().unwrap_or_default();
+        self.chain.events.send(ChainEvent::Opened { block: p.block.clone(), unix_ms: unix_now_ms(), changes });
     }
 
     /// Tells listeners about the pre-confirmation just published.

@@ -68,6 +68,7 @@ impl Builder {
         // Measured before the announcement, so whoever hears of the seal finds it counted.
         self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
         self.chain.events.send(ChainEvent::Sealed { block: head, changes });
+        self.announce_open();
         Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! persisted node by node (crates/trie) in the same write transaction as its block, so the
 //! state root never needs the whole state in memory. (docs/storage.md explains why.)
 
+pub mod change_sets;
 pub mod codec;
 mod fork_choice;
 pub mod genesis;
@@ -74,6 +75,8 @@ pub struct Store {
     db: Database,
     /// The redb file (`None` in memory).
     path: Option<PathBuf>,
+    /// Write each block's change set too (`change_sets`): set on a node that publishes.
+    keep_change_sets: std::sync::atomic::AtomicBool,
 }
 
 impl Store {
@@ -112,6 +115,7 @@ impl Store {
             txn.open_table(ACCOUNTS)?;
             txn.open_table(STORAGE)?;
             txn.open_table(CODES)?;
+            txn.open_table(change_sets::CHANGE_SETS)?;
             preconf_trie::create_tables(&txn)?;
             let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
             match schema {
@@ -130,7 +134,7 @@ impl Store {
             }
         }
         txn.commit()?;
-        Ok(Self { db, path })
+        Ok(Self { db, path, keep_change_sets: Default::default() })
     }
 
     /// Size of the store file in bytes (`None` for an in-memory store).
@@ -157,6 +161,13 @@ impl Store {
         Ok(meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value())))
     }
 
+    /// A `meta` entry written with `commit_block_with_meta`.
+    pub fn meta(&self, key: &str) -> ChainResult<Option<Vec<u8>>> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get(key)?.map(|v| v.value().to_vec()))
+    }
+
     /// The stored genesis spec (chain config and header fields, no alloc), as JSON.
     pub fn genesis_spec(&self) -> ChainResult<Option<String>> {
         let txn = self.db.begin_read()?;
@@ -175,10 +186,33 @@ impl Store {
     /// Writes a sealed block, its state changes and its trie nodes in one durable
     /// transaction, and prunes trie versions older than the kept history.
     pub fn commit_block(&self, block: BlockWrite<'_>) -> ChainResult<()> {
+        self.commit_block_with_meta(block, &[], true)
+    }
+
+    /// `commit_block`, with `meta` entries written in the same transaction (a replica's
+    /// stream position: durable exactly when the block is). Not `durable`: no fsync; the
+    /// block becomes durable with the next durable commit, and a crash before it rolls the
+    /// store back to the last durable one (a replica catching up re-reads the stream).
+    pub fn commit_block_with_meta(
+        &self,
+        block: BlockWrite<'_>,
+        meta: &[(&str, &[u8])],
+        durable: bool,
+    ) -> ChainResult<()> {
         let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
+        let durability = if durable { Durability::Immediate } else { Durability::None };
+        txn.set_durability(durability).map_err(ChainError::internal)?;
         write_block(&txn, &block)?;
         let number = block.header.number;
+        if self.keep_change_sets.load(std::sync::atomic::Ordering::Relaxed) {
+            change_sets::write(&txn, number, block.changes)?;
+        }
+        if !meta.is_empty() {
+            let mut table = txn.open_table(META)?;
+            for (key, value) in meta {
+                table.insert(*key, *value)?;
+            }
+        }
         let mut trie = preconf_trie::TrieWriter::open(&txn)?;
         trie.write_diff(number, block.trie)?;
         trie.prune(number.saturating_sub(trie::TRIE_HISTORY))?;

@@ -1,0 +1,334 @@
+//! The replica's side: applies stream messages to its own store and pending view, in stream
+//! order, and publishes views and chain events exactly as the leader's builder did.
+//!
+//! A sealed block is checked before it is written: its number and parent follow this
+//! replica's head, and its hash, transactions root, receipts root, bloom, gas, ommers and
+//! withdrawals roots, and its state root — computed from its change set over this replica's
+//! own trie — match its header. A mismatch stops the replica for good (it keeps serving what
+//! it has, and reports why). The stream position is written in the block's own transaction.
+
+use std::sync::Arc;
+
+use alloy_consensus::proofs;
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Bloom, Bytes, B256};
+
+use super::codec::{self, CodecError, Message, PendingUpdate, SealedBlock};
+use crate::chain_state::ChainState;
+use crate::error::ChainError;
+use crate::events::ChainEvent;
+use crate::store::{BlockWrite, StoredBody, StoredReceipts};
+use crate::types::{BlockData, ExecutedTx};
+use crate::view::{ChainView, PendingBlock};
+
+/// `meta` key of the stream position: the sequence of the message that sealed the head
+/// (u64 BE) followed by the stream's name.
+pub const POSITION_KEY: &str = "replica_position";
+
+/// While catching up (more messages already waiting), blocks are committed without an
+/// fsync of their own, and every this many (and the last of a catch-up) with one.
+const DURABLE_EVERY: u32 = 256;
+
+/// Where a replica stands in a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub stream: String,
+    /// Sequence of the message of the replica's head block.
+    pub seq: u64,
+}
+
+impl Position {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = self.seq.to_be_bytes().to_vec();
+        v.extend_from_slice(self.stream.as_bytes());
+        v
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let seq = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
+        Some(Self { seq, stream: String::from_utf8(bytes[8..].to_vec()).ok()? })
+    }
+}
+
+/// What applying one message did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Sealed {
+        number: u64,
+    },
+    Pending {
+        number: u64,
+        index: u64,
+    },
+    /// Already applied (redelivered, or replayed from before the head): nothing changed.
+    Duplicate,
+    /// A pre-confirmation that does not follow this replica's pending block (its predecessor
+    /// was never published, or belongs to another run of the leader): the sealed block, or
+    /// the next snapshot, brings the state instead.
+    Skipped {
+        reason: String,
+    },
+}
+
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The message is not the one after the last applied: re-read from `expected`.
+    #[error("stream gap: expected message {expected}, got {got}")]
+    Gap { expected: u64, got: u64 },
+    /// Fatal: the replica stopped and serves what it has.
+    #[error("replica stopped at stream message {seq}: {reason}")]
+    Stopped { seq: u64, reason: String },
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+}
+
+/// Why a sealed block cannot be applied; each stops the replica.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    #[error("undecodable message: {0}")]
+    Decode(#[from] CodecError),
+    #[error("block {number}: {what} mismatch: computed {ours}, the leader's header says {theirs}")]
+    Mismatch { number: u64, what: &'static str, ours: String, theirs: String },
+    #[error("block {number} is {theirs} in the stream but {ours} here: the stream follows another chain")]
+    Diverged { number: u64, ours: B256, theirs: B256 },
+    #[error("the stream goes from this replica's head {head} to block {number}: the blocks in between are not in it")]
+    Missing { head: u64, number: u64 },
+    /// Not a verdict on the block: the store failed; the same message is tried again.
+    #[error(transparent)]
+    Store(#[from] ChainError),
+}
+
+pub struct Follower {
+    chain: Arc<ChainState>,
+    stream: String,
+    /// Sequence of the last applied message (0: none yet; the next one is taken as is).
+    last_seq: u64,
+    /// Run of the leader that built the current pending block.
+    build: Option<u64>,
+    stopped: Option<ApplyError>,
+    /// Blocks committed since the last durable commit.
+    volatile: u32,
+}
+
+impl Follower {
+    /// Resumes after the position stored with the head, when it is a position in `stream`.
+    pub fn new(chain: Arc<ChainState>, stream: String) -> Result<Self, ChainError> {
+        let stored = chain.store.meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
+        let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
+        Ok(Self { chain, stream, last_seq, build: None, stopped: None, volatile: 0 })
+    }
+
+    /// The position stored with the head in this follower's stream (`None`: not known,
+    /// look the head up in the stream).
+    pub fn position(&self) -> Option<u64> {
+        (self.last_seq > 0).then_some(self.last_seq)
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Applies the message at stream sequence `seq`; `behind`: how many more messages the
+    /// stream already holds after it (a catch-up does not fsync every block).
+    pub fn apply(&mut self, seq: u64, data: &[u8], behind: u64) -> Result<Applied, ApplyError> {
+        if let Some(e) = &self.stopped {
+            return Err(e.clone());
+        }
+        if self.last_seq != 0 {
+            if seq <= self.last_seq {
+                return Ok(Applied::Duplicate);
+            }
+            if seq != self.last_seq + 1 {
+                return Err(ApplyError::Gap { expected: self.last_seq + 1, got: seq });
+            }
+        }
+        let applied = match codec::decode(data) {
+            Ok(Message::Pending(update)) => Ok(self.apply_pending(*update)),
+            Ok(Message::Sealed(block)) => {
+                let durable = behind == 0 || self.volatile + 1 >= DURABLE_EVERY;
+                self.volatile = if durable { 0 } else { self.volatile + 1 };
+                self.apply_sealed(seq, *block, durable)
+            }
+            Err(e) => Err(Refused::Decode(e)),
+        };
+        match applied {
+            Ok(applied) => {
+                self.last_seq = seq;
+                Ok(applied)
+            }
+            Err(Refused::Store(e)) => Err(ApplyError::Chain(e)),
+            Err(refused) => Err(self.stop(seq, refused.to_string())),
+        }
+    }
+
+    fn stop(&mut self, seq: u64, reason: String) -> ApplyError {
+        eprintln!("[preconf-node] REPLICA STOPPED at stream message {seq}: {reason}");
+        self.chain.set_unhealthy(format!("replica stopped: {reason}"));
+        let e = ApplyError::Stopped { seq, reason };
+        self.stopped = Some(e.clone());
+        e
+    }
+
+    fn apply_pending(&mut self, u: PendingUpdate) -> Applied {
+        if !self.chain.config.preconf {
+            return Applied::Skipped { reason: "pre-confirmations are off on this node".into() };
+        }
+        let view = self.chain.view();
+        let (number, index) = (u.header.number, u.preconf_index);
+        if number != view.head_number() + 1 || u.header.parent_hash != view.head_hash() {
+            return match number <= view.head_number() {
+                true => Applied::Duplicate,
+                false => {
+                    Applied::Skipped { reason: format!("block {number} does not follow head {}", view.head_number()) }
+                }
+            };
+        }
+        let layer = Arc::new(u.changes);
+        let (pending, first_new) = if u.reset {
+            let first_new = match &view.pending {
+                // A snapshot of the block this replica already shows: announce only what is new.
+                Some(p) if p.number() == number && is_prefix(&p.block.txs, &u.txs) => p.block.txs.len(),
+                _ => 0,
+            };
+            (PendingBlock::start(u.header, u.txs, index, layer.clone()), first_new)
+        } else {
+            match &view.pending {
+                Some(p)
+                    if p.number() == number
+                        && p.preconf_index() + 1 == index
+                        && self.build == Some(u.build)
+                        && p.block.txs.len() as u64 == u.first =>
+                {
+                    (p.next(u.header, &u.txs, index, layer.clone()), u.first as usize)
+                }
+                _ => {
+                    return Applied::Skipped {
+                        reason: format!(
+                            "pre-confirmation {number}.{index} does not follow this replica's pending block"
+                        ),
+                    }
+                }
+            }
+        };
+        self.build = Some(u.build);
+        let pending = Arc::new(pending);
+        let mut next = (*view).clone();
+        next.pending = Some(pending.clone());
+        self.chain.publish(next);
+        let block = pending.block.clone();
+        self.chain.events.send(match (u.reset, index) {
+            (true, 0) => ChainEvent::Opened { block, unix_ms: u.unix_ms, changes: layer },
+            _ => ChainEvent::Preconfirmed { block, first_new, unix_ms: u.unix_ms, changes: layer },
+        });
+        Applied::Pending { number, index }
+    }
+
+    fn apply_sealed(&mut self, seq: u64, b: SealedBlock, durable: bool) -> Result<Applied, Refused> {
+        let view = self.chain.view();
+        let head = view.head_number();
+        let number = b.header.number;
+        if number <= head {
+            let ours = view.snapshot.block_hash(number).ok().flatten().unwrap_or_default();
+            return match ours == b.hash {
+                true => Ok(Applied::Duplicate),
+                false => Err(Refused::Diverged { number, ours, theirs: b.hash }),
+            };
+        }
+        if number > head + 1 {
+            return Err(Refused::Missing { head, number });
+        }
+        check(number, "parent hash", view.head_hash(), b.header.parent_hash)?;
+        verify_block(&b)?;
+        let (state_root, trie) = self.chain.store.state_root(&b.changes)?;
+        check(number, "state root", state_root, b.header.state_root)?;
+
+        let body = StoredBody {
+            txs: b.txs.iter().map(|t| t.stored_tx()).collect(),
+            ommers: b.ommers.clone(),
+            withdrawals: b.withdrawals.clone(),
+        };
+        let receipts = StoredReceipts {
+            receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
+        };
+        let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
+        let position = Position { stream: self.stream.clone(), seq }.encode();
+        let write = BlockWrite {
+            header: &b.header,
+            hash: b.hash,
+            body: &body,
+            receipts: &receipts,
+            tx_hashes: &tx_hashes,
+            changes: &b.changes,
+            trie: &trie,
+        };
+        self.chain.store.commit_block_with_meta(write, &[(POSITION_KEY, &position)], durable)?;
+
+        let head = Arc::new(BlockData {
+            header: b.header,
+            hash: Some(b.hash),
+            txs: b.txs,
+            preconf_index: None,
+            ommers: b.ommers,
+            withdrawals: b.withdrawals,
+        });
+        // The block opened with the seal, published in the same view (as the leader does).
+        let opened = match b.next {
+            Some(u) if self.chain.config.preconf && u.header.parent_hash == b.hash && u.header.number == number + 1 => {
+                self.build = Some(u.build);
+                let layer = Arc::new(u.changes);
+                Some((Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone())), u.unix_ms, layer))
+            }
+            _ => None,
+        };
+        let snapshot = self.chain.store.snapshot()?;
+        self.chain.publish(ChainView {
+            snapshot,
+            finalized: number.saturating_sub(self.chain.config.finality_depth),
+            head: head.clone(),
+            pending: opened.as_ref().map(|(p, _, _)| p.clone()),
+            codes: view.codes.clone(),
+        });
+        self.chain.events.send(ChainEvent::Sealed { block: head, changes: Arc::new(b.changes) });
+        if let Some((p, unix_ms, changes)) = opened {
+            self.chain.events.send(ChainEvent::Opened { block: p.block.clone(), unix_ms, changes });
+        }
+        Ok(Applied::Sealed { number })
+    }
+}
+
+fn check<T: PartialEq + std::fmt::Display>(number: u64, what: &'static str, ours: T, theirs: T) -> Result<(), Refused> {
+    if ours == theirs {
+        return Ok(());
+    }
+    Err(Refused::Mismatch { number, what, ours: ours.to_string(), theirs: theirs.to_string() })
+}
+
+/// Everything of a sealed block that its header commits to, but the state root.
+fn verify_block(b: &SealedBlock) -> Result<(), Refused> {
+    let n = b.header.number;
+    check(n, "block hash", b.header.hash_slow(), b.hash)?;
+    let envelopes: Vec<_> = b.txs.iter().map(|t| &t.tx).collect();
+    check(n, "transactions root", proofs::calculate_transaction_root(&envelopes), b.header.transactions_root)?;
+    let receipts: Vec<_> = b.txs.iter().map(|t| t.receipt_envelope()).collect();
+    check(n, "receipts root", proofs::calculate_receipt_root(&receipts), b.header.receipts_root)?;
+    let mut bloom = Bloom::default();
+    let mut cumulative = 0;
+    for t in &b.txs {
+        t.receipt.logs.iter().for_each(|l| bloom.accrue_log(l));
+        cumulative += t.gas_used;
+        check(n, "cumulative gas of a receipt", cumulative, t.receipt.cumulative_gas_used)?;
+    }
+    check(n, "logs bloom", bloom, b.header.logs_bloom)?;
+    check(n, "gas used", cumulative, b.header.gas_used)?;
+    check(n, "ommers hash", proofs::calculate_ommers_root(&b.ommers), b.header.ommers_hash)?;
+    match b.header.withdrawals_root {
+        Some(root) => check(n, "withdrawals root", proofs::calculate_withdrawals_root(&b.withdrawals), root)?,
+        None => check(n, "withdrawals", 0, b.withdrawals.len())?,
+    }
+    Ok(())
+}
+
+/// Whether `known` (the replica's pending transactions) begins `all` (a snapshot's).
+fn is_prefix(known: &[Arc<ExecutedTx>], all: &[Arc<ExecutedTx>]) -> bool {
+    known.len() <= all.len() && known.iter().zip(all).all(|(a, b)| a.hash() == b.hash())
+}

@@ -1,0 +1,327 @@
+//! The replication wire format: one message per change of the leader's published view,
+//! compact binary (RLP), fixed by this file and versioned by its first byte.
+//!
+//! ```text
+//! message  = version (1 byte, 1) · kind (1 byte) · number (u64 BE) · index (u64 BE) · body (RLP)
+//! kind 1   pending: [build, unix_ms, reset, first, header, [tx…], changes]
+//! kind 2   sealed:  [hash, header, [tx…], [ommer…], [withdrawal…], changes, next]
+//! tx       = [EIP-2718 bytes, sender, status, cumulative gas, gas used, [log…]]
+//! status   = 1 byte (EIP-658) or 32 bytes (pre-Byzantium post-state root)
+//! changes  = store::change_sets encoding (accounts, slots and codes, sorted)
+//! next     = "" or the RLP of a pending body: the block opened with the seal
+//! ```
+//!
+//! `number` is the block the message is about (the block being built for `pending`), `index`
+//! its pre-confirmation index (0 for `sealed`). They are outside the RLP so that a reader can
+//! place a message in the chain from its first 18 bytes (`peek`).
+
+use std::sync::Arc;
+
+use alloy_consensus::{Eip658Value, Header, Receipt, TxEnvelope};
+use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use alloy_eips::eip4895::Withdrawal;
+use alloy_primitives::{Address, Bytes, Log, B256};
+use alloy_rlp::{BufMut, Decodable, Encodable};
+
+use crate::state::changes::StateChanges;
+use crate::store::change_sets::{decode_changes, encode_changes, ChangeSetError};
+use crate::types::{BlockData, ExecutedTx};
+
+pub const VERSION: u8 = 1;
+/// Bytes before the RLP body.
+pub const ENVELOPE_LEN: usize = 18;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The block being built: opened, one more pre-confirmation, or a whole snapshot.
+    Pending = 1,
+    /// A sealed block, with the block opened after it when there is one.
+    Sealed = 2,
+}
+
+/// Where a message stands in the chain, read from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    pub kind: Kind,
+    pub number: u64,
+    pub index: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CodecError {
+    #[error("message too short ({0} bytes)")]
+    Short(usize),
+    #[error("unsupported message version {0} (this node reads version {VERSION})")]
+    Version(u8),
+    #[error("unknown message kind {0}")]
+    Kind(u8),
+    #[error("malformed body: {0}")]
+    Rlp(#[from] alloy_rlp::Error),
+    #[error("malformed transaction: {0}")]
+    Tx(String),
+    #[error(transparent)]
+    Changes(#[from] ChangeSetError),
+    #[error("the envelope says block {envelope} but the header says {header}")]
+    Number { envelope: u64, header: u64 },
+    #[error("{0} bytes after the body")]
+    Trailing(usize),
+}
+
+/// An update of the block being built.
+#[derive(Clone, Debug)]
+pub struct PendingUpdate {
+    /// Which run of the leader built it: a pre-confirmation only follows one of its own run.
+    pub build: u64,
+    pub preconf_index: u64,
+    /// When the leader made it visible (unix ms); replicas announce the same.
+    pub unix_ms: u64,
+    /// Starts the block's pending view (opened, or a snapshot): `txs` are all of them.
+    pub reset: bool,
+    /// Transactions the block had before this update (0 with `reset`).
+    pub first: u64,
+    /// The block being built, roots as of this update.
+    pub header: Header,
+    pub txs: Vec<Arc<ExecutedTx>>,
+    /// What this update changed: one overlay layer.
+    pub changes: StateChanges,
+}
+
+#[derive(Clone, Debug)]
+pub struct SealedBlock {
+    pub hash: B256,
+    pub header: Header,
+    pub txs: Vec<Arc<ExecutedTx>>,
+    pub ommers: Vec<Header>,
+    pub withdrawals: Vec<Withdrawal>,
+    pub changes: StateChanges,
+    /// The block the leader opened with this seal (pre-confirmation 0), published with it.
+    pub next: Option<PendingUpdate>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Message {
+    Pending(Box<PendingUpdate>),
+    Sealed(Box<SealedBlock>),
+}
+
+/// Encodes the block being built. `first`: how many of `block.txs` are already announced
+/// (0 with `reset`, which sends them all).
+pub fn encode_pending(
+    block: &BlockData,
+    build: u64,
+    unix_ms: u64,
+    reset: bool,
+    first: usize,
+    changes: &StateChanges,
+) -> Vec<u8> {
+    let index = block.preconf_index.unwrap_or_default();
+    let mut out = envelope(Kind::Pending, block.header.number, index);
+    pending_body(block, build, unix_ms, reset, first, changes, &mut out);
+    out
+}
+
+/// Encodes a sealed block and, when given, the block opened right after it.
+pub fn encode_sealed(
+    block: &BlockData,
+    changes: &StateChanges,
+    next: Option<(&BlockData, u64, u64, &StateChanges)>,
+) -> Vec<u8> {
+    let mut out = envelope(Kind::Sealed, block.header.number, 0);
+    list(&mut out, |p| {
+        block.hash.unwrap_or_else(|| block.header.hash_slow()).encode(p);
+        block.header.encode(p);
+        list(p, |l| block.txs.iter().for_each(|t| encode_tx(t, l)));
+        block.ommers.encode(p);
+        block.withdrawals.encode(p);
+        encode_changes(changes, p);
+        let mut next_body = Vec::new();
+        if let Some((b, build, unix_ms, c)) = next {
+            pending_body(b, build, unix_ms, true, 0, c, &mut next_body);
+        }
+        next_body.as_slice().encode(p);
+    });
+    out
+}
+
+/// Where a message stands, from its first bytes.
+pub fn peek(data: &[u8]) -> Result<Envelope, CodecError> {
+    if data.len() < ENVELOPE_LEN {
+        return Err(CodecError::Short(data.len()));
+    }
+    if data[0] != VERSION {
+        return Err(CodecError::Version(data[0]));
+    }
+    let kind = match data[1] {
+        1 => Kind::Pending,
+        2 => Kind::Sealed,
+        k => return Err(CodecError::Kind(k)),
+    };
+    let number = u64::from_be_bytes(data[2..10].try_into().expect("8 bytes"));
+    let index = u64::from_be_bytes(data[10..18].try_into().expect("8 bytes"));
+    Ok(Envelope { kind, number, index })
+}
+
+/// The hash of a sealed block's message, without decoding the rest.
+pub fn peek_sealed_hash(data: &[u8]) -> Result<B256, CodecError> {
+    if peek(data)?.kind != Kind::Sealed {
+        return Err(CodecError::Kind(Kind::Pending as u8));
+    }
+    let mut buf = &data[ENVELOPE_LEN..];
+    let mut body = open_list(&mut buf)?;
+    Ok(B256::decode(&mut body)?)
+}
+
+pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
+    let env = peek(data)?;
+    let mut buf = &data[ENVELOPE_LEN..];
+    let message = match env.kind {
+        Kind::Pending => Message::Pending(Box::new(decode_pending(&mut buf, env.index)?)),
+        Kind::Sealed => Message::Sealed(Box::new(decode_sealed(&mut buf)?)),
+    };
+    if !buf.is_empty() {
+        return Err(CodecError::Trailing(buf.len()));
+    }
+    let header_number = match &message {
+        Message::Pending(u) => u.header.number,
+        Message::Sealed(b) => b.header.number,
+    };
+    if header_number != env.number {
+        return Err(CodecError::Number { envelope: env.number, header: header_number });
+    }
+    Ok(message)
+}
+
+fn envelope(kind: Kind, number: u64, index: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    out.push(VERSION);
+    out.push(kind as u8);
+    out.extend_from_slice(&number.to_be_bytes());
+    out.extend_from_slice(&index.to_be_bytes());
+    out
+}
+
+/// Writes an RLP list whose payload `fill` writes.
+fn list(out: &mut dyn BufMut, fill: impl FnOnce(&mut Vec<u8>)) {
+    let mut payload = Vec::new();
+    fill(&mut payload);
+    alloy_rlp::Header { list: true, payload_length: payload.len() }.encode(out);
+    out.put_slice(&payload);
+}
+
+/// Takes an RLP list off the front of `buf` and returns its payload.
+fn open_list<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], CodecError> {
+    let header = alloy_rlp::Header::decode(buf)?;
+    if !header.list {
+        return Err(alloy_rlp::Error::UnexpectedString.into());
+    }
+    if buf.len() < header.payload_length {
+        return Err(alloy_rlp::Error::InputTooShort.into());
+    }
+    let (payload, rest) = buf.split_at(header.payload_length);
+    *buf = rest;
+    Ok(payload)
+}
+
+fn pending_body(
+    block: &BlockData,
+    build: u64,
+    unix_ms: u64,
+    reset: bool,
+    first: usize,
+    changes: &StateChanges,
+    out: &mut dyn BufMut,
+) {
+    let first = if reset { 0 } else { first.min(block.txs.len()) };
+    list(out, |p| {
+        build.encode(p);
+        unix_ms.encode(p);
+        reset.encode(p);
+        (first as u64).encode(p);
+        block.header.encode(p);
+        list(p, |l| block.txs[first..].iter().for_each(|t| encode_tx(t, l)));
+        encode_changes(changes, p);
+    });
+}
+
+fn decode_pending(buf: &mut &[u8], preconf_index: u64) -> Result<PendingUpdate, CodecError> {
+    let mut p = open_list(buf)?;
+    let build = u64::decode(&mut p)?;
+    let unix_ms = u64::decode(&mut p)?;
+    let reset = bool::decode(&mut p)?;
+    let first = u64::decode(&mut p)?;
+    let header = Header::decode(&mut p)?;
+    let txs = decode_txs(&mut p)?;
+    let changes = decode_changes(&mut p)?;
+    if !p.is_empty() {
+        return Err(CodecError::Trailing(p.len()));
+    }
+    Ok(PendingUpdate { build, preconf_index, unix_ms, reset, first, header, txs, changes })
+}
+
+fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {
+    let mut p = open_list(buf)?;
+    let hash = B256::decode(&mut p)?;
+    let header = Header::decode(&mut p)?;
+    let txs = decode_txs(&mut p)?;
+    let ommers = Vec::<Header>::decode(&mut p)?;
+    let withdrawals = Vec::<Withdrawal>::decode(&mut p)?;
+    let changes = decode_changes(&mut p)?;
+    let next_body = Bytes::decode(&mut p)?;
+    if !p.is_empty() {
+        return Err(CodecError::Trailing(p.len()));
+    }
+    // The block opened with a seal is always pre-confirmation 0.
+    let next = if next_body.is_empty() {
+        None
+    } else {
+        let mut b = next_body.as_ref();
+        let update = decode_pending(&mut b, 0)?;
+        if !b.is_empty() {
+            return Err(CodecError::Trailing(b.len()));
+        }
+        Some(update)
+    };
+    Ok(SealedBlock { hash, header, txs, ommers, withdrawals, changes, next })
+}
+
+fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
+    list(out, |p| {
+        let mut raw = Vec::with_capacity(t.tx.encode_2718_len());
+        t.tx.encode_2718(&mut raw);
+        raw.as_slice().encode(p);
+        t.sender.encode(p);
+        match t.receipt.status {
+            Eip658Value::Eip658(ok) => [ok as u8].as_slice().encode(p),
+            Eip658Value::PostState(root) => root.as_slice().encode(p),
+        }
+        t.receipt.cumulative_gas_used.encode(p);
+        t.gas_used.encode(p);
+        t.receipt.logs.encode(p);
+    });
+}
+
+fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
+    let mut items = open_list(buf)?;
+    let mut txs = Vec::new();
+    while !items.is_empty() {
+        let mut p = open_list(&mut items)?;
+        let raw = alloy_rlp::Header::decode_bytes(&mut p, false)?;
+        let tx = TxEnvelope::decode_2718(&mut &raw[..]).map_err(|e| CodecError::Tx(e.to_string()))?;
+        let sender = Address::decode(&mut p)?;
+        let status = alloy_rlp::Header::decode_bytes(&mut p, false)?;
+        let status = match status {
+            [0] => Eip658Value::Eip658(false),
+            [1] => Eip658Value::Eip658(true),
+            root if root.len() == 32 => Eip658Value::PostState(B256::from_slice(root)),
+            other => return Err(CodecError::Tx(format!("bad receipt status of {} bytes", other.len()))),
+        };
+        let cumulative_gas_used = u64::decode(&mut p)?;
+        let gas_used = u64::decode(&mut p)?;
+        let logs = Vec::<Log>::decode(&mut p)?;
+        if !p.is_empty() {
+            return Err(CodecError::Trailing(p.len()));
+        }
+        txs.push(Arc::new(ExecutedTx { tx, sender, receipt: Receipt { status, cumulative_gas_used, logs }, gas_used }));
+    }
+    Ok(txs)
+}

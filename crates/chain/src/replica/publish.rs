@@ -1,0 +1,347 @@
+//! The leader's side: turns chain events into stream messages, in order, so that the stream
+//! is always a chain a replica can follow.
+//!
+//! Invariants of what it hands out (given `reset` told it what the stream holds):
+//! - nothing about block N before sealed block N-1;
+//! - sealed blocks one after the other, none twice (those the live queue lost come from the
+//!   store, which keeps each block's change set on a leader);
+//! - a pre-confirmation only right after its predecessor of the same run; otherwise the whole
+//!   block being built is sent as one snapshot (`reset`), taken from the published view.
+//!
+//! The queue is bounded and never blocks the builder: when it is full it is emptied (counted
+//! as dropped), and the gaps are filled as above when publishing resumes.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use alloy_primitives::B256;
+
+use super::codec::{self, Kind};
+use crate::chain_state::ChainState;
+use crate::error::ChainError;
+use crate::events::ChainEvent;
+use crate::state::changes::StateChanges;
+use crate::types::{BlockData, ExecutedTx};
+
+/// One message to publish.
+#[derive(Clone, Debug)]
+pub struct Publication {
+    pub kind: Kind,
+    pub number: u64,
+    pub index: u64,
+    /// Deduplication id (JetStream `Nats-Msg-Id`): equal only for the same message.
+    pub id: String,
+    pub data: Vec<u8>,
+}
+
+/// The newest sealed block a stream holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamMark {
+    pub number: u64,
+    pub hash: B256,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PublisherStats {
+    /// Events waiting to be published.
+    pub queued: u64,
+    pub published: u64,
+    /// Events thrown away because the queue was full.
+    pub dropped: u64,
+    /// Sealed blocks read back from the store (the live queue had lost them).
+    pub republished: u64,
+    /// Whole pending blocks sent because a pre-confirmation's predecessor was not in the stream.
+    pub snapshots: u64,
+    /// The newest sealed block handed out (the stream's, once published).
+    pub sealed: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(
+        "the stream holds block {stream} but this node's newest block is {head}: another leader publishes to it, \
+         or this datadir is older than the stream"
+    )]
+    StreamAhead { stream: u64, head: u64 },
+    #[error(
+        "the stream's block {number} is {stream_hash} but this node's is {ours}: the stream belongs to another chain"
+    )]
+    StreamDiverged { number: u64, stream_hash: B256, ours: B256 },
+    #[error(
+        "cannot republish block {0}: its state changes were not kept (it was sealed without --publish); \
+         start replicas from a copy of this datadir instead"
+    )]
+    MissingChangeSet(u64),
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+}
+
+enum Item {
+    Pending { block: Arc<BlockData>, first: usize, unix_ms: u64, changes: Arc<StateChanges>, reset: bool },
+    Sealed { block: Arc<BlockData>, changes: Arc<StateChanges>, next: Option<Opened> },
+}
+
+struct Opened {
+    block: Arc<BlockData>,
+    unix_ms: u64,
+    changes: Arc<StateChanges>,
+}
+
+impl Item {
+    fn number(&self) -> u64 {
+        match self {
+            Item::Pending { block, .. } | Item::Sealed { block, .. } => block.header.number,
+        }
+    }
+}
+
+/// What the stream holds, as far as this publisher knows.
+struct Stream {
+    sealed: u64,
+    /// (block, pre-confirmation index) of the newest pending message after `sealed`.
+    pending: Option<(u64, u64)>,
+}
+
+pub struct Publisher {
+    chain: Arc<ChainState>,
+    /// This run of the leader (pre-confirmations of another run never follow these).
+    build: u64,
+    capacity: usize,
+    queue: VecDeque<Item>,
+    /// A sealed block waiting for the block opened after it (sent right behind it).
+    held: Option<(Arc<BlockData>, Arc<StateChanges>)>,
+    stream: Option<Stream>,
+    stats: PublisherStats,
+}
+
+impl Publisher {
+    pub fn new(chain: Arc<ChainState>, build: u64, capacity: usize) -> Self {
+        Self {
+            chain,
+            build,
+            capacity: capacity.max(1),
+            queue: VecDeque::new(),
+            held: None,
+            stream: None,
+            stats: PublisherStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> PublisherStats {
+        PublisherStats { queued: self.queue.len() as u64, ..self.stats }
+    }
+
+    /// Takes one chain event in; never blocks.
+    pub fn on_event(&mut self, event: ChainEvent) {
+        match event {
+            ChainEvent::Preconfirmed { block, first_new, unix_ms, changes } => {
+                self.flush_held();
+                self.push(Item::Pending { block, first: first_new, unix_ms, changes, reset: false });
+            }
+            ChainEvent::Opened { block, unix_ms, changes } => {
+                let opened = Opened { block, unix_ms, changes };
+                match self.held.take() {
+                    Some((sealed, sc)) if opened.block.header.number == sealed.header.number + 1 => {
+                        self.push(Item::Sealed { block: sealed, changes: sc, next: Some(opened) });
+                    }
+                    held => {
+                        if let Some((block, changes)) = held {
+                            self.push(Item::Sealed { block, changes, next: None });
+                        }
+                        let Opened { block, unix_ms, changes } = opened;
+                        self.push(Item::Pending { block, first: 0, unix_ms, changes, reset: true });
+                    }
+                }
+            }
+            ChainEvent::Sealed { block, changes } => {
+                self.flush_held();
+                if self.chain.config.preconf {
+                    // The builder opens the next block and announces it right after.
+                    self.held = Some((block, changes));
+                } else {
+                    self.push(Item::Sealed { block, changes, next: None });
+                }
+            }
+            ChainEvent::Pooled { .. } => {}
+        }
+    }
+
+    fn flush_held(&mut self) {
+        if let Some((block, changes)) = self.held.take() {
+            self.push(Item::Sealed { block, changes, next: None });
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        if self.queue.len() >= self.capacity {
+            self.stats.dropped += self.queue.len() as u64;
+            self.queue.clear();
+        }
+        self.queue.push_back(item);
+    }
+
+    /// Tells the publisher what the stream holds (after connecting, or when the stream was
+    /// created anew): its newest sealed block, or `None` for an empty stream, which then
+    /// starts at the oldest block this node can republish.
+    pub fn reset(&mut self, mark: Option<StreamMark>) -> Result<(), PublishError> {
+        let head = self.chain.view().head_number();
+        let sealed = match mark {
+            None => self.chain.store.change_sets_from(head)?.saturating_sub(1),
+            Some(m) if m.number > head => return Err(PublishError::StreamAhead { stream: m.number, head }),
+            Some(m) => {
+                let ours = self.chain.view().snapshot.block_hash(m.number)?.unwrap_or_default();
+                if ours != m.hash {
+                    return Err(PublishError::StreamDiverged { number: m.number, stream_hash: m.hash, ours });
+                }
+                m.number
+            }
+        };
+        self.stream = Some(Stream { sealed, pending: None });
+        self.stats.sealed = sealed;
+        Ok(())
+    }
+
+    /// The next message to publish, or `None` when there is nothing (yet). The caller
+    /// publishes it before asking for the next one: once handed out, it counts as published.
+    pub fn next_publication(&mut self) -> Result<Option<Publication>, PublishError> {
+        let out = self.produce()?;
+        if out.is_some() {
+            self.stats.published += 1;
+        }
+        Ok(out)
+    }
+
+    fn produce(&mut self) -> Result<Option<Publication>, PublishError> {
+        loop {
+            let Some(stream) = &self.stream else { return Ok(None) };
+            let sealed = stream.sealed;
+            let Some(front) = self.queue.front() else { return Ok(None) };
+            let number = front.number();
+            if number > sealed + 1 {
+                // The stream lacks sealed blocks before this one: they come from the store.
+                let publication = self.republish(sealed + 1)?;
+                self.stats.republished += 1;
+                self.mark_sealed(sealed + 1, false);
+                return Ok(Some(publication));
+            }
+            let item = self.queue.pop_front().expect("front exists");
+            if number <= sealed {
+                continue; // the stream already has this block sealed
+            }
+            if let Some(p) = self.publish_item(item) {
+                return Ok(Some(p));
+            }
+        }
+    }
+
+    fn mark_sealed(&mut self, number: u64, opens_next: bool) {
+        self.stats.sealed = number;
+        if let Some(stream) = &mut self.stream {
+            stream.sealed = number;
+            stream.pending = opens_next.then_some((number + 1, 0));
+        }
+    }
+
+    fn mark_pending(&mut self, number: u64, index: u64) {
+        if let Some(stream) = &mut self.stream {
+            stream.pending = Some((number, index));
+        }
+    }
+
+    /// An item about the block right after the stream's newest sealed one.
+    fn publish_item(&mut self, item: Item) -> Option<Publication> {
+        let stream_pending = self.stream.as_ref().and_then(|s| s.pending);
+        match item {
+            Item::Sealed { block, changes, next } => {
+                let opened = next.as_ref().map(|o| (&*o.block, self.build, o.unix_ms, &*o.changes));
+                let p = self.sealed_publication(&block, &changes, opened);
+                self.mark_sealed(p.number, next.is_some());
+                Some(p)
+            }
+            Item::Pending { block, first, unix_ms, changes, reset } => {
+                let number = block.header.number;
+                let index = block.preconf_index.unwrap_or_default();
+                let p = match stream_pending {
+                    _ if reset => self.pending_publication(&block, unix_ms, true, 0, &changes),
+                    Some((n, i)) if n == number && i + 1 == index => {
+                        self.pending_publication(&block, unix_ms, false, first, &changes)
+                    }
+                    Some((n, i)) if n == number && i >= index => return None, // a snapshot covered it
+                    _ => self.snapshot(number)?,
+                };
+                self.mark_pending(p.number, p.index);
+                Some(p)
+            }
+        }
+    }
+
+    fn pending_publication(
+        &self,
+        block: &BlockData,
+        unix_ms: u64,
+        reset: bool,
+        first: usize,
+        changes: &StateChanges,
+    ) -> Publication {
+        let number = block.header.number;
+        let index = block.preconf_index.unwrap_or_default();
+        let tag = if reset { 'r' } else { 'p' };
+        Publication {
+            kind: Kind::Pending,
+            number,
+            index,
+            id: format!("{tag}.{number}.{index}.{:x}", self.build),
+            data: codec::encode_pending(block, self.build, unix_ms, reset, first, changes),
+        }
+    }
+
+    fn sealed_publication(
+        &self,
+        block: &BlockData,
+        changes: &StateChanges,
+        next: Option<(&BlockData, u64, u64, &StateChanges)>,
+    ) -> Publication {
+        let number = block.header.number;
+        let hash = block.hash.unwrap_or_else(|| block.header.hash_slow());
+        // The same sealed block is the same message, live or read back from the store.
+        let id = format!("s.{number}.{hash:x}");
+        Publication { kind: Kind::Sealed, number, index: 0, id, data: codec::encode_sealed(block, changes, next) }
+    }
+
+    /// The whole block being built, when the view is still at block `number`.
+    fn snapshot(&mut self, number: u64) -> Option<Publication> {
+        let view = self.chain.view();
+        let pending = view.pending.as_ref()?;
+        if pending.number() != number || view.head_number() + 1 != number {
+            return None;
+        }
+        let mut changes = StateChanges::default();
+        for layer in pending.overlay.layers() {
+            changes.extend((**layer).clone());
+        }
+        self.stats.snapshots += 1;
+        Some(self.pending_publication(&pending.block, super::unix_now_ms(), true, 0, &changes))
+    }
+
+    /// Sealed block `number` read back from the store.
+    fn republish(&self, number: u64) -> Result<Publication, PublishError> {
+        let view = self.chain.view();
+        let snap = &view.snapshot;
+        let missing = || ChainError::Internal(format!("block {number} is not in the store"));
+        let header = snap.header(number)?.ok_or_else(missing)?;
+        let hash = snap.block_hash(number)?.ok_or_else(missing)?;
+        let body = snap.body(number)?.ok_or_else(missing)?;
+        let receipts = snap.receipts(number)?.ok_or_else(missing)?;
+        let txs = ExecutedTx::from_stored(&body.txs, &receipts.receipts)?;
+        let changes = self.chain.store.change_set(number)?.ok_or(PublishError::MissingChangeSet(number))?;
+        let block = BlockData {
+            header,
+            hash: Some(hash),
+            txs,
+            preconf_index: None,
+            ommers: body.ommers,
+            withdrawals: body.withdrawals,
+        };
+        Ok(self.sealed_publication(&block, &changes, None))
+    }
+}
