@@ -40,15 +40,6 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
-  traceCall(request: string): Promise<string | NativeFailure>
-  traceTransaction(request: string): Promise<string | NativeFailure>
-  /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
-  traceBlock(request: string): Promise<string | NativeFailure>
-  createAccessList(request: string): Promise<string | NativeFailure>
-  txpoolStatus(): string | NativeFailure
-  txpoolContent(): Promise<string | NativeFailure>
-  txpoolContentFrom(address: string): Promise<string | NativeFailure>
-  txpoolInspect(): Promise<string | NativeFailure>
   /** Starts following `stream` (a replica: a node opened with `build: false`). */
   followerStart(stream: string): ReplicaStart
   /**
@@ -84,6 +75,15 @@ export declare class NativeNode {
   setReplicationHealth(reason?: string | undefined | null): void
   /** Stops publishing or following (also done by `close`). */
   replicationStop(): void
+  traceCall(request: string): Promise<string | NativeFailure>
+  traceTransaction(request: string): Promise<string | NativeFailure>
+  /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
+  traceBlock(request: string): Promise<string | NativeFailure>
+  createAccessList(request: string): Promise<string | NativeFailure>
+  txpoolStatus(): string | NativeFailure
+  txpoolContent(): Promise<string | NativeFailure>
+  txpoolContentFrom(address: string): Promise<string | NativeFailure>
+  txpoolInspect(): Promise<string | NativeFailure>
   /** Opens the store (creating genesis on first start) and starts the builder. */
   static open(options: NodeOptions): NativeNode
   /**
