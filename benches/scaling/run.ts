@@ -40,6 +40,8 @@ interface Proc {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** The tail of its stderr, for errors. */
+  stderr: () => string;
 }
 
 async function start(cmd: string, args: string[], timeoutS: number): Promise<{ proc: Proc; ms: number }> {
@@ -59,7 +61,7 @@ async function start(cmd: string, args: string[], timeoutS: number): Promise<{ p
     }
     try {
       await rpc(url, 'eth_chainId');
-      return { proc: { child, url, exited }, ms: performance.now() - t0 };
+      return { proc: { child, url, exited, stderr: () => err }, ms: performance.now() - t0 };
     } catch {
       await sleep(20);
     }
@@ -110,6 +112,11 @@ async function sizeRun(n: number) {
   const genesis = join(dir, 'genesis.json');
   const datadir = join(dir, 'data');
   try {
+    // Signed before any node runs: a connection left idle while signing (tens of seconds)
+    // would be closed by the server's idle timeout and fail the next request.
+    log(`N=${n}: signing transfers`);
+    const blocks = Math.ceil(TRAFFIC_S / 2) + 1;
+    const transfers = await signTransfers(blocks);
     log(`N=${n}: writing genesis`);
     await writeGenesis(genesis, n);
     const node = (extra: string[]) => [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', '{port}', '--quiet', '--threads', '1', '--datadir', datadir, ...extra];
@@ -119,9 +126,10 @@ async function sizeRun(n: number) {
     const restart = await start(process.execPath, node([]), 600);
     const p = restart.proc;
     const rssStart = rss(p);
-    log(`N=${n}: first start ${(first.ms / 1000).toFixed(1)} s, restart ${restart.ms.toFixed(0)} ms; signing transfers`);
-    const blocks = Math.ceil(TRAFFIC_S / 2) + 1;
-    const transfers = await signTransfers(blocks);
+    log(`N=${n}: first start ${(first.ms / 1000).toFixed(1)} s, restart ${restart.ms.toFixed(0)} ms; traffic`);
+    p.exited.then((code) => {
+      if (code !== 0 && code !== null) log(`N=${n}: the node exited with ${code}: ${p.stderr()}`);
+    });
     const head0 = Number(await rpc<string>(p.url, 'eth_blockNumber'));
     const watch = watchPending(p.url, TRAFFIC_S, 10);
     // One block's worth of transfers every block time (2 s), in batches of 100.
