@@ -88,10 +88,14 @@ impl Node {
         self.genesis_hash
     }
 
-    /// Stops the builder (sealing what it pre-confirmed). Idempotent.
+    /// Stops the builder (sealing what it pre-confirmed) and leaves the store ready for a
+    /// quick restart. Idempotent.
     pub fn shutdown(&self) {
         if let Some(b) = self.builder.lock().take() {
             b.stop();
+        }
+        if let Err(e) = self.chain.store.checkpoint_for_restart() {
+            eprintln!("[preconf-node] could not record the store's allocator state (the next start checks the whole file): {e}");
         }
     }
 }

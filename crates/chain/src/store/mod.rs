@@ -86,8 +86,17 @@ impl Store {
         std::fs::create_dir_all(datadir)
             .map_err(|e| ChainError::Config(format!("cannot create datadir {}: {e}", datadir.display())))?;
         let path = datadir.join("chain.redb");
+        let told = std::sync::atomic::AtomicBool::new(false);
         let db = Database::builder()
             .set_cache_size(cache_bytes)
+            .set_repair_callback(move |_| {
+                if !told.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    eprintln!(
+                        "[preconf-node] the store was not closed cleanly (a crash or kill -9): \
+                         checking the whole file, which takes a while on a large state"
+                    );
+                }
+            })
             .create(&path)
             .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
         Self::init(db, Some(path))
@@ -135,6 +144,17 @@ impl Store {
         }
         txn.commit()?;
         Ok(Self { db, path, keep_change_sets: Default::default() })
+    }
+
+    /// One last, empty commit that records redb's allocator state, so that the next open
+    /// loads it instead of walking the whole file. JavaScript owns the node and the process
+    /// exits without dropping the database, which redb cannot tell from a crash: without
+    /// this, every restart would cost a scan of the whole store, O(state).
+    pub fn checkpoint_for_restart(&self) -> ChainResult<()> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_quick_repair(true);
+        txn.commit()?;
+        Ok(())
     }
 
     /// Size of the store file in bytes (`None` for an in-memory store).

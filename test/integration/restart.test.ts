@@ -1,0 +1,45 @@
+// Issue 9.3: start-up does not grow with the state. redb treats a store that was not closed
+// as crashed and walks the whole file on the next open; the process exits without dropping
+// the database (JavaScript owns the node), so a clean stop must leave the store in a state
+// that opens without that walk. A kill -9 still gets the full check, which is what the
+// second half proves (the message appears, so its absence after a clean stop means something).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { rpc } from '../helpers/node.js';
+import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+const CHECKED = 'not closed cleanly';
+
+describe('restart', () => {
+  const datadir = mkdtempSync(join(tmpdir(), 'preconf-restart-'));
+  let node: NodeProcess | undefined;
+  afterAll(async () => {
+    await node?.kill('SIGKILL');
+    rmSync(datadir, { recursive: true, force: true });
+  });
+
+  const head = async (url: string) => Number(BigInt((await rpc(url, 'eth_blockNumber')).result));
+  const start = () => spawnNode(['--datadir', datadir, '--block-time-ms', '100', '--preconf-interval-ms', '50']);
+
+  it('after a clean stop opens the store without checking all of it; after kill -9 it checks it', async () => {
+    node = await start();
+    expect(node.output()).not.toContain(CHECKED);
+    await waitFor(async () => (await head(node!.url)) >= 3, 10_000, 'block 3');
+    expect(await node.kill('SIGTERM')).toBe(0);
+
+    node = await start();
+    expect(node.output()).not.toContain(CHECKED);
+    const reopened = await head(node.url);
+    expect(reopened).toBeGreaterThanOrEqual(3);
+    await waitFor(async () => (await head(node!.url)) >= reopened + 3, 10_000, 'three more blocks');
+    await node.kill('SIGKILL');
+
+    node = await start();
+    expect(node.output()).toContain(CHECKED);
+    expect(await head(node.url)).toBeGreaterThanOrEqual(reopened + 3);
+  }, 60_000);
+});
