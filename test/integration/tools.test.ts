@@ -191,7 +191,10 @@ describe('the same flows with --preconf-receipts, as the README documents', () =
 
   it('ethers: wait() on a pre-confirmed transaction returns at once, and getBalance at latest does not show it yet', async () => {
     const url = node!.url;
-    const provider = new JsonRpcProvider(url, 31337, { staticNetwork: true, pollingInterval: 250 });
+    // ethers answers an identical request from its own cache for 250 ms (`cacheTimeout`):
+    // with pre-confirmed receipts the next send can come sooner than that and reuse the
+    // previous `pending` nonce ("nonce has already been used"). The README says so.
+    const provider = new JsonRpcProvider(url, 31337, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
     const wallet = new Wallet(DEV_KEYS[4], provider);
     const to = devAccount(5).address;
     const before = await provider.getBalance(to);
