@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ApplyResult, ReplicaStart, ReplicationNative } from '../native.js';
 import { Outage, type Log } from './outage.js';
-import { connectNats, errorText, peekAt, sleep } from './stream.js';
+import { connectUntilClosed, errorText, peekAt, sleep } from './stream.js';
 
 export interface FollowerOptions {
   url: string;
@@ -84,24 +84,15 @@ export class Follower {
   }
 
   private async connect(): Promise<NatsConnection | null> {
-    while (!this.closed) {
-      try {
-        const nc = await connectNats(this.opts.url, 'preconf-node replica');
-        this.nc = nc;
-        void (async () => {
-          for await (const s of nc.status()) {
-            if (s.type === 'disconnect') this.outage.fail('disconnected');
-            // The server lost the consumer: read again from the next message at once.
-            if (s.type === 'reconnect') this.messages?.stop();
-          }
-        })();
-        return nc;
-      } catch (e) {
-        this.outage.fail(e);
-        await sleep(RETRY_MS);
-      }
-    }
-    return null;
+    this.nc =
+      (await connectUntilClosed(this.opts.url, 'preconf-node replica', {
+        closed: () => this.closed,
+        fail: (e) => this.outage.fail(e),
+        // The server lost the consumer: read again from the next message at once.
+        onReconnect: () => this.messages?.stop(),
+        retryMs: RETRY_MS,
+      })) ?? undefined;
+    return this.nc ?? null;
   }
 
   /** The first stream sequence to read: after the stored position when the stream still

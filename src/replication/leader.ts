@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Publication, ReplicationNative } from '../native.js';
 import { Outage, type Log } from './outage.js';
-import { connectNats, ensureStream, errorText, lastSealed, sleep, subjectOf } from './stream.js';
+import { connectUntilClosed, ensureStream, errorText, lastSealed, sleep, subjectOf } from './stream.js';
 
 export interface LeaderOptions {
   url: string;
@@ -85,26 +85,15 @@ export class Leader {
   }
 
   private async connect(): Promise<NatsConnection | null> {
-    while (!this.closed) {
-      try {
-        const nc = await connectNats(this.opts.url, 'preconf-node leader');
-        this.nc = nc;
-        void this.watch(nc);
-        return nc;
-      } catch (e) {
-        this.outage.fail(e);
-        await sleep(RETRY_MS);
-      }
-    }
-    return null;
-  }
-
-  private async watch(nc: NatsConnection): Promise<void> {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect') this.outage.fail('disconnected');
-      // The server may have lost what it had not written: ask it what the stream holds.
-      if (s.type === 'reconnect') this.resync = true;
-    }
+    this.nc =
+      (await connectUntilClosed(this.opts.url, 'preconf-node leader', {
+        closed: () => this.closed,
+        fail: (e) => this.outage.fail(e),
+        // The server may have lost what it had not written: ask it what the stream holds.
+        onReconnect: () => (this.resync = true),
+        retryMs: RETRY_MS,
+      })) ?? undefined;
+    return this.nc ?? null;
   }
 
   private async publish(js: JetStreamClient, p: Publication): Promise<void> {

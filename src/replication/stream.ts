@@ -70,6 +70,31 @@ export async function peekAt(jsm: JetStreamManager, stream: string, seq: number)
   return m === null ? null : peekReplicationMessage(m.data);
 }
 
+/** Connects to NATS, retrying every `retryMs` until it works or `closed()`; then reports
+ *  disconnects to `fail` and calls `onReconnect` after each reconnect. Null once closed. */
+export async function connectUntilClosed(
+  url: string,
+  name: string,
+  opts: { closed: () => boolean; fail: (e: unknown) => void; onReconnect: () => void; retryMs: number },
+): Promise<NatsConnection | null> {
+  while (!opts.closed()) {
+    try {
+      const nc = await connectNats(url, name);
+      void (async () => {
+        for await (const s of nc.status()) {
+          if (s.type === 'disconnect') opts.fail('disconnected');
+          if (s.type === 'reconnect') opts.onReconnect();
+        }
+      })();
+      return nc;
+    } catch (e) {
+      opts.fail(e);
+      await sleep(opts.retryMs);
+    }
+  }
+  return null;
+}
+
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
