@@ -217,8 +217,10 @@ export interface NativeHistogram {
 export interface NativeMetrics {
   /** Seconds per pre-confirmation tick (execute what the pool offers, publish). */
   preconfTickSeconds: NativeHistogram
-  /** Seconds per seal (roots, state root, durable commit, publish). */
+  /** Seconds per seal on the builder (roots, state root, publish). */
   sealSeconds: NativeHistogram
+  /** Seconds per durable store commit of a sealed block (committer thread). */
+  commitSeconds: NativeHistogram
   /** Transactions added per pre-confirmation. */
   preconfTransactions: NativeHistogram
   /** Executable pooled transactions. */

@@ -1,7 +1,11 @@
-// Seal durations from the node's own histogram (GET /metrics,
-// preconf_builder_seal_duration_seconds): p50 and p99 interpolated within buckets.
+// Seal and commit durations from the node's own histograms (GET /metrics,
+// preconf_builder_seal_duration_seconds, preconf_store_commit_duration_seconds): p50 and
+// p99 interpolated within buckets.
 
-export async function sealQuantiles(url: string): Promise<{ p50: number; p99: number; count: number; source: string } | null> {
+export async function sealQuantiles(
+  url: string,
+  metric = 'preconf_builder_seal_duration_seconds',
+): Promise<{ p50: number; p99: number; count: number; source: string } | null> {
   let text: string;
   try {
     const r = await fetch(`${url}/metrics`);
@@ -12,7 +16,8 @@ export async function sealQuantiles(url: string): Promise<{ p50: number; p99: nu
   }
   const buckets: [number, number][] = [];
   for (const line of text.split('\n')) {
-    const m = /^preconf_builder_seal_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)/.exec(line);
+    if (!line.startsWith(`${metric}_bucket{`)) continue;
+    const m = /le="([^"]+)"[^}]*\} (\S+)/.exec(line);
     if (m) buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
   }
   if (buckets.length === 0) return null;

@@ -147,6 +147,7 @@ async function sizeRun(n: number) {
     const counts: number[] = [];
     for (let b = head0 + 1; b <= head1; b++) counts.push(((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length));
     const seal = await sealQuantiles(p.url);
+    const commit = await sealQuantiles(p.url, 'preconf_store_commit_duration_seconds');
     const rssTraffic = rss(p);
     const reads = await readThroughput(p.url, n);
     await stop(p);
@@ -171,6 +172,7 @@ async function sizeRun(n: number) {
       blocks: counts.length,
       txPerBlock: { p50: percentile(counts, 50), max: Math.max(...counts) },
       sealMs: seal ?? { p50: cadence.sealMs.p50, p99: cadence.sealMs.max, source: 'cadence watcher' },
+      commitMs: commit,
       cadenceMs: cadence.intervalMs,
       skipped: cadence.skipped,
       reads,
@@ -193,13 +195,13 @@ async function main() {
   }
   if (OUT) writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), results }, null, 2));
   const f = (x: number, d = 0) => x.toFixed(d);
-  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | cadence p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | cadence p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const a = r.anvil as { startMs?: number; reads?: { getBalance: { rps: number }; call: { rps: number } }; error?: string } | null;
     const anvilCols = !a ? '- | -' : a.error ? `failed: ${a.error} | -` : `${f(a.startMs! / 1000, 1)} s | ${a.reads!.getBalance.rps} / ${a.reads!.call.rps}`;
     console.log(
-      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
+      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${r.commitMs ? `${f(r.commitMs.p50)} / ${f(r.commitMs.p99)} ms` : '-'} | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
     );
   }
 }

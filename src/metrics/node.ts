@@ -106,7 +106,8 @@ export class NodeMetrics {
     const hist = (name: string, help: string, pick: (m: NativeMetrics) => Parameters<typeof histogramSamples>[1]): void =>
       registerSnapshot(this.nodeWide, name, help, 'histogram', () => histogramSamples(name, pick(n())));
     hist('preconf_builder_tick_duration_seconds', 'Wall time of one pre-confirmation: executing pooled transactions and publishing', (m) => m.preconfTickSeconds);
-    hist('preconf_builder_seal_duration_seconds', 'Wall time of one seal: state root, durable commit, publishing', (m) => m.sealSeconds);
+    hist('preconf_builder_seal_duration_seconds', 'Wall time of one seal on the builder: state root, hash, publishing the new head', (m) => m.sealSeconds);
+    hist('preconf_store_commit_duration_seconds', 'Wall time of one sealed block\'s durable store commit (committer thread, off the pre-confirmation clock)', (m) => m.commitSeconds);
     hist('preconf_builder_preconf_transactions', 'Transactions added per pre-confirmation', (m) => m.preconfTransactions);
     registerSnapshot(this.nodeWide, 'preconf_pool_transactions', 'Pooled transactions: pending (executable) and queued (after a nonce gap)', 'gauge', () => [
       { labels: { state: 'pending' }, value: n().poolPending },

@@ -23,6 +23,9 @@ pub enum ChainEvent {
     Opened { block: Arc<BlockData>, unix_ms: u64, changes: Arc<StateChanges> },
     /// A block was sealed and is the new head; `changes` is everything it did to the state.
     Sealed { block: Arc<BlockData>, changes: Arc<StateChanges> },
+    /// Sealed block `number` (and every one before it) is durable in the store. Readers see
+    /// a sealed block before this (from memory); replication streams it only after.
+    Durable { number: u64 },
     /// A transaction was accepted into the pool.
     Pooled { hash: B256 },
 }

@@ -7,7 +7,7 @@ use parking_lot::Mutex;
 /// Upper bounds (seconds) of the pre-confirmation tick histogram: the interval is 200 ms
 /// by default and a tick may use three quarters of it.
 pub const TICK_SECONDS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1.0];
-/// Upper bounds (seconds) of the seal histogram (state root, one durable store commit).
+/// Upper bounds (seconds) of the seal and commit histograms.
 pub const SEAL_SECONDS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 /// Upper bounds of the transactions-per-pre-confirmation histogram.
 pub const TXS_PER_PRECONF: &[f64] =
@@ -68,8 +68,10 @@ impl Histogram {
 pub struct ChainMetrics {
     /// Wall time of one pre-confirmation: executing what the pool offers and publishing.
     pub preconf_tick: Histogram,
-    /// Wall time of one seal: system calls, roots, state root, the durable commit.
+    /// Wall time of one seal on the builder: system calls, roots, state root, publishing.
     pub seal: Histogram,
+    /// Wall time of one sealed block's durable store commit, on the committer thread.
+    pub commit: Histogram,
     /// Transactions a pre-confirmation added (0 for an empty tick).
     pub preconf_txs: Histogram,
 }
@@ -79,6 +81,7 @@ impl Default for ChainMetrics {
         Self {
             preconf_tick: Histogram::new(TICK_SECONDS),
             seal: Histogram::new(SEAL_SECONDS),
+            commit: Histogram::new(SEAL_SECONDS),
             preconf_txs: Histogram::new(TXS_PER_PRECONF),
         }
     }

@@ -87,6 +87,14 @@ impl ChainView {
         self.head.header.number
     }
 
+    /// The newest sealed block that is durable in the store.
+    pub fn durable_head(&self) -> u64 {
+        match self.snapshot.tip() {
+            Some(t) => t.number().saturating_sub(1),
+            None => self.head_number(),
+        }
+    }
+
     pub fn head_hash(&self) -> B256 {
         self.head.hash.unwrap_or_default()
     }
@@ -118,9 +126,12 @@ impl ChainView {
         Ok(match id {
             BlockId::Pending if self.pending.is_some() => Resolved::Pending,
             BlockId::Pending | BlockId::Latest => Resolved::Sealed(head),
-            // An imported chain's fork choice names it; otherwise every sealed block is safe.
-            BlockId::Safe => Resolved::Sealed(self.snapshot.safe().filter(|s| *s <= head).unwrap_or(head)),
-            BlockId::Finalized => Resolved::Sealed(self.finalized),
+            // An imported chain's fork choice names it; otherwise every durable sealed block
+            // is safe (the newest may still be on its way to disk: docs/storage.md).
+            BlockId::Safe => {
+                Resolved::Sealed(self.snapshot.safe().filter(|s| *s <= head).unwrap_or(self.durable_head()))
+            }
+            BlockId::Finalized => Resolved::Sealed(self.finalized.min(self.durable_head())),
             BlockId::Earliest => Resolved::Sealed(0),
             BlockId::Number(n) if n <= head => Resolved::Sealed(n),
             BlockId::Number(_) => return Err(ChainError::HeaderNotFound),

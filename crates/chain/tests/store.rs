@@ -131,3 +131,69 @@ fn a_reopened_store_continues_where_it_stopped() {
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A sealed block still being committed: a snapshot carrying it as its tip answers every
+/// read exactly as the store does once the commit has landed, at the tip and below it.
+#[test]
+fn an_in_flight_block_reads_as_it_will_once_committed() {
+    use preconf_chain::store::InFlightBlock;
+    use std::sync::Arc;
+
+    let store = Store::in_memory().unwrap();
+    write_history(&store);
+    // Block 4 re-creates A with one slot (after block 3 destroyed it), updates B and adds code.
+    let code = alloy_primitives::Bytes::from_static(&[0x60, 0x00, 0x60, 0x00, 0xf3]);
+    let code_hash = alloy_primitives::keccak256(&code);
+    let mut c = changes(vec![
+        (A, Some(AccountState { code_hash, ..account(3, 0) }), vec![(9, 90)], true),
+        (B, Some(account(11, 1)), vec![(1, 2)], false),
+    ]);
+    c.codes.insert(code_hash, code.clone());
+    let (state_root, trie) = store.state_root(&c).unwrap();
+    let header = Header { number: 4, state_root, gas_used: 21_000, ..Default::default() };
+    let tx = B256::repeat_byte(0x77);
+    let receipts = StoredReceipts { receipts: vec![alloy_primitives::Bytes::from_static(&[1, 2, 3])] };
+    let tip = Arc::new(InFlightBlock::new(
+        header.clone(),
+        B256::with_last_byte(5),
+        StoredBody::default(),
+        receipts,
+        vec![tx],
+        Arc::new(c),
+        trie,
+    ));
+    let before = store.snapshot().unwrap();
+    let in_flight = store.snapshot_with_tip(tip.clone()).unwrap();
+    assert_eq!(before.head(), Some(3));
+    store.commit_block(tip.write()).unwrap();
+    let after = store.snapshot().unwrap();
+
+    for snap in [&in_flight, &after] {
+        assert_eq!(snap.head(), Some(4));
+        assert_eq!(snap.header(4).unwrap(), Some(header.clone()));
+        assert_eq!(snap.block_hash(4).unwrap(), Some(B256::with_last_byte(5)));
+        assert_eq!(snap.block_number(&B256::with_last_byte(5)).unwrap(), Some(4));
+        assert_eq!(snap.tx_location(&tx).unwrap(), Some((4, 0)));
+        assert_eq!(snap.receipts(4).unwrap().unwrap().receipts.len(), 1);
+        assert_eq!(snap.code(&code_hash).unwrap(), Some(code.clone()));
+        for block in [2, 3, 4, 5] {
+            for who in [A, B] {
+                assert_eq!(snap.account(&who, block).unwrap(), after.account(&who, block).unwrap());
+            }
+            for slot in [1u64, 7, 8, 9] {
+                let (a, b) = (snap.storage(&A, &U256::from(slot), block), after.storage(&A, &U256::from(slot), block));
+                assert_eq!(a.unwrap(), b.unwrap(), "slot {slot} at block {block}");
+            }
+        }
+    }
+    // Re-created after its destruction: the old slots stay cleared, the new one is set.
+    assert_eq!(in_flight.storage(&A, &U256::from(7), 4).unwrap(), U256::ZERO);
+    assert_eq!(in_flight.storage(&A, &U256::from(9), 4).unwrap(), U256::from(90));
+    assert_eq!(in_flight.account(&B, 4).unwrap(), Some(account(11, 1)));
+    // Below the tip, the in-flight block is invisible.
+    assert_eq!(in_flight.account(&B, 3).unwrap(), Some(account(10, 0)));
+    assert_eq!(in_flight.storage(&A, &U256::from(9), 3).unwrap(), U256::ZERO);
+    // The snapshot taken before the hand-over knows nothing of block 4.
+    assert_eq!(before.header(4).unwrap(), None);
+    assert_eq!(before.tx_location(&tx).unwrap(), None);
+}

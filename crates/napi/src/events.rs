@@ -141,7 +141,7 @@ impl Fanout {
                 }
             }
             // Pollers see the block just opened; subscriptions announce pre-confirmations.
-            ChainEvent::Opened { .. } => {}
+            ChainEvent::Opened { .. } | ChainEvent::Durable { .. } => {}
             ChainEvent::Pooled { hash } => {
                 if self.wants(EventKind::Pooled) {
                     self.emit(EventKind::Pooled, format!("\"{hash:#x}\""));

@@ -48,8 +48,10 @@ pub struct NativeWorkQueue {
 pub struct NativeMetrics {
     /// Seconds per pre-confirmation tick (execute what the pool offers, publish).
     pub preconf_tick_seconds: NativeHistogram,
-    /// Seconds per seal (roots, state root, durable commit, publish).
+    /// Seconds per seal on the builder (roots, state root, publish).
     pub seal_seconds: NativeHistogram,
+    /// Seconds per durable store commit of a sealed block (committer thread).
+    pub commit_seconds: NativeHistogram,
     /// Transactions added per pre-confirmation.
     pub preconf_transactions: NativeHistogram,
     /// Executable pooled transactions.
@@ -73,6 +75,7 @@ impl NativeNode {
         Ok(NativeMetrics {
             preconf_tick_seconds: chain.metrics.preconf_tick.snapshot().into(),
             seal_seconds: chain.metrics.seal.snapshot().into(),
+            commit_seconds: chain.metrics.commit.snapshot().into(),
             preconf_transactions: chain.metrics.preconf_txs.snapshot().into(),
             pool_pending: pool.pending as u32,
             pool_queued: pool.queued as u32,

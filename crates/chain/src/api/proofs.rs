@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use alloy_primitives::{keccak256, Address, B256, U256};
-use preconf_trie::{account_proof, AccountProof, Overlay};
+use preconf_trie::{account_proof, AccountProof, NodeReader, Overlay};
 
 use crate::chain_state::ChainState;
 use crate::error::ChainResult;
@@ -30,8 +30,14 @@ impl Proofs {
         let trie = view.snapshot.trie();
         let hashed_slots: Vec<B256> = slots.iter().map(|s| keccak256(B256::from(*s))).collect();
         let hashed = keccak256(address);
+        // A sealed block still being committed: its trie nodes are the tip's diff over the
+        // committed trie (applying it again once committed changes nothing).
+        let tip = view.snapshot.tip();
         match view.resolve(block)? {
-            Resolved::Sealed(n) => Ok(account_proof(&trie.at(n)?, hashed, &hashed_slots)?),
+            Resolved::Sealed(n) => match tip.filter(|t| t.number() == n) {
+                Some(t) => Ok(account_proof(&Overlay::new(&t.trie, trie.latest()), hashed, &hashed_slots)?),
+                None => Ok(account_proof(&trie.at(n)?, hashed, &hashed_slots)?),
+            },
             Resolved::Pending => {
                 let mut changes = StateChanges::default();
                 if let Some(p) = &view.pending {
@@ -39,10 +45,22 @@ impl Proofs {
                         changes.extend((**layer).clone());
                     }
                 }
-                let base = trie.latest();
-                let (_, diff) = state_root(&base, &changes)?;
-                Ok(account_proof(&Overlay::new(&diff, base), hashed, &hashed_slots)?)
+                match tip {
+                    Some(t) => pending_proof(Overlay::new(&t.trie, trie.latest()), &changes, hashed, &hashed_slots),
+                    None => pending_proof(trie.latest(), &changes, hashed, &hashed_slots),
+                }
             }
         }
     }
+}
+
+/// The proof over `base` with the pending `changes` laid over it.
+fn pending_proof(
+    base: impl NodeReader,
+    changes: &StateChanges,
+    hashed: B256,
+    hashed_slots: &[B256],
+) -> ChainResult<AccountProof> {
+    let (_, diff) = state_root(&base, changes)?;
+    Ok(account_proof(&Overlay::new(&diff, base), hashed, hashed_slots)?)
 }

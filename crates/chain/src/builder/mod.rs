@@ -1,28 +1,30 @@
 //! The block builder: a thread that, every pre-confirmation interval, executes the pool's
 //! executable transactions on top of the block being built and publishes a new immutable
-//! view; every `block_time` it seals the block (roots, state root, hash), commits it to
-//! the store in one transaction, and opens the next one.
+//! view; every `block_time` it seals the block (roots, state root, hash), opens the next
+//! one, and hands the sealed block to the committer thread, which writes it to the store
+//! in one durable transaction while the next block is pre-confirmed.
 //!
 //! Inputs: the shared chain state (pool, store with its persisted trie, spec, config).
 //! Outputs: published views, `ChainEvent`s, sealed blocks in the store. It owns its thread
-//! and nothing owns it but its handle.
+//! (and the committer's) and nothing owns it but its handle.
 
 mod block;
+mod commit;
 mod seal;
+mod tick;
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use alloy_primitives::B256;
-
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
-use crate::pool::BestTxs;
 use crate::view::{ChainView, PendingBlock};
-use block::{unix_now_ms, OpenBlock, Outcome};
+use block::{unix_now_ms, OpenBlock};
+use commit::Committer;
+use tick::Executed;
 
 pub struct BuilderHandle {
     stop: mpsc::Sender<()>,
@@ -76,99 +78,96 @@ struct Builder {
     block: OpenBlock,
     /// The layers of the block being built, as published so far.
     published: Option<Arc<PendingBlock>>,
+    committer: Committer,
+    /// Executed since the last pre-confirmation, not yet published.
+    executed: Executed,
 }
 
 impl Builder {
     fn new(chain: Arc<ChainState>) -> ChainResult<Self> {
         let view = chain.view();
         let block = OpenBlock::open(&chain, &view)?;
-        let mut b = Self { chain, block, published: None };
+        let committer = Committer::spawn(chain.clone())?;
+        let mut b = Self { chain, block, published: None, committer, executed: Executed::default() };
         let view = b.with_pending((*view).clone());
         b.chain.publish(view);
         b.announce_open();
         Ok(b)
     }
 
+    /// Executes pooled transactions as they arrive and publishes what it executed at each
+    /// tick, so a pre-confirmation goes out on the clock however long its transactions
+    /// took to run; every `preconfs_per_block` ticks it seals.
     fn run(&mut self, stop: mpsc::Receiver<()>) {
         let interval = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1));
         let per_block = self.chain.config.preconfs_per_block();
+        let poll = tick::exec_poll(interval);
         let mut next = Instant::now() + interval;
         loop {
-            match stop.recv_timeout(next.saturating_duration_since(Instant::now())) {
+            let wait = next.saturating_duration_since(Instant::now()).min(poll);
+            match stop.recv_timeout(wait) {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {}
             }
+            if let Some(landed) = self.committer.poll() {
+                if let Err(e) = self.land(landed) {
+                    return self.fail(e);
+                }
+            }
+            let stop_at = tick::stop_before(next, interval);
+            let now = Instant::now();
+            if now < stop_at {
+                self.execute_pool(stop_at);
+                continue;
+            }
+            if now < next {
+                continue; // the last moments before the tick: wait for it
+            }
+            self.execute_pool(Instant::now() + tick::at_tick(interval));
             next += interval;
             let now = Instant::now();
             if next < now {
-                // Fell behind (a long seal): skip the missed ticks instead of bursting.
+                // Fell behind: skip the missed ticks instead of bursting.
                 next = now + interval;
             }
             self.preconfirm();
             if self.block.preconf_index >= per_block {
                 if let Err(e) = self.seal() {
-                    eprintln!("[preconf-node] builder stopped: cannot seal block {}: {e}", self.block.header.number);
-                    self.chain.set_unhealthy(format!("builder stopped: {e}"));
-                    return;
+                    return self.fail(e);
                 }
             }
+        }
+        if !self.executed.included.is_empty() {
+            self.preconfirm();
         }
         if !self.block.txs.is_empty() {
             if let Err(e) = self.seal() {
                 eprintln!("[preconf-node] could not seal the open block at shutdown: {e}");
             }
         }
+        // A clean stop leaves every sealed block durable (and announced as such).
+        if let Some(landed) = self.committer.wait() {
+            if let Err(e) = self.land(landed) {
+                eprintln!("[preconf-node] could not commit the last sealed block at shutdown: {e}");
+            }
+        }
     }
 
-    /// Executes what the pool has and publishes the next pre-confirmation.
-    fn preconfirm(&mut self) {
-        let tick = Instant::now();
-        let base_fee = self.block.header.base_fee_per_gas.unwrap_or_default();
-        // Copy the queues under the lock; nonces are read from state after releasing it.
-        let queues = self.chain.pool.lock().snapshot();
-        let block = &mut self.block;
-        let mut candidates = BestTxs::new(queues, base_fee, |sender| block.nonce_of(sender));
-        let mut included: Vec<B256> = Vec::new();
-        let mut dropped: Vec<(B256, String)> = Vec::new();
-        // Hold the cadence: whatever does not fit in three quarters of an interval waits
-        // for the next pre-confirmation.
-        let budget = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1) * 3 / 4);
-        let started = Instant::now();
-        while let Some(ptx) = candidates.next() {
-            if started.elapsed() > budget {
-                break;
-            }
-            match self.block.execute(&ptx) {
-                Outcome::Included => included.push(ptx.hash),
-                Outcome::NoRoom => candidates.skip_sender(&ptx.sender),
-                Outcome::Invalid(reason) => {
-                    candidates.skip_sender(&ptx.sender);
-                    dropped.push((ptx.hash, reason));
-                }
-            }
-        }
-        self.block.preconf_index += 1;
-        let view = self.with_pending((*self.chain.view()).clone());
-        {
-            // Publish and take the included transactions out of the pool together: a
-            // reader combining the two never sees a transaction in neither.
-            let mut pool = self.chain.pool.lock();
-            self.chain.publish(view);
-            for h in &included {
-                pool.remove(h);
-            }
-            for (h, reason) in &dropped {
-                pool.drop_tx(h, reason.clone());
-            }
-        }
-        if let Some(journal) = &self.chain.journal {
-            journal.forget(dropped.iter().map(|(h, _)| h));
-        }
-        // Measured before the announcement, so whoever hears of it finds it counted.
-        let metrics = &self.chain.metrics;
-        metrics.preconf_txs.observe(included.len() as f64);
-        metrics.preconf_tick.observe(tick.elapsed().as_secs_f64());
-        self.announce_preconf();
+    /// The sealed block's commit is over. Landed: readers now read the block from the store
+    /// (`safe` moves up to it), then listeners hear it is durable, in that order, so a
+    /// replica never holds a block its leader would not call safe.
+    fn land(&mut self, landed: ChainResult<u64>) -> ChainResult<()> {
+        let number = landed?;
+        let mut view = (*self.chain.view()).clone();
+        view.snapshot = self.chain.store.snapshot()?;
+        self.chain.publish(view);
+        self.chain.events.send(ChainEvent::Durable { number });
+        Ok(())
+    }
+
+    fn fail(&mut self, e: ChainError) {
+        eprintln!("[preconf-node] builder stopped (block {} open): {e}", self.block.header.number);
+        self.chain.set_unhealthy(format!("builder stopped: {e}"));
     }
 
     /// `view` with the open block as its pending block: one more overlay layer holding

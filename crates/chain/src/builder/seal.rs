@@ -1,5 +1,6 @@
-//! Sealing: the post-block system calls, the roots and the state root, one durable store
-//! transaction, then one published view holding the new head and the next open block.
+//! Sealing: the post-block system calls, the roots and the state root, then one published
+//! view holding the new head and the next open block. The durable store transaction runs
+//! on the committer thread (commit.rs) while the next block is pre-confirmed.
 
 use std::sync::Arc;
 
@@ -11,12 +12,16 @@ use super::Builder;
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
-use crate::store::{BlockWrite, StoredBody, StoredReceipts};
+use crate::store::{InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::BlockData;
 use crate::view::ChainView;
 
 impl Builder {
     pub(super) fn seal(&mut self) -> ChainResult<()> {
+        // The state root below reads the trie the previous block's commit writes.
+        if let Some(landed) = self.committer.wait() {
+            self.land(landed)?;
+        }
         let started = std::time::Instant::now();
         let spec_id = self.block.spec_id;
         let requests = system::post_block(&mut self.block, spec_id)?;
@@ -35,25 +40,17 @@ impl Builder {
             receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
-        self.chain.store.commit_block(BlockWrite {
-            header: &header,
-            hash,
-            body: &body,
-            receipts: &receipts,
-            tx_hashes: &tx_hashes,
-            changes: &b.changes,
-            trie: &trie,
-        })?;
-        if let Some(journal) = &self.chain.journal {
-            journal.forget(tx_hashes.iter());
-        }
+        let changes = Arc::new(std::mem::take(&mut b.changes));
+        let tip = Arc::new(InFlightBlock::new(header.clone(), hash, body, receipts, tx_hashes, changes.clone(), trie));
+        self.committer.submit(tip.clone())?;
+        // Taken after the hand-over: if the commit already landed, the tip answers the same.
+        let snapshot = self.chain.store.snapshot_with_tip(tip.clone())?;
 
         let head =
             Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), ..Default::default() });
-        let changes = Arc::new(std::mem::take(&mut b.changes));
         let old = self.chain.view();
         let sealed = ChainView {
-            snapshot: self.chain.store.snapshot()?,
+            snapshot,
             finalized: head.header.number.saturating_sub(self.chain.config.finality_depth),
             head: head.clone(),
             pending: None,

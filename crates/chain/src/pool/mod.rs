@@ -157,6 +157,11 @@ impl Pool {
         self.by_hash.len()
     }
 
+    /// How many transactions have ever been added: changes whenever one arrives.
+    pub fn arrivals(&self) -> u64 {
+        self.seq
+    }
+
     pub fn is_empty(&self) -> bool {
         self.by_hash.is_empty()
     }

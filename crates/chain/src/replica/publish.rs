@@ -111,11 +111,16 @@ pub struct Publisher {
     /// A sealed block waiting for the block opened after it (sent right behind it).
     held: Option<(Arc<BlockData>, Arc<StateChanges>)>,
     stream: Option<Stream>,
+    /// The newest sealed block known to be durable. A sealed block is streamed only once
+    /// durable: a leader that crashed before its commit comes back without it, and replicas
+    /// must never hold a block their leader lost.
+    durable: u64,
     stats: PublisherStats,
 }
 
 impl Publisher {
     pub fn new(chain: Arc<ChainState>, build: u64, capacity: usize) -> Self {
+        let durable = chain.store.head().ok().flatten().unwrap_or_default();
         Self {
             chain,
             build,
@@ -123,6 +128,7 @@ impl Publisher {
             queue: VecDeque::new(),
             held: None,
             stream: None,
+            durable,
             stats: PublisherStats::default(),
         }
     }
@@ -162,6 +168,7 @@ impl Publisher {
                     self.push(Item::Sealed { block, changes, next: None });
                 }
             }
+            ChainEvent::Durable { number } => self.durable = self.durable.max(number),
             ChainEvent::Pooled { .. } => {}
         }
     }
@@ -217,6 +224,13 @@ impl Publisher {
             let sealed = stream.sealed;
             let Some(front) = self.queue.front() else { return Ok(None) };
             let number = front.number();
+            let needs_sealed = match front {
+                Item::Sealed { .. } => number,
+                Item::Pending { .. } => number.saturating_sub(1),
+            };
+            if needs_sealed > self.durable {
+                return Ok(None); // resumes on the `Durable` event
+            }
             if number > sealed + 1 {
                 // The stream lacks sealed blocks before this one: they come from the store.
                 let publication = self.republish(sealed + 1)?;

@@ -13,6 +13,7 @@ pub mod change_sets;
 pub mod codec;
 mod fork_choice;
 pub mod genesis;
+mod in_flight;
 mod snapshot;
 pub mod trie;
 pub mod verify;
@@ -26,6 +27,7 @@ use alloy_rlp::Encodable;
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 
 pub use codec::{StoredBody, StoredReceipts};
+pub use in_flight::InFlightBlock;
 pub use snapshot::StoreSnapshot;
 
 use preconf_trie::TrieDiff;
@@ -165,6 +167,12 @@ impl Store {
     /// A consistent read view of everything committed so far.
     pub fn snapshot(&self) -> ChainResult<Arc<StoreSnapshot>> {
         Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?))
+    }
+
+    /// A snapshot of everything committed so far with `tip`, the sealed block being
+    /// committed, on top.
+    pub fn snapshot_with_tip(&self, tip: Arc<InFlightBlock>) -> ChainResult<Arc<StoreSnapshot>> {
+        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_tip(tip)))
     }
 
     /// The genesis hash the store was created with, if any block was written.

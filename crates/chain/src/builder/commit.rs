@@ -1,0 +1,101 @@
+//! The committer: writes each sealed block to the store in one durable transaction on its
+//! own thread, so that the builder's pre-confirmation clock never waits for the disk.
+//!
+//! At most one block is in flight. The builder hands it over once its state root and hash
+//! are known, keeps publishing pre-confirmations of the next block on top of it (readers
+//! see it through `StoreSnapshot`'s tip), and waits for the commit before sealing the next
+//! block, whose state root reads the trie this commit writes. Only a durable block leaves
+//! the transaction journal. The builder announces `Durable` once readers see the block
+//! from the store; the replication publisher waits for it before streaming the block.
+
+use std::sync::mpsc::{self, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crate::chain_state::ChainState;
+use crate::error::{ChainError, ChainResult};
+use crate::store::InFlightBlock;
+
+pub(super) struct Committer {
+    jobs: Option<mpsc::Sender<Arc<InFlightBlock>>>,
+    done: mpsc::Receiver<ChainResult<u64>>,
+    thread: Option<JoinHandle<()>>,
+    in_flight: bool,
+}
+
+impl Committer {
+    pub fn spawn(chain: Arc<ChainState>) -> ChainResult<Self> {
+        let (jobs, job_rx) = mpsc::channel::<Arc<InFlightBlock>>();
+        let (done_tx, done) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("preconf-committer".into())
+            .spawn(move || {
+                for block in job_rx {
+                    let result = commit(&chain, &block);
+                    if done_tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(ChainError::internal)?;
+        Ok(Self { jobs: Some(jobs), done, thread: Some(thread), in_flight: false })
+    }
+
+    /// Starts committing `block`. The previous one must have landed (`wait`).
+    pub fn submit(&mut self, block: Arc<InFlightBlock>) -> ChainResult<()> {
+        debug_assert!(!self.in_flight, "one block in flight at a time");
+        let jobs = self.jobs.as_ref().ok_or_else(|| ChainError::Internal("committer stopped".into()))?;
+        jobs.send(block).map_err(|_| ChainError::Internal("the committer thread is gone".into()))?;
+        self.in_flight = true;
+        Ok(())
+    }
+
+    /// The outcome of the block in flight if it has landed; `None` while it is still being
+    /// written or when nothing is in flight.
+    pub fn poll(&mut self) -> Option<ChainResult<u64>> {
+        if !self.in_flight {
+            return None;
+        }
+        match self.done.try_recv() {
+            Ok(r) => {
+                self.in_flight = false;
+                Some(r)
+            }
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => {
+                self.in_flight = false;
+                Some(Err(ChainError::Internal("the committer thread is gone".into())))
+            }
+        }
+    }
+
+    /// Waits for the block in flight, if any, and returns its outcome.
+    pub fn wait(&mut self) -> Option<ChainResult<u64>> {
+        if !self.in_flight {
+            return None;
+        }
+        self.in_flight = false;
+        Some(self.done.recv().unwrap_or_else(|_| Err(ChainError::Internal("the committer thread is gone".into()))))
+    }
+}
+
+impl Drop for Committer {
+    fn drop(&mut self) {
+        // Closing the job channel ends the thread after the block it is writing.
+        self.jobs.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn commit(chain: &ChainState, block: &InFlightBlock) -> ChainResult<u64> {
+    let started = Instant::now();
+    chain.store.commit_block(block.write())?;
+    if let Some(journal) = &chain.journal {
+        journal.forget(block.tx_hashes.iter());
+    }
+    chain.metrics.commit.observe(started.elapsed().as_secs_f64());
+    Ok(block.number())
+}

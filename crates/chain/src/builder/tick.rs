@@ -1,0 +1,116 @@
+//! Between ticks the builder executes pooled transactions as they arrive; at each tick it
+//! publishes what it executed as the next pre-confirmation. Publishing is then a constant,
+//! small step, so pre-confirmations go out on the clock whatever a burst of transactions
+//! costs to execute (executing at the tick, as a first version did, moved each publication
+//! by its execution time: intervals of 250 ms under load).
+
+use std::time::{Duration, Instant};
+
+use alloy_primitives::B256;
+
+use super::block::Outcome;
+use super::Builder;
+use crate::pool::BestTxs;
+
+/// How often the builder looks for newly arrived transactions between ticks.
+pub fn exec_poll(interval: Duration) -> Duration {
+    (interval / 4).clamp(Duration::from_micros(200), Duration::from_millis(10))
+}
+
+/// When a pass between ticks stops: a little before the tick, so the tick is not late.
+pub fn stop_before(tick: Instant, interval: Duration) -> Instant {
+    let margin = (interval / 8).min(Duration::from_millis(2));
+    tick.checked_sub(margin).unwrap_or(tick)
+}
+
+/// How long the pass at the tick itself may run (transactions that arrived since the last
+/// pass; with short intervals most execution happens here): it delays the publication.
+pub fn at_tick(interval: Duration) -> Duration {
+    (interval / 2).min(Duration::from_millis(5))
+}
+
+/// What the builder executed since the last pre-confirmation.
+#[derive(Default)]
+pub struct Executed {
+    /// Included in the open block, still in the pool until the pre-confirmation is published.
+    pub included: Vec<B256>,
+    /// Time spent executing them (part of the pre-confirmation's tick duration).
+    time: Duration,
+    /// (open block, pool arrivals) at the last pass that ran out of candidates: nothing new
+    /// to try until a transaction arrives or a block opens.
+    exhausted: Option<(u64, u64)>,
+}
+
+impl Builder {
+    /// Executes what the pool offers on top of the open block until `stop_at` (at least one
+    /// transaction per pass, so short intervals still make progress).
+    pub(super) fn execute_pool(&mut self, stop_at: Instant) {
+        let number = self.block.header.number;
+        let queues = {
+            let pool = self.chain.pool.lock();
+            let state = (number, pool.arrivals());
+            if self.executed.exhausted == Some(state) {
+                return;
+            }
+            self.executed.exhausted = Some(state);
+            pool.snapshot()
+        };
+        let started = Instant::now();
+        let base_fee = self.block.header.base_fee_per_gas.unwrap_or_default();
+        let block = &mut self.block;
+        // Transactions executed since the last pre-confirmation are still pooled; their
+        // senders' state nonces have moved past them, so they are not offered again.
+        let mut candidates = BestTxs::new(queues, base_fee, |sender| block.nonce_of(sender));
+        let mut tried = false;
+        let mut dropped: Vec<(B256, String)> = Vec::new();
+        while let Some(ptx) = candidates.next() {
+            if tried && Instant::now() >= stop_at {
+                self.executed.exhausted = None; // the next pass carries on
+                break;
+            }
+            tried = true;
+            match self.block.execute(&ptx) {
+                Outcome::Included => self.executed.included.push(ptx.hash),
+                Outcome::NoRoom => candidates.skip_sender(&ptx.sender),
+                Outcome::Invalid(reason) => {
+                    candidates.skip_sender(&ptx.sender);
+                    dropped.push((ptx.hash, reason));
+                }
+            }
+        }
+        if !dropped.is_empty() {
+            let mut pool = self.chain.pool.lock();
+            for (h, reason) in &dropped {
+                pool.drop_tx(h, reason.clone());
+            }
+            drop(pool);
+            if let Some(journal) = &self.chain.journal {
+                journal.forget(dropped.iter().map(|(h, _)| h));
+            }
+        }
+        self.executed.time += started.elapsed();
+    }
+
+    /// Publishes what was executed since the last tick as the next pre-confirmation.
+    pub(super) fn preconfirm(&mut self) {
+        let tick = Instant::now();
+        self.block.preconf_index += 1;
+        let view = self.with_pending((*self.chain.view()).clone());
+        let included = std::mem::take(&mut self.executed.included);
+        {
+            // Publish and take the included transactions out of the pool together: a
+            // reader combining the two never sees a transaction in neither.
+            let mut pool = self.chain.pool.lock();
+            self.chain.publish(view);
+            for h in &included {
+                pool.remove(h);
+            }
+        }
+        // Measured before the announcement, so whoever hears of it finds it counted.
+        let metrics = &self.chain.metrics;
+        metrics.preconf_txs.observe(included.len() as f64);
+        let spent = std::mem::take(&mut self.executed.time) + tick.elapsed();
+        metrics.preconf_tick.observe(spent.as_secs_f64());
+        self.announce_preconf();
+    }
+}
