@@ -95,6 +95,10 @@ describe('GET /metrics', () => {
       expect(delta(a, 'preconf_builder_preconf_transactions_sum')).toBe(1);
       expect(delta(a, 'preconf_builder_tick_duration_seconds_count')).toBeGreaterThan(0);
       expect(delta(a, 'preconf_builder_seal_duration_seconds_count')).toBeGreaterThan(0);
+      // Every sealed block is committed, at most one still in flight.
+      const [seals, commits] = [valueOf(a, 'preconf_builder_seal_duration_seconds_count'), valueOf(a, 'preconf_store_commit_duration_seconds_count')];
+      expect(commits).toBeGreaterThanOrEqual(seals - 1);
+      expect(commits).toBeLessThanOrEqual(seals);
       expect(valueOf(a, 'preconf_pool_transactions', { state: 'pending' })).toBe(0);
       expect(valueOf(a, 'preconf_pool_transactions', { state: 'queued' })).toBe(1);
       expect(valueOf(a, 'preconf_store_size_bytes')).toBeGreaterThan(0);

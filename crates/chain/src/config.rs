@@ -63,7 +63,7 @@ impl Default for ChainConfig {
             datadir: None,
             genesis: None,
             genesis_file: None,
-            db_cache_bytes: 256 << 20,
+            db_cache_bytes: 128 << 20,
             build: true,
             preconf: true,
             preconf_interval_ms: 200,
