@@ -2,7 +2,7 @@
 // preconf_builder_seal_duration_seconds, preconf_store_commit_duration_seconds): p50 and
 // p99 interpolated within buckets.
 
-export async function sealQuantiles(
+export async function histogramQuantiles(
   url: string,
   metric = 'preconf_builder_seal_duration_seconds',
 ): Promise<{ p50: number; p99: number; count: number; source: string } | null> {

@@ -20,7 +20,7 @@ import { parseCpuList, pinSelf, pinnedCommand } from '../pinning.js';
 import { procSnapshot } from '../servers.js';
 import { ROOT, percentile, rpc, rpcRaw, sleep } from '../util.js';
 import { accountAt, holderAt, TOKEN, writeGenesis } from './genesis.js';
-import { sealQuantiles } from './metrics.js';
+import { histogramQuantiles } from './metrics.js';
 import { watchStamps } from './stamps.js';
 
 const arg = (name: string, dflt: string) => {
@@ -149,8 +149,8 @@ async function sizeRun(n: number) {
     const head1 = Number(await rpc<string>(p.url, 'eth_blockNumber'));
     const counts: number[] = [];
     for (let b = head0 + 1; b <= head1; b++) counts.push(((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length));
-    const seal = await sealQuantiles(p.url);
-    const commit = await sealQuantiles(p.url, 'preconf_store_commit_duration_seconds');
+    const seal = await histogramQuantiles(p.url);
+    const commit = await histogramQuantiles(p.url, 'preconf_store_commit_duration_seconds');
     const rssTraffic = rss(p);
     const reads = await readThroughput(p.url, n);
     await stop(p);

@@ -45,8 +45,8 @@ impl Committer {
     /// Starts committing `block`. The previous one must have landed (`wait`).
     pub fn submit(&mut self, block: Arc<InFlightBlock>) -> ChainResult<()> {
         debug_assert!(!self.in_flight, "one block in flight at a time");
-        let jobs = self.jobs.as_ref().ok_or_else(|| ChainError::Internal("committer stopped".into()))?;
-        jobs.send(block).map_err(|_| ChainError::Internal("the committer thread is gone".into()))?;
+        let jobs = self.jobs.as_ref().ok_or_else(gone)?;
+        jobs.send(block).map_err(|_| gone())?;
         self.in_flight = true;
         Ok(())
     }
@@ -65,7 +65,7 @@ impl Committer {
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => {
                 self.in_flight = false;
-                Some(Err(ChainError::Internal("the committer thread is gone".into())))
+                Some(Err(gone()))
             }
         }
     }
@@ -76,7 +76,7 @@ impl Committer {
             return None;
         }
         self.in_flight = false;
-        Some(self.done.recv().unwrap_or_else(|_| Err(ChainError::Internal("the committer thread is gone".into()))))
+        Some(self.done.recv().unwrap_or_else(|_| Err(gone())))
     }
 }
 
@@ -88,6 +88,10 @@ impl Drop for Committer {
             let _ = t.join();
         }
     }
+}
+
+fn gone() -> ChainError {
+    ChainError::Internal("the committer thread is gone".into())
 }
 
 fn commit(chain: &ChainState, block: &InFlightBlock) -> ChainResult<u64> {
