@@ -193,7 +193,11 @@ impl Publisher {
     pub fn reset(&mut self, mark: Option<StreamMark>) -> Result<(), PublishError> {
         let head = self.chain.view().head_number();
         let sealed = match mark {
-            None => self.chain.store.change_sets_from(head)?.saturating_sub(1),
+            // From what the store holds: the newest sealed block may still be in flight.
+            None => {
+                let durable = self.chain.store.head()?.unwrap_or_default();
+                self.chain.store.change_sets_from(durable)?.saturating_sub(1)
+            }
             Some(m) if m.number > head => return Err(PublishError::StreamAhead { stream: m.number, head }),
             Some(m) => {
                 let ours = self.chain.view().snapshot.block_hash(m.number)?.unwrap_or_default();
