@@ -8,13 +8,15 @@
 //! reports the time to compute the root, write the diff and commit. `--slots N` also
 //! imports one contract with N storage slots. `--no-sync` commits blocks without fsync
 //! (Durability::None), to tell the cost of the sync from the cost of the page writes.
+//! `--prefetch` loads the changed keys' paths first (timed apart), as the builder does
+//! between ticks, and times the root over that cache.
 
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{keccak256, B256, KECCAK256_EMPTY, U256};
 use alloy_trie::{HashBuilder, Nibbles, TrieAccount, EMPTY_ROOT_HASH};
-use preconf_trie::{state_root, AccountFields, AccountUpdate, TrieWriter};
-use redb::{Database, Durability};
+use preconf_trie::{state_root, state_root_warm, AccountFields, AccountUpdate, TrieSnapshot, TrieWriter, WarmTries};
+use redb::{Database, Durability, ReadableDatabase};
 
 const CHUNK: u64 = 50_000;
 
@@ -71,7 +73,7 @@ fn reference_root(n: u64) -> B256 {
     builder.root()
 }
 
-fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
+fn bench_accounts(n: u64, blocks: u64, durability: Durability, prefetch_first: bool) {
     let dir = std::env::temp_dir().join(format!("trie-bench-{}-{n}", std::process::id()));
     let db = open_db(&dir);
     let start = Instant::now();
@@ -86,6 +88,7 @@ fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
     let mut compute = Vec::new();
     let mut write = Vec::new();
     let mut commit = Vec::new();
+    let mut prefetch = Vec::new();
     let mut nodes = 0;
     for block in 1..=blocks {
         let mut updates: Vec<AccountUpdate> =
@@ -95,6 +98,36 @@ fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
             let i = (j * stride + block) % n;
             account(key(i, n), fields(i, block))
         }));
+        if prefetch_first {
+            // The builder's way: the paths are loaded ahead of the seal, through a read
+            // snapshot of the parent; the root then reads only the cache.
+            let read = db.begin_read().unwrap();
+            let snapshot = TrieSnapshot::open(&read).unwrap();
+            let reader = snapshot.latest();
+            let mut warm = WarmTries::default();
+            let p0 = Instant::now();
+            for u in &updates {
+                warm.prefetch(&reader, &u.hashed_address, &[]).unwrap();
+            }
+            prefetch.push(p0.elapsed());
+            let r0 = Instant::now();
+            let (_, diff) = state_root_warm(&reader, &updates, warm).unwrap();
+            compute.push(r0.elapsed());
+            drop(snapshot);
+            drop(read);
+            let mut txn = db.begin_write().unwrap();
+            txn.set_durability(durability).unwrap();
+            let t1 = Instant::now();
+            let mut writer = TrieWriter::open(&txn).unwrap();
+            writer.write_diff(block, &diff).unwrap();
+            drop(writer);
+            let t2 = Instant::now();
+            txn.commit().unwrap();
+            write.push(t2 - t1);
+            commit.push(t2.elapsed());
+            nodes += diff.len();
+            continue;
+        }
         let mut txn = db.begin_write().unwrap();
         txn.set_durability(durability).unwrap();
         let t0 = Instant::now();
@@ -118,6 +151,9 @@ fn bench_accounts(n: u64, blocks: u64, durability: Durability) {
         summary(&commit),
         nodes / blocks as usize,
     );
+    if prefetch_first {
+        println!("accounts {n:>9}: prefetch before the root {}", summary(&prefetch));
+    }
     drop(db);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -159,11 +195,13 @@ fn main() {
     let mut slots = None;
     let mut blocks = 10;
     let mut durability = Durability::Immediate;
+    let mut prefetch_first = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--slots" => slots = args.next().and_then(|v| v.parse().ok()),
             "--no-sync" => durability = Durability::None,
+            "--prefetch" => prefetch_first = true,
             "--blocks" => blocks = args.next().and_then(|v| v.parse().ok()).unwrap_or(blocks),
             n => sizes.push(n.parse::<u64>().expect("account count")),
         }
@@ -173,7 +211,7 @@ fn main() {
         slots = Some(1_000_000);
     }
     for n in sizes {
-        bench_accounts(n, blocks, durability);
+        bench_accounts(n, blocks, durability, prefetch_first);
     }
     if let Some(n) = slots {
         bench_slots(n);

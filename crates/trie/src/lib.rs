@@ -6,6 +6,8 @@
 //!   their paths, and returns the changed nodes as a `TrieDiff` without writing anything.
 //! - `TrieWriter::write_diff` stores a diff as block N; `TrieWriter::prune` drops versions
 //!   no retained block needs, through a queue keyed by the block that superseded them.
+//! - `WarmTries` loads the paths of keys ahead of a root computation (the builder does it
+//!   between pre-confirmation ticks); `state_root_warm` then is left with the hashing.
 //! - `account_proof` builds EIP-1186 proofs from any reader, including an `Overlay` of a
 //!   pending diff.
 //!
@@ -15,6 +17,7 @@ mod diff;
 mod error;
 mod keys;
 mod mpt;
+mod prefetch;
 mod proof;
 mod reader;
 mod state;
@@ -22,9 +25,10 @@ mod store;
 
 pub use diff::{NodeDiff, TrieDiff};
 pub use error::{Owner, TrieError, TrieResult};
+pub use prefetch::WarmTries;
 pub use proof::{account_proof, AccountProof, StorageProof};
 pub use reader::{NodeReader, Overlay};
-pub use state::{current_root, state_root, AccountFields, AccountUpdate};
+pub use state::{current_root, state_root, state_root_warm, AccountFields, AccountUpdate};
 pub use store::{
     create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats, ACCOUNT_NODES,
     PRUNE_QUEUE, STORAGE_NODES, TRIE_META,

@@ -8,6 +8,7 @@ use alloy_trie::{TrieAccount, EMPTY_ROOT_HASH};
 use crate::diff::TrieDiff;
 use crate::error::{TrieError, TrieResult};
 use crate::mpt::Trie;
+use crate::prefetch::WarmTries;
 use crate::reader::NodeReader;
 
 /// Nonce, balance and code hash of an existing account (its storage root is the trie's).
@@ -40,13 +41,23 @@ pub struct AccountUpdate {
 /// Each account may appear once; to stream a large genesis, call this once per chunk
 /// (later chunks may add storage to an account of an earlier chunk).
 pub fn state_root<R: NodeReader + ?Sized>(reader: &R, updates: &[AccountUpdate]) -> TrieResult<(B256, TrieDiff)> {
+    state_root_warm(reader, updates, WarmTries::default())
+}
+
+/// `state_root`, starting from tries `warm` loaded earlier from the same reader: nodes
+/// already there are neither read nor decoded again. The result is the same.
+pub fn state_root_warm<R: NodeReader + ?Sized>(
+    reader: &R,
+    updates: &[AccountUpdate],
+    mut warm: WarmTries,
+) -> TrieResult<(B256, TrieDiff)> {
     let mut order: Vec<&AccountUpdate> = updates.iter().collect();
     order.sort_unstable_by_key(|u| u.hashed_address);
     if let Some(pair) = order.windows(2).find(|w| w[0].hashed_address == w[1].hashed_address) {
         return Err(TrieError::DuplicateAccount(pair[0].hashed_address));
     }
     let mut diff = TrieDiff::default();
-    let mut accounts = Trie::open(reader, None)?;
+    let mut accounts = warm.trie(reader, None)?;
     let mut leaf = Vec::with_capacity(110);
     for update in order {
         let address = update.hashed_address;
@@ -62,7 +73,7 @@ pub fn state_root<R: NodeReader + ?Sized>(reader: &R, updates: &[AccountUpdate])
             let mut storage = if update.storage_wiped {
                 Trie::wiped(reader, Some(address))?
             } else {
-                Trie::open(reader, Some(address))?
+                warm.trie(reader, Some(address))?
             };
             for (slot, value) in &update.storage {
                 if value.is_zero() {

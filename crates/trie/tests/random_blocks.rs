@@ -1,13 +1,14 @@
 //! Property test: over random sequences of blocks the incremental root equals the root
 //! computed from scratch over all leaves, the stored layout matches the trie, older
-//! blocks keep their roots, and proofs verify at the head and at older blocks.
+//! blocks keep their roots, proofs verify at the head and at older blocks, and a root
+//! computed from tries prefetched along part of the keys is the same.
 
 mod common;
 
 use alloy_primitives::B256;
 use common::layout::check_layout;
 use common::model::{check_proofs, BlockGen, Model};
-use common::{commit_block, init_tables, memory_db, pending_root, TempDb};
+use common::{commit_block, init_tables, memory_db, pending_root, warm_root, TempDb};
 use preconf_trie::{current_root, TrieSnapshot};
 use redb::{Database, ReadableDatabase};
 
@@ -22,10 +23,12 @@ fn run(seed: u64, db: &Database, blocks: u64) {
         let updates = gen.next_block(&model, block);
         // Read-only over the committed head first (as for a pending block), then for real.
         let (pending, pending_diff) = pending_root(db, &updates);
+        let (warm, warm_diff) = warm_root(db, &updates, &mut gen.rng);
         let (root, diff) = commit_block(db, block, &updates);
         model.apply(&updates);
         assert_eq!(root, model.root(), "seed {seed} block {block}: incremental root differs from scratch");
         assert_eq!((pending, &pending_diff), (root, &diff), "seed {seed} block {block}: read-only run differs");
+        assert_eq!((warm, &warm_diff), (root, &diff), "seed {seed} block {block}: run from prefetched tries differs");
         if block % 5 == 4 {
             inline_seen += check_layout(db, root).inline_nodes;
         }

@@ -19,6 +19,8 @@ use crate::state::{changes::StateChanges, StateView};
 use crate::types::ExecutedTx;
 use crate::view::ChainView;
 
+use super::warm::WarmTrie;
+
 pub struct OpenBlock {
     pub header: Header,
     pub spec_id: SpecId,
@@ -32,6 +34,8 @@ pub struct OpenBlock {
     pub preconf_index: u64,
     /// Transactions already announced in an earlier pre-confirmation.
     pub announced: usize,
+    /// The trie paths of what the block changed, loaded ahead of the seal.
+    pub warm: WarmTrie,
 }
 
 /// What executing one pooled transaction came to.
@@ -98,6 +102,7 @@ impl OpenBlock {
             gas_used: 0,
             preconf_index: 0,
             announced: 0,
+            warm: WarmTrie::new(view.snapshot.clone()),
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
@@ -137,6 +142,7 @@ impl OpenBlock {
     }
 
     fn record(&mut self, state: &revm::state::EvmState) {
+        self.warm.changed();
         self.changes.apply_evm_state(state, self.spec_id);
         self.tick.apply_evm_state(state, self.spec_id);
     }

@@ -12,6 +12,7 @@ mod block;
 mod commit;
 mod seal;
 mod tick;
+mod warm;
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
@@ -118,6 +119,8 @@ impl Builder {
             let now = Instant::now();
             if now < stop_at {
                 self.execute_pool(stop_at);
+                // Idle until the tick: load the trie paths the seal will need.
+                self.block.warm.prefetch(&self.block.changes, stop_at);
                 continue;
             }
             if now < next {

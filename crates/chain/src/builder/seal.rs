@@ -18,10 +18,6 @@ use crate::view::ChainView;
 
 impl Builder {
     pub(super) fn seal(&mut self) -> ChainResult<()> {
-        // The state root below reads the trie the previous block's commit writes.
-        if let Some(landed) = self.committer.wait() {
-            self.land(landed)?;
-        }
         let started = std::time::Instant::now();
         let spec_id = self.block.spec_id;
         let requests = system::post_block(&mut self.block, spec_id)?;
@@ -30,8 +26,9 @@ impl Builder {
         if let Some(requests) = requests {
             header.requests_hash = Some(requests.requests_hash());
         }
-        // O(changes × trie depth): only the nodes on the changed keys' paths are read.
-        let (state_root, trie) = self.chain.store.state_root(&b.changes)?;
+        // O(changes × trie depth), over the parent's trie whether or not its commit has
+        // landed; the paths were mostly loaded between ticks (warm.rs).
+        let (state_root, trie) = b.warm.state_root(&b.changes)?;
         header.state_root = state_root;
         let hash = header.hash_slow();
 
@@ -41,13 +38,17 @@ impl Builder {
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let changes = Arc::new(std::mem::take(&mut b.changes));
+        let txs = std::mem::take(&mut b.txs);
         let tip = Arc::new(InFlightBlock::new(header.clone(), hash, body, receipts, tx_hashes, changes.clone(), trie));
+        // One block in flight: the previous commit (long done, as a rule) lands first.
+        if let Some(landed) = self.committer.wait() {
+            self.land(landed)?;
+        }
         self.committer.submit(tip.clone())?;
         // Taken after the hand-over: if the commit already landed, the tip answers the same.
         let snapshot = self.chain.store.snapshot_with_tip(tip.clone())?;
 
-        let head =
-            Arc::new(BlockData { header, hash: Some(hash), txs: std::mem::take(&mut b.txs), ..Default::default() });
+        let head = Arc::new(BlockData { header, hash: Some(hash), txs, ..Default::default() });
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot,

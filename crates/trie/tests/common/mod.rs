@@ -130,6 +130,26 @@ pub fn pending_root(db: &Database, updates: &[AccountUpdate]) -> (B256, TrieDiff
     state_root(&snapshot.latest(), updates).unwrap()
 }
 
+/// `pending_root`, from tries prefetched along a random part of the updated keys (and of
+/// some keys the block does not touch), as the builder does between ticks.
+pub fn warm_root(db: &Database, updates: &[AccountUpdate], rng: &mut Rng) -> (B256, TrieDiff) {
+    let txn = db.begin_read().unwrap();
+    let snapshot = TrieSnapshot::open(&txn).unwrap();
+    let reader = snapshot.latest();
+    let mut warm = preconf_trie::WarmTries::default();
+    for u in updates {
+        if rng.chance(70) {
+            let slots: Vec<B256> = u.storage.iter().filter(|_| rng.chance(70)).map(|(k, _)| *k).collect();
+            warm.prefetch(&reader, &u.hashed_address, &slots).unwrap();
+        }
+        if rng.chance(10) {
+            let elsewhere = B256::from(alloy_primitives::U256::from(rng.next_u64()) << 192);
+            warm.prefetch(&reader, &elsewhere, &[B256::with_last_byte(rng.below(256) as u8)]).unwrap();
+        }
+    }
+    preconf_trie::state_root_warm(&reader, updates, warm).unwrap()
+}
+
 pub fn prune_to(db: &Database, keep_from: u64) -> preconf_trie::PruneStats {
     let txn = db.begin_write().unwrap();
     let stats = preconf_trie::prune(&txn, keep_from).unwrap();
