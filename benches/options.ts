@@ -15,6 +15,7 @@ export interface Options {
   url: string | null; // bench only this target
   pid: number | null; // its server process, for RSS and CPU
   nodeArgs: string[]; // extra flags for our node (and every baseline)
+  thisNodeArgs: string[]; // extra flags for this checkout's node only
   baselines: string[]; // other checkouts of the node to bench alongside (before/after)
   anvil: boolean; // bench anvil too
   serverCore: number; // the core every server under test is pinned to
@@ -43,6 +44,8 @@ taskset (util-linux); without taskset the run fails. Prints Markdown tables.
   --url URL           bench only this JSON-RPC server (no node or anvil is started)
   --pid PID           with --url: the server's process id, for RSS and CPU figures
   --node-args "..."   extra flags for our node and every baseline (e.g. "--preconf-interval-ms 100")
+  --this-node-args "..."  extra flags for this checkout's node only (a flag a baseline lacks,
+                      e.g. "--preconf-receipts" to compare with a node from before issue 10)
   --baseline DIR      also bench the node of another checkout DIR (holding bin/preconf-node.cjs,
                       dist/ and native/*.node, built), named "baseline (<commit>)"; repeatable
                       or a comma-separated list. Tables show this node ÷ each other target.
@@ -70,6 +73,7 @@ export function parseOptions(argv: string[]): Options | null {
       url: { type: 'string' },
       pid: { type: 'string' },
       'node-args': { type: 'string', default: '' },
+      'this-node-args': { type: 'string', default: '' },
       baseline: { type: 'string', multiple: true, default: [] },
       'no-anvil': { type: 'boolean', default: false },
       'server-core': { type: 'string', default: '0' },
@@ -108,6 +112,7 @@ export function parseOptions(argv: string[]): Options | null {
     url: values.url ?? null,
     pid: values.pid === undefined ? null : Math.floor(num('pid', values.pid, 1)),
     nodeArgs: values['node-args'].split(/\s+/).filter(Boolean),
+    thisNodeArgs: values['this-node-args'].split(/\s+/).filter(Boolean),
     baselines,
     anvil: !values['no-anvil'],
     serverCore: Math.floor(num('server-core', values['server-core'], 0)),

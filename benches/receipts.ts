@@ -18,6 +18,8 @@ export class ReceiptTracker {
   private readonly lastSend = new Map<Hex, number>();
   readonly seen = new Map<Hex, Seen>();
   polls = 0;
+  /** Receipts asked for, over all polls: load this tracker puts on the server. */
+  lookups = 0;
   pollErrors = 0;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -65,6 +67,7 @@ export class ReceiptTracker {
   private async poll(hashes: Hex[], s: number): Promise<void> {
     const body = JSON.stringify(hashes.map((h, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getTransactionReceipt', params: [h] })));
     this.polls++;
+    this.lookups += hashes.length;
     let answers: { id: number; result?: { status: string } | null }[];
     try {
       answers = (await rpcRaw(this.url, body)) as typeof answers;

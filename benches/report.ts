@@ -142,6 +142,7 @@ function txRatios(r: Results): string {
     ['paced: to receipt p50 ms', (t) => r.paced[t]?.toReceipt.p50],
     ['paced: to receipt p99 ms', (t) => r.paced[t]?.toReceipt.p99],
     ['paced: getBalance req/s meanwhile', (t) => r.paced[t]?.reads.rps],
+    ['paced: receipt lookups/s by the poller', (t) => r.paced[t]?.receiptLookupsPerS],
     ['paced: peak RSS MiB', (t) => r.paced[t]?.proc?.hwmMiB],
   ];
   const rows = figures.map(([label, get]) => [label, ...others.map((n) => ratio(get(first), get(n)))]);
@@ -189,7 +190,7 @@ function txTables(r: Results): string {
   }
   const paced = Object.entries(r.paced);
   if (paced.length > 0) {
-    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
+    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'receipt lookups/s (poller)', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
@@ -199,6 +200,7 @@ function txTables(r: Results): string {
       `${x.toReceipt.n} (${f(x.toReceipt.resolutionMs, 1)})`,
       f(x.reads.rps),
       f(x.readsBefore.rps),
+      f(x.receiptLookupsPerS),
       pair(ms(x.reads.latency_us.p50), ms(x.reads.latency_us.p99)),
       String(x.reads.errors),
       x.proc ? pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)) : '—',

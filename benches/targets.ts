@@ -97,7 +97,7 @@ export async function startTargets(o: Options, bases: Baseline[]): Promise<{ ser
   const servers: Server[] = [];
   const infos: TargetInfo[] = [];
   try {
-    const current = await startPreconfNode(o.nodeArgs, undefined, cores);
+    const current = await startPreconfNode([...o.nodeArgs, ...o.thisNodeArgs], undefined, cores);
     servers.push(current);
     infos.push(describe(current, checkout(ROOT)));
     for (const b of bases) {

@@ -189,6 +189,8 @@ export interface PacedResult {
   achievedTps: number;
   submitMs: { p50: number; p99: number };
   toReceipt: LatencySummary;
+  /** Receipt lookups per second the polling cost the server (more, the later receipts appear). */
+  receiptLookupsPerS: number;
   missing: number;
   stuck: number;
   reads: RunReport;
@@ -246,6 +248,7 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
     achievedTps: r.rps,
     submitMs: { p50: r.latency_us.p50 / 1000, p99: r.latency_us.p99 / 1000 },
     toReceipt: summarize(tracker.latencies(submitted)),
+    receiptLookupsPerS: tracker.lookups / (o.warmup + o.duration),
     missing: tracker.missing,
     stuck,
     reads: result.readReport,
