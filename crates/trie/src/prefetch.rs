@@ -20,7 +20,6 @@ pub struct WarmTries {
     /// The account trie's root, loaded along the prefetched paths (`None`: not opened).
     accounts: Option<Link>,
     storage: HashMap<B256, Link>,
-    loaded: usize,
 }
 
 impl WarmTries {
@@ -28,22 +27,15 @@ impl WarmTries {
     pub fn prefetch<R: NodeReader + ?Sized>(&mut self, reader: &R, account: &B256, slots: &[B256]) -> TrieResult<()> {
         let mut accounts = self.trie(reader, None)?;
         accounts.get(account)?;
-        self.loaded += accounts.loads();
         self.accounts = Some(accounts.into_root());
         if !slots.is_empty() {
             let mut storage = self.trie(reader, Some(*account))?;
             for slot in slots {
                 storage.get(slot)?;
             }
-            self.loaded += storage.loads();
             self.storage.insert(*account, storage.into_root());
         }
         Ok(())
-    }
-
-    /// Nodes read and decoded so far.
-    pub fn loaded(&self) -> usize {
-        self.loaded
     }
 
     /// The warm trie of `owner` (taken out), or the reader's, opened cold.

@@ -23,16 +23,10 @@ pub(crate) struct Trie<'r, R: ?Sized> {
     ctx: Ctx<'r, R>,
 }
 
-/// A context that counts its node loads (`WarmTries::loaded`).
-fn new_ctx<R: NodeReader + ?Sized>(source: TrieSource<'_, R>) -> Ctx<'_, R> {
-    Ctx { source, vacated: Vec::new(), loads: std::cell::Cell::new(0) }
-}
-
 impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
     /// The trie as the reader has it (`owner`: `None` for the account trie).
     pub fn open(reader: &'r R, owner: Option<B256>) -> TrieResult<Self> {
-        let ctx = new_ctx(TrieSource { reader, owner });
-        ctx.loads.set(1);
+        let ctx = Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() };
         let root_path = Nibbles::new();
         let root = match ctx.source.load(&root_path)? {
             None => Link::Empty,
@@ -48,7 +42,7 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
     /// An empty trie replacing the one the reader has: every stored node is removed.
     /// Costs one read per node of the old trie.
     pub fn wiped(reader: &'r R, owner: Option<B256>) -> TrieResult<Self> {
-        let mut ctx = new_ctx(TrieSource { reader, owner });
+        let mut ctx = Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() };
         let root_path = Nibbles::new();
         if let Some(bytes) = ctx.source.load(&root_path)? {
             vacate_all(&mut ctx, &bytes, root_path)?;
@@ -59,18 +53,13 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
     /// A trie whose root (and whatever is loaded below it) was read earlier from the same
     /// reader and left unchanged (`into_root`).
     pub fn with_root(reader: &'r R, owner: Option<B256>, root: Link) -> Self {
-        Self { root, ctx: new_ctx(TrieSource { reader, owner }) }
+        Self { root, ctx: Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() } }
     }
 
     /// The loaded root of an unchanged trie, to be resumed with `with_root`.
     pub fn into_root(self) -> Link {
         debug_assert!(self.ctx.vacated.is_empty(), "only an unchanged trie is kept");
         self.root
-    }
-
-    /// Nodes this trie read from its reader.
-    pub fn loads(&self) -> usize {
-        self.ctx.loads.get()
     }
 
     pub fn get(&mut self, key: &B256) -> TrieResult<Option<Vec<u8>>> {

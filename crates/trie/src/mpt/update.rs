@@ -17,8 +17,6 @@ use crate::reader::{NodeReader, TrieSource};
 pub(crate) struct Ctx<'r, R: ?Sized> {
     pub source: TrieSource<'r, R>,
     pub vacated: Vec<Nibbles>,
-    /// Nodes read from the source.
-    pub loads: std::cell::Cell<usize>,
 }
 
 pub(crate) fn child_path(path: &Nibbles, nibble: usize) -> Nibbles {
@@ -44,7 +42,6 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
         };
         let bytes = load_ref(&reference, path, self.source.owner, |p| self.source.load(p))?;
         let node = decode(&bytes, self.source.owner, path)?;
-        self.loads.set(self.loads.get() + 1);
         Ok(Link::Loaded(Box::new(Entry { node, dirty: false, rlp: Some(reference) })))
     }
 
