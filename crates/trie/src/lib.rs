@@ -8,6 +8,8 @@
 //!   no retained block needs, through a queue keyed by the block that superseded them.
 //! - `WarmTries` loads the paths of keys ahead of a root computation (the builder does it
 //!   between pre-confirmation ticks); `state_root_warm` then is left with the hashing.
+//! - `OrderedTrie` keeps a growing block's transactions or receipts trie between roots, so
+//!   each pre-confirmation's roots cost only the transactions it added.
 //! - `account_proof` builds EIP-1186 proofs from any reader, including an `Overlay` of a
 //!   pending diff.
 //!
@@ -17,6 +19,7 @@ mod diff;
 mod error;
 mod keys;
 mod mpt;
+mod ordered;
 mod prefetch;
 mod proof;
 mod reader;
@@ -25,6 +28,7 @@ mod store;
 
 pub use diff::{NodeDiff, TrieDiff};
 pub use error::{Owner, TrieError, TrieResult};
+pub use ordered::OrderedTrie;
 pub use prefetch::WarmTries;
 pub use proof::{account_proof, AccountProof, StorageProof};
 pub use reader::{NodeReader, Overlay};

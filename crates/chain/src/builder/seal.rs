@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use alloy_eips::eip2718::Encodable2718;
-use alloy_primitives::{Bytes, B256};
+use alloy_primitives::B256;
 
 use super::block::OpenBlock;
 use super::Builder;
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
+use crate::store::codec::StoredTx;
 use crate::store::{InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::BlockData;
 use crate::view::ChainView;
@@ -32,10 +32,10 @@ impl Builder {
         header.state_root = state_root;
         let hash = header.hash_slow();
 
-        let body = StoredBody { txs: b.txs.iter().map(|t| t.stored_tx()).collect(), ..Default::default() };
-        let receipts = StoredReceipts {
-            receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
-        };
+        let leaves = std::mem::take(&mut b.leaves);
+        let stored = b.txs.iter().zip(leaves.txs).map(|(t, raw)| StoredTx { raw, sender: t.sender });
+        let body = StoredBody { txs: stored.collect(), ..Default::default() };
+        let receipts = StoredReceipts { receipts: leaves.receipts };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let changes = Arc::new(std::mem::take(&mut b.changes));
         let txs = std::mem::take(&mut b.txs);

@@ -1,7 +1,7 @@
 //! One Merkle-Patricia trie being updated: loads only the nodes on the paths of the keys
 //! it touches, then re-hashes the changed nodes bottom-up and reports them as a diff.
 
-mod node;
+pub(crate) mod node;
 mod update;
 
 use std::mem;
