@@ -217,6 +217,8 @@ export interface NativeHistogram {
 export interface NativeMetrics {
   /** Seconds per pre-confirmation tick (execute what the pool offers, publish). */
   preconfTickSeconds: NativeHistogram
+  /** Seconds from when a pre-confirmation's tick was due to its publication. */
+  tickDelaySeconds: NativeHistogram
   /** Seconds per seal on the builder (roots, state root, publish). */
   sealSeconds: NativeHistogram
   /** Seconds per durable store commit of a sealed block (committer thread). */

@@ -151,6 +151,7 @@ async function sizeRun(n: number) {
     for (let b = head0 + 1; b <= head1; b++) counts.push(((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length));
     const seal = await histogramQuantiles(p.url);
     const commit = await histogramQuantiles(p.url, 'preconf_store_commit_duration_seconds');
+    const tickDelay = await histogramQuantiles(p.url, 'preconf_builder_tick_delay_seconds');
     const rssTraffic = rss(p);
     const reads = await readThroughput(p.url, n);
     await stop(p);
@@ -178,6 +179,7 @@ async function sizeRun(n: number) {
       commitMs: commit,
       cadenceMs: cadence.intervalMs,
       builderCadenceMs: builderCadence,
+      tickDelayMs: tickDelay,
       skipped: cadence.skipped,
       reads,
       anvil,
@@ -199,13 +201,13 @@ async function main() {
   }
   if (OUT) writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), results }, null, 2));
   const f = (x: number, d = 0) => x.toFixed(d);
-  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | tick delay p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const a = r.anvil as { startMs?: number; reads?: { getBalance: { rps: number }; call: { rps: number } }; error?: string } | null;
     const anvilCols = !a ? '- | -' : a.error ? `failed: ${a.error} | -` : `${f(a.startMs! / 1000, 1)} s | ${a.reads!.getBalance.rps} / ${a.reads!.call.rps}`;
     console.log(
-      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${r.commitMs ? `${f(r.commitMs.p50)} / ${f(r.commitMs.p99)} ms` : '-'} | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${f(r.builderCadenceMs.p50)} / ${f(r.builderCadenceMs.p99)} ms | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
+      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${r.commitMs ? `${f(r.commitMs.p50)} / ${f(r.commitMs.p99)} ms` : '-'} | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${f(r.builderCadenceMs.p50)} / ${f(r.builderCadenceMs.p99)} ms | ${r.tickDelayMs ? `${f(r.tickDelayMs.p50, 1)} / ${f(r.tickDelayMs.p99, 1)} ms` : '-'} | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
     );
   }
 }

@@ -106,6 +106,7 @@ export class NodeMetrics {
     const hist = (name: string, help: string, pick: (m: NativeMetrics) => Parameters<typeof histogramSamples>[1]): void =>
       registerSnapshot(this.nodeWide, name, help, 'histogram', () => histogramSamples(name, pick(n())));
     hist('preconf_builder_tick_duration_seconds', 'Wall time of one pre-confirmation: executing pooled transactions and publishing', (m) => m.preconfTickSeconds);
+    hist('preconf_builder_tick_delay_seconds', 'How late each pre-confirmation was published after its tick was due (waking, transactions run at the tick, publishing)', (m) => m.tickDelaySeconds);
     hist('preconf_builder_seal_duration_seconds', 'Wall time of one seal on the builder: state root, hash, publishing the new head', (m) => m.sealSeconds);
     hist('preconf_store_commit_duration_seconds', 'Wall time of one sealed block\'s durable store commit (committer thread, off the pre-confirmation clock)', (m) => m.commitSeconds);
     hist('preconf_builder_preconf_transactions', 'Transactions added per pre-confirmation', (m) => m.preconfTransactions);

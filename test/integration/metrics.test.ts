@@ -94,6 +94,10 @@ describe('GET /metrics', () => {
       expect(valueOf(a, 'preconf_work_queue_capacity', { class: 'calls' })).toBe(1024);
       expect(delta(a, 'preconf_builder_preconf_transactions_sum')).toBe(1);
       expect(delta(a, 'preconf_builder_tick_duration_seconds_count')).toBeGreaterThan(0);
+      // One delay per pre-confirmation on the clock (the scrape may fall between the two).
+      const ticks = valueOf(a, 'preconf_builder_tick_duration_seconds_count');
+      expect(Math.abs(valueOf(a, 'preconf_builder_tick_delay_seconds_count') - ticks)).toBeLessThanOrEqual(1);
+      expect(delta(a, 'preconf_builder_tick_delay_seconds_count')).toBeGreaterThan(0);
       expect(delta(a, 'preconf_builder_seal_duration_seconds_count')).toBeGreaterThan(0);
       // Every sealed block is committed, at most one still in flight.
       const [seals, commits] = [valueOf(a, 'preconf_builder_seal_duration_seconds_count'), valueOf(a, 'preconf_store_commit_duration_seconds_count')];

@@ -68,6 +68,10 @@ impl Histogram {
 pub struct ChainMetrics {
     /// Wall time of one pre-confirmation: executing what the pool offers and publishing.
     pub preconf_tick: Histogram,
+    /// How late each pre-confirmation went out: from the moment its tick was due to its
+    /// publication (waking, the transactions run at the tick, publishing). The cadence
+    /// readers see is the interval plus the difference of two such delays.
+    pub tick_delay: Histogram,
     /// Wall time of one seal on the builder: system calls, roots, state root, publishing.
     pub seal: Histogram,
     /// Wall time of one sealed block's durable store commit, on the committer thread.
@@ -80,6 +84,7 @@ impl Default for ChainMetrics {
     fn default() -> Self {
         Self {
             preconf_tick: Histogram::new(TICK_SECONDS),
+            tick_delay: Histogram::new(TICK_SECONDS),
             seal: Histogram::new(SEAL_SECONDS),
             commit: Histogram::new(SEAL_SECONDS),
             preconf_txs: Histogram::new(TXS_PER_PRECONF),

@@ -48,6 +48,8 @@ pub struct NativeWorkQueue {
 pub struct NativeMetrics {
     /// Seconds per pre-confirmation tick (execute what the pool offers, publish).
     pub preconf_tick_seconds: NativeHistogram,
+    /// Seconds from when a pre-confirmation's tick was due to its publication.
+    pub tick_delay_seconds: NativeHistogram,
     /// Seconds per seal on the builder (roots, state root, publish).
     pub seal_seconds: NativeHistogram,
     /// Seconds per durable store commit of a sealed block (committer thread).
@@ -74,6 +76,7 @@ impl NativeNode {
         let pool = self.node.api().txpool.counts().map_err(|e| napi::Error::from_reason(e.to_string()))?;
         Ok(NativeMetrics {
             preconf_tick_seconds: chain.metrics.preconf_tick.snapshot().into(),
+            tick_delay_seconds: chain.metrics.tick_delay.snapshot().into(),
             seal_seconds: chain.metrics.seal.snapshot().into(),
             commit_seconds: chain.metrics.commit.snapshot().into(),
             preconf_transactions: chain.metrics.preconf_txs.snapshot().into(),

@@ -126,6 +126,7 @@ impl Builder {
             if now < next {
                 continue; // the last moments before the tick: wait for it
             }
+            let due = next;
             self.execute_pool(Instant::now() + tick::at_tick(interval));
             next += interval;
             let now = Instant::now();
@@ -133,7 +134,7 @@ impl Builder {
                 // Fell behind: skip the missed ticks instead of bursting.
                 next = now + interval;
             }
-            self.preconfirm();
+            self.preconfirm(Some(due));
             if self.block.preconf_index >= per_block {
                 if let Err(e) = self.seal() {
                     return self.fail(e);
@@ -141,7 +142,7 @@ impl Builder {
             }
         }
         if !self.executed.included.is_empty() {
-            self.preconfirm();
+            self.preconfirm(None);
         }
         if !self.block.txs.is_empty() {
             if let Err(e) = self.seal() {

@@ -91,8 +91,9 @@ impl Builder {
         self.executed.time += started.elapsed();
     }
 
-    /// Publishes what was executed since the last tick as the next pre-confirmation.
-    pub(super) fn preconfirm(&mut self) {
+    /// Publishes what was executed since the last tick as the next pre-confirmation;
+    /// `due` is when the tick was (none for the last one at shutdown).
+    pub(super) fn preconfirm(&mut self, due: Option<Instant>) {
         let tick = Instant::now();
         self.block.preconf_index += 1;
         let view = self.with_pending((*self.chain.view()).clone());
@@ -111,6 +112,9 @@ impl Builder {
         metrics.preconf_txs.observe(included.len() as f64);
         let spent = std::mem::take(&mut self.executed.time) + tick.elapsed();
         metrics.preconf_tick.observe(spent.as_secs_f64());
+        if let Some(due) = due {
+            metrics.tick_delay.observe(Instant::now().saturating_duration_since(due).as_secs_f64());
+        }
         self.announce_preconf();
     }
 }
