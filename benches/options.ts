@@ -25,6 +25,7 @@ export interface Options {
   pollMs: number; // receipt polling period
   watchMs: number; // pending-block polling period for the cadence side channel
   longS: number; // seconds of the cadence and paced-transfer phases
+  rounds: number; // paced-phase rounds, alternating the targets' order
   out: string | null; // raw results as JSON
   build: boolean;
 }
@@ -57,6 +58,8 @@ taskset (util-linux); without taskset the run fails. Prints Markdown tables.
   --poll-ms MS        receipt polling period (default 10)
   --watch-ms MS       pending-block polling period for the cadence measurement (default 2)
   --long-s S          seconds of the cadence observations and of the paced-transfer phase (default 10)
+  --rounds N          paced-transfer rounds (default 1); above 1 the targets alternate order each
+                      round and the paced figures are per-figure medians over the rounds
   --out FILE          also write the raw results as JSON
   --no-build          do not run cargo build --release -p loadgen first
 `;
@@ -80,6 +83,7 @@ export function parseOptions(argv: string[]): Options | null {
       'load-cores': { type: 'string', default: '1' },
       'tx-count': { type: 'string', default: '4000' },
       'tx-rate': { type: 'string', default: '200' },
+      rounds: { type: 'string', default: '1' },
       'poll-ms': { type: 'string', default: '10' },
       'watch-ms': { type: 'string', default: '2' },
       'long-s': { type: 'string', default: '10' },
@@ -122,6 +126,7 @@ export function parseOptions(argv: string[]): Options | null {
     pollMs: num('poll-ms', values['poll-ms'], 1),
     watchMs: num('watch-ms', values['watch-ms'], 0.1),
     longS: num('long-s', values['long-s'], 1),
+    rounds: Math.floor(num('rounds', values.rounds, 1)),
     out: values.out ?? null,
     build: !values['no-build'],
   };

@@ -6,6 +6,7 @@ import type { Options } from './options.js';
 import type { ProcUsage } from './servers.js';
 import type { TargetInfo } from './targets.js';
 import type { FloodResult, PacedResult } from './txs.js';
+import { percentile } from './util.js';
 
 export interface Measured {
   report: RunReport;
@@ -35,7 +36,10 @@ export interface Results {
   calibration: { label: string; m: Measured }[];
   reads: { name: string; description: string; perTarget: Record<string, Measured> }[];
   flood: Record<string, FloodResult>;
+  /** The paced phase's first round (the table of figures). */
   paced: Record<string, PacedResult>;
+  /** Every round of it, per target (`--rounds`). */
+  pacedRounds: Record<string, PacedResult[]>;
   cadence: Record<string, Record<string, CadenceStats>>;
 }
 
@@ -125,6 +129,24 @@ function readsTables(r: Results): string {
   return `### Reads\n\n${table(head, rows)}\n\n### Server memory and CPU during the reads\n\n${table(resHead, resRows)}`;
 }
 
+/** A paced figure of target `t`: its median over the rounds. */
+function pacedFigure(r: Results, t: string, pick: (p: PacedResult) => number | undefined): number | undefined {
+  const rounds = r.pacedRounds?.[t] ?? (r.paced[t] ? [r.paced[t]] : []);
+  const values = rounds.map(pick).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return values.length > 0 ? percentile(values, 50) : undefined;
+}
+
+/** One row per round and target, when there was more than one round. */
+function pacedRoundsTable(r: Results): string {
+  const entries = Object.entries(r.pacedRounds ?? {});
+  if (!entries.some(([, rounds]) => rounds.length > 1)) return '';
+  const head = ['target', 'round', 'submit p50 / p99 ms', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'to receipt p50 / p99 ms'];
+  const rows = entries.flatMap(([n, rounds]) =>
+    rounds.map((x, i) => [n, String(i + 1), pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)), f(x.reads.rps), f(x.readsBefore.rps), pair(f(x.toReceipt.p50, 1), f(x.toReceipt.p99, 1))]),
+  );
+  return `### Paced rounds (targets in alternating order; the ratios use each figure's median)\n\n${table(head, rows)}`;
+}
+
 /** The transaction figures of this node ÷ the same figure of each other target. */
 function txRatios(r: Results): string {
   const [first, ...others] = r.targets;
@@ -138,12 +160,14 @@ function txRatios(r: Results): string {
     ['flood: included tx/s', (t) => r.flood[t]?.includedTps],
     ['sealed eth_getTransactionReceipt req/s', (t) => r.flood[t]?.sealed?.receipt.rps],
     ['sealed eth_getTransactionByHash req/s', (t) => r.flood[t]?.sealed?.transaction.rps],
-    ['paced: submit p99 ms', (t) => r.paced[t]?.submitMs.p99],
-    ['paced: to receipt p50 ms', (t) => r.paced[t]?.toReceipt.p50],
-    ['paced: to receipt p99 ms', (t) => r.paced[t]?.toReceipt.p99],
-    ['paced: getBalance req/s meanwhile', (t) => r.paced[t]?.reads.rps],
-    ['paced: receipt lookups/s by the poller', (t) => r.paced[t]?.receiptLookupsPerS],
-    ['paced: peak RSS MiB', (t) => r.paced[t]?.proc?.hwmMiB],
+    ['paced: submit p50 ms', (t) => pacedFigure(r, t, (p) => p.submitMs.p50)],
+    ['paced: submit p99 ms', (t) => pacedFigure(r, t, (p) => p.submitMs.p99)],
+    ['paced: to receipt p50 ms', (t) => pacedFigure(r, t, (p) => p.toReceipt.p50)],
+    ['paced: to receipt p99 ms', (t) => pacedFigure(r, t, (p) => p.toReceipt.p99)],
+    ['paced: getBalance req/s meanwhile', (t) => pacedFigure(r, t, (p) => p.reads.rps)],
+    ['paced: getBalance req/s just before, alone', (t) => pacedFigure(r, t, (p) => p.readsBefore.rps)],
+    ['paced: receipt lookups/s by the poller', (t) => pacedFigure(r, t, (p) => p.receiptLookupsPerS)],
+    ['paced: peak RSS MiB', (t) => pacedFigure(r, t, (p) => p.proc?.hwmMiB)],
   ];
   const rows = figures.map(([label, get]) => [label, ...others.map((n) => ratio(get(first), get(n)))]);
   return `### Transactions: ${first} ÷ each other target (for latencies and memory, below 1 is better)\n\n${table(['figure', ...others.map((n) => `${first} ÷ ${n}`)], rows)}`;
@@ -212,6 +236,7 @@ function txTables(r: Results): string {
     ]);
     out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
   }
+  out.push(pacedRoundsTable(r));
   out.push(txRatios(r));
   return out.filter(Boolean).join('\n\n');
 }

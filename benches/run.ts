@@ -39,7 +39,7 @@ function meta(o: Options, argv: string[]): Meta {
 }
 
 async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Results> {
-  const results: Results = { meta: meta(o, argv), targets: [], calibration: [], reads: [], flood: {}, paced: {}, cadence: {} };
+  const results: Results = { meta: meta(o, argv), targets: [], calibration: [], reads: [], flood: {}, paced: {}, pacedRounds: {}, cadence: {} };
   const base = { connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline };
   const measure = async (pid: number | null, url: string, bodies: string[]): Promise<Measured> => {
     const load1 = loadavg()[0]!;
@@ -110,16 +110,22 @@ async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Resul
     }
 
     if (o.only.has('tx')) {
-      // Paced first: a flood can leave anvil's automine stuck (see txs.ts).
-      for (const s of servers) {
-        log(`transfers at ${o.txRate} tx/s + eth_getBalance load → ${s.name}`);
-        let cadence: CadenceStats | null = null;
-        const alongside =
-          withCadence && s.preconf
-            ? async () => void (cadence = analyze(await watchPending(s.url, o.longS, o.watchMs), o.longS))
-            : undefined;
-        results.paced[s.name] = await pacedWithReads(s, { ...base, duration: o.longS, rate: o.txRate, pollMs: o.pollMs, readBodies: balanceBodies, alongside });
-        if (cadence) results.cadence[s.name]![`eth_getBalance load + ${o.txRate} tx/s`] = cadence;
+      // Paced first: a flood can leave anvil's automine stuck (see txs.ts). With several
+      // rounds the targets alternate order, so the machine's drift over minutes does not
+      // favour whichever goes first.
+      for (let round = 0; round < o.rounds; round++) {
+        for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+          log(`transfers at ${o.txRate} tx/s + eth_getBalance load → ${s.name}${o.rounds > 1 ? ` (round ${round + 1} of ${o.rounds})` : ''}`);
+          let cadence: CadenceStats | null = null;
+          const alongside =
+            withCadence && s.preconf && round === 0
+              ? async () => void (cadence = analyze(await watchPending(s.url, o.longS, o.watchMs), o.longS))
+              : undefined;
+          const paced = await pacedWithReads(s, { ...base, duration: o.longS, rate: o.txRate, pollMs: o.pollMs, readBodies: balanceBodies, alongside });
+          (results.pacedRounds[s.name] ??= []).push(paced);
+          results.paced[s.name] ??= paced;
+          if (cadence) results.cadence[s.name]![`eth_getBalance load + ${o.txRate} tx/s`] = cadence;
+        }
       }
       for (const s of servers) {
         log(`tx flood → ${s.name}`);
