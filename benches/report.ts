@@ -234,7 +234,8 @@ function txTables(r: Results): string {
             .join(' / ')
         : '—',
     ]);
-    out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out\n\n${table(head, rows)}`);
+    const several = Object.values(r.pacedRounds ?? {}).some((rounds) => rounds.length > 1);
+    out.push(`### Transfers at ${paced[0]![1].rate} tx/s while eth_getBalance runs flat out${several ? ' (round 1)' : ''}\n\n${table(head, rows)}`);
   }
   out.push(pacedRoundsTable(r));
   out.push(txRatios(r));

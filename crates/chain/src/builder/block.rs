@@ -51,7 +51,7 @@ pub struct RootLeaves {
     pub txs: Vec<Bytes>,
     /// EIP-2718 encodings of their receipts, with bloom.
     pub receipts: Vec<Bytes>,
-    pub bloom: Bloom,
+    bloom: Bloom,
     tx_trie: OrderedTrie,
     receipt_trie: OrderedTrie,
 }
