@@ -109,6 +109,27 @@ describe('WebSocket', () => {
     }
   });
 
+  it('newPendingTransactions announces accepted hashes, stops when the last subscriber leaves and starts again for a new one', async () => {
+    // The chain sends pool announcements only while some event loop wants them: this
+    // follows that switch off and back on.
+    const ws = await RawWs.open(t.node.wsUrl);
+    try {
+      const first = (await ws.request('eth_subscribe', ['newPendingTransactions'])).result as string;
+      const hash = await bump(2, 0);
+      expect(await ws.waitFor(first, (r) => r === hash)).toBe(hash);
+      expect((await ws.request('eth_unsubscribe', [first])).result).toBe(true);
+      const unheard = await bump(2, 1);
+      await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [unheard])).result, 10_000, 'the unannounced bump to be pre-confirmed');
+      const second = (await ws.request('eth_subscribe', ['newPendingTransactions'])).result as string;
+      const again = await bump(2, 2);
+      expect(await ws.waitFor(second, (r) => r === again)).toBe(again);
+      expect(ws.of(first)).toEqual([hash]);
+      expect(ws.of(second)).toEqual([again]);
+    } finally {
+      await ws.close();
+    }
+  });
+
   it('viem watchBlocks, watchContractEvent and watchPendingTransactions over webSocket()', async () => {
     const client = createPublicClient({ chain: t.chain, transport: webSocket(t.node.wsUrl) });
     const blocks: bigint[] = [];

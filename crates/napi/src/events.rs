@@ -11,7 +11,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use parking_lot::{Mutex, RwLock};
-use preconf_chain::events::ChainEvent;
+use preconf_chain::events::{ChainEvent, PoolInterest};
 use preconf_rpc::render::events as render;
 
 /// What the node reports to JavaScript, one payload (JSON text) each.
@@ -62,7 +62,7 @@ impl EventHub {
         self.callback.lock().take();
     }
 
-    pub fn set_interest(&self, kinds: &[EventKind]) {
+    fn set_interest(&self, kinds: &[EventKind]) {
         self.interest.store(kinds.iter().fold(0, |m, k| m | k.bit()), Ordering::Relaxed);
     }
 
@@ -74,24 +74,44 @@ impl EventHub {
     }
 }
 
+fn any_wants(hubs: &[EventHub], kind: EventKind) -> bool {
+    matches!(kind, EventKind::Preconf | EventKind::Head)
+        || hubs.iter().any(|h| h.interest.load(Ordering::Relaxed) & kind.bit() != 0)
+}
+
 /// Every event loop serving one node.
-#[derive(Default)]
 pub struct Fanout {
     hubs: RwLock<Vec<EventHub>>,
+    /// On while some event loop wants `Pooled`: the chain sends none otherwise.
+    pooled: PoolInterest,
 }
 
 impl Fanout {
+    pub fn new(pooled: PoolInterest) -> Self {
+        Self { hubs: RwLock::default(), pooled }
+    }
+
     pub fn add(&self, hub: EventHub) {
         self.hubs.write().push(hub);
     }
 
     pub fn remove(&self, hub: &EventHub) {
-        self.hubs.write().retain(|h| !Arc::ptr_eq(&h.interest, &hub.interest));
+        let mut hubs = self.hubs.write();
+        hubs.retain(|h| !Arc::ptr_eq(&h.interest, &hub.interest));
+        self.pooled.set(any_wants(&hubs, EventKind::Pooled));
+    }
+
+    /// What `hub`'s event loop wants rendered from now on.
+    pub fn set_interest(&self, hub: &EventHub, kinds: &[EventKind]) {
+        // Under the write lock, so two loops changing their interest at once cannot leave
+        // the chain's switch at the older answer.
+        let hubs = self.hubs.write();
+        hub.set_interest(kinds);
+        self.pooled.set(any_wants(&hubs, EventKind::Pooled));
     }
 
     fn wants(&self, kind: EventKind) -> bool {
-        matches!(kind, EventKind::Preconf | EventKind::Head)
-            || self.hubs.read().iter().any(|h| h.interest.load(Ordering::Relaxed) & kind.bit() != 0)
+        any_wants(&self.hubs.read(), kind)
     }
 
     fn emit(&self, kind: EventKind, payload: String) {

@@ -100,7 +100,7 @@ impl NativeNode {
     #[napi(factory)]
     pub fn open(options: NodeOptions) -> napi::Result<Self> {
         let node = Arc::new(Node::open(options.into_config()?).map_err(|e| napi::Error::from_reason(e.to_string()))?);
-        let fanout = Arc::new(Fanout::default());
+        let fanout = Arc::new(Fanout::new(node.chain().events.pool_interest()));
         let events = node.chain().events.subscribe();
         let renderer = fanout.clone();
         std::thread::Builder::new()
@@ -169,7 +169,7 @@ impl NativeNode {
     /// Which event payloads this event loop wants rendered (`preconf` and `head` always are).
     #[napi]
     pub fn set_event_interest(&self, kinds: Vec<EventKind>) {
-        self.hub.set_interest(&kinds);
+        self.fanout.set_interest(&self.hub, &kinds);
     }
 
     /// The opener stops the builder (sealing what was pre-confirmed); an attached instance

@@ -16,7 +16,6 @@ use super::fees::Fees;
 use crate::chain_state::ChainState;
 use crate::config::Profile;
 use crate::error::{ChainError, ChainResult};
-use crate::events::ChainEvent;
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -75,7 +74,7 @@ impl Submission {
         if let Some(journal) = &self.chain.journal {
             journal.forget(added.replaced.iter().chain(added.evicted.iter()));
         }
-        self.chain.events.send(ChainEvent::Pooled { hash });
+        self.chain.events.send_pooled(hash);
         Ok(hash)
     }
 
