@@ -8,6 +8,7 @@ use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 
 use crate::config::ChainConfig;
+use crate::doorbell::Doorbell;
 use crate::events::EventBus;
 use crate::metrics::ChainMetrics;
 use crate::pool::{journal::Journal, Pool};
@@ -27,6 +28,9 @@ pub struct ChainState {
     pub pool: Mutex<Pool>,
     /// Durable record of accepted transactions (`None` with an in-memory store).
     pub journal: Option<Journal>,
+    /// Rung when the pool gains a transaction: whoever executes the pool (the builder)
+    /// sleeps on it between ticks instead of polling.
+    pub pool_bell: Arc<Doorbell>,
     pub events: EventBus,
     /// The builder's tick and seal measurements (read at scrape time).
     pub metrics: ChainMetrics,
@@ -51,6 +55,7 @@ impl ChainState {
             view: ArcSwap::from_pointee(view),
             pool: Mutex::new(pool),
             journal,
+            pool_bell: Arc::default(),
             events: EventBus::default(),
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),

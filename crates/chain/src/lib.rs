@@ -11,6 +11,7 @@ pub mod builder;
 pub mod chain_state;
 pub mod config;
 pub mod consensus;
+pub mod doorbell;
 pub mod error;
 pub mod events;
 pub mod exec;

@@ -71,6 +71,7 @@ impl Submission {
                 .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
         }
         let added = self.chain.pool.lock().add(ptx, state_nonce)?;
+        self.chain.pool_bell.ring();
         if let Some(journal) = &self.chain.journal {
             journal.forget(added.replaced.iter().chain(added.evicted.iter()));
         }
@@ -176,6 +177,7 @@ impl Submission {
                 let nonce = self.pending_nonce(&ptx.sender)?;
                 let hash = ptx.hash;
                 self.chain.pool.lock().add(ptx, nonce)?;
+                self.chain.pool_bell.ring();
                 Ok(hash)
             });
             match result {

@@ -36,6 +36,8 @@ impl Committer {
                     if done_tx.send(result).is_err() {
                         break;
                     }
+                    // The builder sleeps on the pool's bell between ticks: land it now.
+                    chain.pool_bell.ring();
                 }
             })
             .map_err(ChainError::internal)?;

@@ -14,12 +14,13 @@ mod seal;
 mod tick;
 mod warm;
 
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::chain_state::ChainState;
+use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::view::{ChainView, PendingBlock};
@@ -29,6 +30,8 @@ use tick::Executed;
 
 pub struct BuilderHandle {
     stop: mpsc::Sender<()>,
+    /// What the builder sleeps on: rung after `stop` so it hears at once.
+    bell: Arc<Doorbell>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -41,6 +44,7 @@ impl BuilderHandle {
 
     fn join(&mut self) {
         let _ = self.stop.send(());
+        self.bell.ring();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -56,6 +60,7 @@ impl Drop for BuilderHandle {
 /// Starts the builder on its own thread; returns once the first block is open.
 pub fn spawn(chain: Arc<ChainState>) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
+    let bell = chain.pool_bell.clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
@@ -71,7 +76,7 @@ pub fn spawn(chain: Arc<ChainState>) -> ChainResult<BuilderHandle> {
         })
         .map_err(ChainError::internal)?;
     ready_rx.recv().map_err(ChainError::internal)??;
-    Ok(BuilderHandle { stop, thread: Some(thread) })
+    Ok(BuilderHandle { stop, bell, thread: Some(thread) })
 }
 
 struct Builder {
@@ -103,12 +108,25 @@ impl Builder {
         let interval = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1));
         let per_block = self.chain.config.preconfs_per_block();
         let poll = tick::exec_poll(interval);
+        let bell = self.chain.pool_bell.clone();
         let mut next = Instant::now() + interval;
+        // No pass between ticks before this: under a stream of arrivals the builder wakes
+        // at most once per `poll`, and executes whatever came meanwhile in one pass.
+        let mut rest_until = Instant::now();
         loop {
-            let wait = next.saturating_duration_since(Instant::now()).min(poll);
-            match stop.recv_timeout(wait) {
-                Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => {}
+            // Asleep until the tick, or until a transaction arrives, a commit lands or the
+            // handle stops it (polling instead cost an idle node a wake-up every `poll`);
+            // a prefetch the last tick cut short resumes after `poll`.
+            let resume = self.block.warm.behind() && Instant::now() < tick::stop_before(next, interval);
+            let wake_at = if resume { next.min(rest_until) } else { next };
+            bell.wait_until(wake_at);
+            let now = Instant::now();
+            if now < rest_until && now < next {
+                std::thread::sleep(rest_until.min(next) - now);
+            }
+            match stop.try_recv() {
+                Ok(()) | Err(TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => {}
             }
             if let Some(landed) = self.committer.poll() {
                 if let Err(e) = self.land(landed) {
@@ -121,6 +139,7 @@ impl Builder {
                 self.execute_pool(stop_at);
                 // Idle until the tick: load the trie paths the seal will need.
                 self.block.warm.prefetch(&self.block.changes, stop_at);
+                rest_until = Instant::now() + poll;
                 continue;
             }
             if now < next {

@@ -46,6 +46,11 @@ impl WarmTrie {
         self.behind = true;
     }
 
+    /// Whether keys changed that `prefetch` has not loaded yet.
+    pub fn behind(&self) -> bool {
+        self.behind
+    }
+
     /// Loads the paths of the keys in `changes` not loaded yet, until `stop_at`. A failed
     /// read leaves the rest to the seal, which reports it.
     pub fn prefetch(&mut self, changes: &StateChanges, stop_at: Instant) {
