@@ -1,9 +1,14 @@
 // Bad input of any kind gets a clear JSON-RPC error: never a crash, a hang, or an internal
 // error. Every method is called with a spread of malformed parameters, with input nested
 // to any depth, and with every quantity parameter at the edges of 53, 64, 128 and 256 bits.
+// More work than a cost class queues is refused at once with -32005, not left to pile up.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawPost, startTestNode, type TestNode } from '../helpers/node.js';
+import { encodeFunctionData } from 'viem';
+import { contract } from '../helpers/contracts.js';
+import { PROBE, testGenesis } from '../helpers/genesis.js';
+import { rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { scrape, valueOf } from '../helpers/prometheus.js';
 import { RawWs } from '../helpers/ws.js';
 import { QUANTITY_PARAMS, QUANTITY_VALUES, fits, roundedForms, type Reply } from '../helpers/quantities.js';
 
@@ -103,6 +108,36 @@ const deepArray = (levels: number): string => '['.repeat(levels) + ']'.repeat(le
 const deepObject = (levels: number): string => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 const request = (id: number, method: string, params: string): string => `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`;
 const ADDRESS = '"0x1111111111111111111111111111111111111111"';
+
+describe('cost-class queues', () => {
+  let t: TestNode;
+  beforeAll(async () => {
+    t = await startTestNode({ configure: (c) => void (c.chain.genesis = JSON.stringify(testGenesis('prague'))) });
+  });
+  afterAll(() => t?.stop());
+
+  it('a full queue answers -32005 "server busy" at once, what it took is served, and the node keeps serving', async () => {
+    // eth_simulateV1 runs on 2 threads with 64 waiting: 150 simulations that each burn
+    // 25M gas (~20 ms) at once overflow it (the process's pools are shared: count the
+    // difference).
+    const rejected = async () => valueOf((await scrape(t.node.url)).families, 'preconf_work_rejected_total', { class: 'simulate' });
+    const before = await rejected();
+    const burn = encodeFunctionData({ abi: contract('Probe').abi, functionName: 'burn' });
+    const payload = { blockStateCalls: [{ calls: Array.from({ length: 5 }, () => ({ to: PROBE, data: burn, gas: '0x4c4b40' })) }] };
+    const replies = await Promise.all(Array.from({ length: 150 }, () => rpc(t.node.url, 'eth_simulateV1', [payload, 'latest'])));
+    const busy = replies.filter((r) => r.error?.code === -32005);
+    const served = replies.filter((r) => r.result !== undefined);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy[0].error.message).toBe('server busy: 64 eth_simulateV1 requests are already queued; retry later');
+    expect(served.length + busy.length).toBe(150);
+    // At least the queue's 64 (plus what its threads had already taken off it).
+    expect(served.length).toBeGreaterThanOrEqual(64);
+    // burn() never returns: every simulation that ran reports its call out of gas.
+    for (const r of served) expect(r.result[0].calls.map((c: { status: string }) => c.status)).toEqual(Array(5).fill('0x0'));
+    expect((await rejected()) - before).toBe(busy.length);
+    expect((await rpc(t.node.url, 'eth_simulateV1', [payload, 'latest'])).result[0].calls[0].status).toBe('0x0');
+  });
+});
 
 describe('nesting depth', () => {
   let t: TestNode;

@@ -3,12 +3,13 @@
 //! hold up another (calls, submissions), and a full queue answers at once with a clear
 //! `Overloaded` failure instead of growing without bound.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use napi::bindgen_prelude::Object;
 use napi::Env;
+use parking_lot::{Condvar, Mutex};
 use preconf_chain::ChainResult;
 
 use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
@@ -123,31 +124,56 @@ pub fn snapshot() -> Vec<QueueSnapshot> {
 struct WorkPool {
     name: &'static str,
     capacity: usize,
-    jobs: SyncSender<Job>,
+    queue: Arc<JobQueue>,
+}
+
+/// A bounded queue its threads sleep on. One job wakes one thread: a channel shared
+/// behind a mutex woke two (the receiver, then the next thread waiting for the mutex),
+/// each a context switch on the core the event loop needs.
+#[derive(Default)]
+struct JobQueue {
+    jobs: Mutex<VecDeque<Job>>,
+    ready: Condvar,
+}
+
+impl JobQueue {
+    /// Queues `job`, or hands it back when `capacity` jobs are already waiting.
+    fn push(&self, job: Job, capacity: usize) -> Result<(), Job> {
+        let mut jobs = self.jobs.lock();
+        if jobs.len() >= capacity {
+            return Err(job);
+        }
+        jobs.push_back(job);
+        drop(jobs);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    fn take(&self) -> Job {
+        let mut jobs = self.jobs.lock();
+        loop {
+            if let Some(job) = jobs.pop_front() {
+                return job;
+            }
+            self.ready.wait(&mut jobs);
+        }
+    }
 }
 
 impl WorkPool {
     fn start(class: Class) -> Self {
         let (name, threads, capacity) = class.spec();
-        let (tx, rx) = sync_channel::<Job>(capacity);
-        let rx = Arc::new(Mutex::new(rx));
+        let queue = Arc::new(JobQueue::default());
         for i in 0..threads {
-            let rx = rx.clone();
+            let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("preconf-{class:?}-{i}").to_lowercase())
                 .spawn(move || loop {
-                    let job = match rx.lock() {
-                        Ok(guard) => guard.recv(),
-                        Err(_) => return,
-                    };
-                    match job {
-                        Ok(job) => job(),
-                        Err(_) => return,
-                    }
+                    (queue.take())()
                 })
                 .expect("spawn a worker thread");
         }
-        WorkPool { name, capacity, jobs: tx }
+        WorkPool { name, capacity, queue }
     }
 }
 
@@ -175,9 +201,9 @@ pub fn run<'env>(
     let pool = class.pool();
     // Counted before sending: a thread may start the job before try_send returns.
     stats.queued.fetch_add(1, Relaxed);
-    match pool.jobs.try_send(job) {
+    match pool.queue.push(job, pool.capacity) {
         Ok(()) => Ok(promise),
-        Err(TrySendError::Full(job)) => {
+        Err(job) => {
             stats.queued.fetch_sub(1, Relaxed);
             stats.rejected.fetch_add(1, Relaxed);
             drop(job);
@@ -188,10 +214,6 @@ pub fn run<'env>(
                 Ok(napi::bindgen_prelude::Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None }))
             });
             Ok(promise)
-        }
-        Err(TrySendError::Disconnected(_)) => {
-            stats.queued.fetch_sub(1, Relaxed);
-            Err(napi::Error::from_reason("work pool stopped"))
         }
     }
 }
