@@ -9,9 +9,10 @@ use parking_lot::Mutex;
 
 use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
+use crate::error::ChainError;
 use crate::events::EventBus;
 use crate::metrics::ChainMetrics;
-use crate::pool::{journal::Journal, Pool};
+use crate::pool::{journal::Journal, Added, Pool, PooledTx};
 use crate::spec::ChainSpec;
 use crate::store::Store;
 use crate::view::ChainView;
@@ -71,6 +72,14 @@ impl ChainState {
     /// Publishes a new view (the builder's only way to change what readers see).
     pub fn publish(&self, view: ChainView) {
         self.view.store(Arc::new(view));
+    }
+
+    /// Adds a validated transaction to the pool and rings `pool_bell`: the one way in, so no
+    /// arrival leaves the builder asleep until its next tick.
+    pub fn add_to_pool(&self, tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {
+        let added = self.pool.lock().add(tx, state_nonce)?;
+        self.pool_bell.ring();
+        Ok(added)
     }
 
     /// Reads the pool, and the view it is consistent with (see `pool`). Keep `read` short:

@@ -70,8 +70,7 @@ impl Submission {
                 .append(hash, &ptx.raw)
                 .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
         }
-        let added = self.chain.pool.lock().add(ptx, state_nonce)?;
-        self.chain.pool_bell.ring();
+        let added = self.chain.add_to_pool(ptx, state_nonce)?;
         if let Some(journal) = &self.chain.journal {
             journal.forget(added.replaced.iter().chain(added.evicted.iter()));
         }
@@ -176,8 +175,7 @@ impl Submission {
             let result = self.validate_raw(raw.clone()).and_then(|ptx| {
                 let nonce = self.pending_nonce(&ptx.sender)?;
                 let hash = ptx.hash;
-                self.chain.pool.lock().add(ptx, nonce)?;
-                self.chain.pool_bell.ring();
+                self.chain.add_to_pool(ptx, nonce)?;
                 Ok(hash)
             });
             match result {
