@@ -3,7 +3,8 @@
 // senders create fresh accounts, so a random kill lands inside a seal's transaction most
 // of the time; after each kill `preconf-node verify` recomputes the head's state root from
 // the stored values and compares it with the header and with the persisted trie, and the
-// node restarts on the datadir at or after the last block it had published as sealed.
+// node restarts on the datadir at or after the last block it had reported durable (`safe`),
+// and at most one block behind the last it had published as sealed.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,6 +52,10 @@ describe('kill -9 during seals', () => {
       // Let several blocks seal, then kill at a moment that depends on the round.
       await waitFor(async () => BigInt((await rpc(url, 'eth_blockNumber')).result) >= startHead + 5n, 10_000, 'five seals');
       await new Promise((r) => setTimeout(r, 37 * round + 13)); // vary where in the seal cycle the kill lands
+      // `safe` names the newest durable block; `latest` may be one ahead, its commit still
+      // in flight (docs/storage.md, Durability): a kill may lose that block, never its
+      // transactions, and never a durable one.
+      const durable = BigInt((await rpc(url, 'eth_getBlockByNumber', ['safe', false])).result.number);
       const published = BigInt((await rpc(url, 'eth_blockNumber')).result);
       await node.kill('SIGKILL');
       sending = false;
@@ -60,7 +65,8 @@ describe('kill -9 during seals', () => {
       expect(verify.stdout + verify.stderr, `round ${round}`).toContain('state root matches');
       expect(verify.status).toBe(0);
       const head = BigInt(/head block (\d+)/.exec(verify.stdout)![1]!);
-      expect(head, `round ${round}: a block published as sealed was durable`).toBeGreaterThanOrEqual(published);
+      expect(head, `round ${round}: a block reported durable (safe) was kept`).toBeGreaterThanOrEqual(durable);
+      expect(head, `round ${round}: at most the one block in flight was lost`).toBeGreaterThanOrEqual(published - 1n);
     }
     // And the node serves the store after the last kill.
     node = await spawnNode(['--datadir', datadir, '--block-time-ms', '50', '--preconf-interval-ms', '50']);
