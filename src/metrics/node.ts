@@ -114,7 +114,7 @@ export class NodeMetrics {
       { labels: { state: 'pending' }, value: n().poolPending },
       { labels: { state: 'queued' }, value: n().poolQueued },
     ]);
-    registerSnapshot(this.nodeWide, 'preconf_store_size_bytes', 'Size of the store file (absent with --ephemeral)', 'gauge', () => {
+    registerSnapshot(this.nodeWide, 'preconf_store_size_bytes', 'Size of the store: its file, or with --ephemeral the memory it holds', 'gauge', () => {
       const bytes = n().storeBytes;
       return bytes === undefined || bytes === null ? [] : [{ labels: {}, value: bytes }];
     });

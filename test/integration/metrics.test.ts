@@ -166,6 +166,11 @@ describe('GET /metrics with --threads 2', () => {
         // Per-process figures appear once, not once per loop.
         expect(families.get('preconf_builder_tick_duration_seconds')?.samples.filter((s) => s.name.endsWith('_count'))).toHaveLength(1);
       }
+      // In memory, the store reports the memory it holds: a dev chain's few blocks, in chunks of 256 KiB.
+      const storeBytes = valueOf((await scrape(node.url)).families, 'preconf_store_size_bytes');
+      expect(storeBytes).toBeGreaterThan(0);
+      expect(storeBytes % (256 * 1024)).toBe(0);
+      expect(storeBytes).toBeLessThan(64 << 20);
     } finally {
       ws.close();
     }

@@ -82,7 +82,7 @@ impl NativeNode {
             preconf_transactions: chain.metrics.preconf_txs.snapshot().into(),
             pool_pending: pool.pending as u32,
             pool_queued: pool.queued as u32,
-            store_bytes: chain.store.file_bytes().map(|b| b as f64),
+            store_bytes: chain.store.size_bytes().map(|b| b as f64),
             head: chain.view().head_number() as f64,
             work_queues: work::snapshot()
                 .into_iter()

@@ -14,6 +14,7 @@ pub mod codec;
 mod fork_choice;
 pub mod genesis;
 mod in_flight;
+mod memory_backend;
 mod snapshot;
 pub mod trie;
 pub mod verify;
@@ -60,6 +61,9 @@ const META_SCHEMA: &str = "schema";
 pub(crate) const META_SAFE: &str = "safe";
 pub(crate) const META_FINALIZED: &str = "finalized";
 const SCHEMA_VERSION: &[u8] = b"2";
+/// redb's page cache over an in-memory store. The pages are in memory already; the cache
+/// only spares hot pages a copy per read, and a large one would hold the state twice.
+const MEMORY_CACHE_BYTES: usize = 16 << 20;
 
 /// One sealed block as the store writes it.
 pub struct BlockWrite<'a> {
@@ -77,6 +81,8 @@ pub struct Store {
     db: Database,
     /// The redb file (`None` in memory).
     path: Option<PathBuf>,
+    /// The memory an in-memory store lives in (`None` on disk).
+    memory: Option<memory_backend::SparseMemoryBackend>,
     /// Write each block's change set too (`change_sets`): set on a node that publishes.
     keep_change_sets: std::sync::atomic::AtomicBool,
 }
@@ -101,18 +107,25 @@ impl Store {
             })
             .create(&path)
             .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
-        Self::init(db, Some(path))
+        Self::init(db, Some(path), None)
     }
 
-    /// A store that lives in memory only (`--ephemeral`).
+    /// A store that lives in memory only (`--ephemeral`), in chunks taken as redb writes
+    /// them (`memory_backend`).
     pub fn in_memory() -> ChainResult<Self> {
+        let memory = memory_backend::SparseMemoryBackend::default();
         let db = Database::builder()
-            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .set_cache_size(MEMORY_CACHE_BYTES)
+            .create_with_backend(memory.clone())
             .map_err(ChainError::internal)?;
-        Self::init(db, None)
+        Self::init(db, None, Some(memory))
     }
 
-    fn init(db: Database, path: Option<PathBuf>) -> ChainResult<Self> {
+    fn init(
+        db: Database,
+        path: Option<PathBuf>,
+        memory: Option<memory_backend::SparseMemoryBackend>,
+    ) -> ChainResult<Self> {
         let txn = db.begin_write()?;
         {
             // Create every table so readers never meet a missing one.
@@ -145,7 +158,7 @@ impl Store {
             }
         }
         txn.commit()?;
-        Ok(Self { db, path, keep_change_sets: Default::default() })
+        Ok(Self { db, path, memory, keep_change_sets: Default::default() })
     }
 
     /// One last, empty commit that records redb's allocator state, so that the next open
@@ -159,9 +172,13 @@ impl Store {
         Ok(())
     }
 
-    /// Size of the store file in bytes (`None` for an in-memory store).
-    pub fn file_bytes(&self) -> Option<u64> {
-        self.path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len())
+    /// Size of the store: its file, or the memory an in-memory store holds.
+    pub fn size_bytes(&self) -> Option<u64> {
+        match (&self.path, &self.memory) {
+            (Some(path), _) => std::fs::metadata(path).ok().map(|m| m.len()),
+            (None, Some(memory)) => Some(memory.resident_bytes()),
+            (None, None) => None,
+        }
     }
 
     /// A consistent read view of everything committed so far.
