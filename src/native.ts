@@ -102,7 +102,12 @@ export interface ReplicationNative {
 /** The chain, as the protocol layer sees it. Block selectors are canonical strings
  *  (see validation/block.ts): a tag, a 0x quantity or a 0x hash. */
 export class Chain {
-  private constructor(private readonly raw: NativeNode) {}
+  /** No pool journal to wait for: submissions are answered on the event loop. */
+  private readonly submitsInline: boolean;
+
+  private constructor(private readonly raw: NativeNode) {
+    this.submitsInline = raw.info().submitsInline;
+  }
 
   static open(options: NodeOptions): Chain {
     return new Chain(loaded().NativeNode.open(options));
@@ -148,7 +153,8 @@ export class Chain {
   call = (request: object): Promise<string> => unwrapAsync(this.raw.call(JSON.stringify(request)));
   estimateGas = (request: object): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request)));
   simulate = (request: object): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request)));
-  sendRawTransaction = (raw: string): Promise<string> => unwrapAsync(this.raw.sendRawTransaction(raw));
+  sendRawTransaction = (raw: string): string | Promise<string> =>
+    this.submitsInline ? unwrap(this.raw.sendRawTransactionInline(raw)) : unwrapAsync(this.raw.sendRawTransaction(raw));
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));

@@ -166,6 +166,13 @@ describe('GET /metrics with --threads 2', () => {
         // Per-process figures appear once, not once per loop.
         expect(families.get('preconf_builder_tick_duration_seconds')?.samples.filter((s) => s.name.endsWith('_count'))).toHaveLength(1);
       }
+      // Without a pool journal a submission is answered on the event loop, not queued for
+      // a submit thread (the on-disk node above counts its two).
+      const sent = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(3, 0)]);
+      expect(sent.result).toMatch(/^0x[0-9a-f]{64}$/);
+      const afterSend = (await scrape(node.url)).families;
+      expect(valueOf(afterSend, 'preconf_work_completed_total', { class: 'submit' })).toBe(0);
+      expect((await rpc(node.url, 'eth_getTransactionByHash', [sent.result])).result.hash).toBe(sent.result);
       // In memory, the store reports the memory it holds: a dev chain's few blocks, in chunks of 256 KiB.
       const storeBytes = valueOf((await scrape(node.url)).families, 'preconf_store_size_bytes');
       expect(storeBytes).toBeGreaterThan(0);

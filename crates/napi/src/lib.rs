@@ -57,6 +57,9 @@ pub struct ChainInfo {
     pub head: i64,
     pub client_version: String,
     pub accounts: Vec<DevAccountInfo>,
+    /// Submissions never wait (no pool journal to sync): `sendRawTransactionInline` serves
+    /// them on the event loop.
+    pub submits_inline: bool,
 }
 
 /// Open nodes by handle, so worker threads can attach to the one node of the process.
@@ -151,6 +154,7 @@ impl NativeNode {
             head: chain.view().head_number() as i64,
             client_version: preconf_chain::node::CLIENT_VERSION.to_string(),
             accounts,
+            submits_inline: chain.journal.is_none(),
         }
     }
 
