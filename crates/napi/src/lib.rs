@@ -83,7 +83,7 @@ pub struct NativeNode {
 
 impl NativeNode {
     pub(crate) fn sync(&self, read: impl FnOnce(&Node) -> ChainResult<String>) -> Outcome {
-        outcome(read(&self.node))
+        outcome(work::guarded(|| read(&self.node)))
     }
 
     pub(crate) fn spawn<'env>(

@@ -177,6 +177,15 @@ impl WorkPool {
     }
 }
 
+/// Runs `work`, turning a panic in the chain into an internal error: it must not take the
+/// process down, on a worker thread or on an event loop.
+pub fn guarded(work: impl FnOnce() -> ChainResult<String>) -> ChainResult<String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|p| {
+        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        Err(preconf_chain::ChainError::Internal(format!("panic: {}", msg.unwrap_or_else(|| "unknown".into()))))
+    })
+}
+
 /// Runs `work` on a thread of `class`; the promise resolves with its result or failure.
 pub fn run<'env>(
     env: &'env Env,
@@ -188,12 +197,7 @@ pub fn run<'env>(
     let job: Job = Box::new(move || {
         stats.queued.fetch_sub(1, Relaxed);
         stats.running.fetch_add(1, Relaxed);
-        // A panic in the chain must not take the process down: report it as internal.
-        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|p| {
-            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-            Err(preconf_chain::ChainError::Internal(format!("panic: {}", msg.unwrap_or_else(|| "unknown".into()))))
-        });
-        let out = outcome(out);
+        let out = outcome(guarded(work));
         stats.running.fetch_sub(1, Relaxed);
         stats.completed.fetch_add(1, Relaxed);
         deferred.resolve(move |_| Ok(out));
