@@ -84,12 +84,15 @@ async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Resul
     const balanceBodies = holders().map((a, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'eth_getBalance', params: [a, 'latest'] }));
 
     if (needReads) {
+      // An unmeasured pass over every target first: without it the first scenario read
+      // up to 20% low for whichever target went first (a same-build A/A run).
+      for (const s of servers) await runLoad({ ...base, duration: 3, url: s.url, bodies: balanceBodies });
       const perServer = tokens.map((token) => readScenarios({ token, holders: holders() }));
       for (let k = 0; k < perServer[0]!.length; k++) {
         const { name, description } = perServer[0]![k]!;
         const row = { name, description, perTarget: {} as Record<string, Measured> };
-        // Which target goes first rotates scenario by scenario: a same-build A/A run showed
-        // the first measurement of a run up to 20% low, whichever target it was.
+        // Which target goes first rotates scenario by scenario, so neither always has
+        // the other's leftovers (connections closing, caches) to contend with.
         for (let j = 0; j < servers.length; j++) {
           const i = (j + k) % servers.length;
           const s = servers[i]!;
