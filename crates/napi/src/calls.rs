@@ -52,15 +52,13 @@ impl NativeNode {
     /// never waits, and a hop to a submit thread and back cost two wake-ups on a busy core.
     #[napi(ts_return_type = "string | NativeFailure")]
     pub fn send_raw_transaction_inline(&self, raw: String) -> Outcome {
-        self.sync(|n| Ok(format!("\"{:#x}\"", n.api().submit.submit_raw(params::raw_tx(&raw)?)?)))
+        self.sync(|n| submit_raw(n, &raw))
     }
 
     /// eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync.
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
     pub fn send_raw_transaction<'env>(&self, env: &'env Env, raw: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Submit, move |n| {
-            Ok(format!("\"{:#x}\"", n.api().submit.submit_raw(params::raw_tx(&raw)?)?))
-        })
+        self.spawn(env, Class::Submit, move |n| submit_raw(n, &raw))
     }
 
     /// eth_sendTransaction for the dev chain's funded accounts.
@@ -124,4 +122,9 @@ impl NativeNode {
     pub fn max_priority_fee_per_gas(&self) -> Either<String, NativeFailure> {
         self.sync(|n| Ok(render::quantity(n.api().fees.suggested_tip()?)))
     }
+}
+
+/// eth_sendRawTransaction's work, wherever it runs: decode, admit to the pool, the hash.
+fn submit_raw(n: &preconf_chain::Node, raw: &str) -> preconf_chain::ChainResult<String> {
+    Ok(format!("\"{:#x}\"", n.api().submit.submit_raw(params::raw_tx(raw)?)?))
 }

@@ -77,12 +77,16 @@ pub struct BlockWrite<'a> {
     pub trie: &'a TrieDiff,
 }
 
+/// The store's pages: a redb file, or memory (`--ephemeral`).
+enum Backing {
+    File(PathBuf),
+    Memory(memory_backend::SparseMemoryBackend),
+}
+
 pub struct Store {
     db: Database,
-    /// The redb file (`None` in memory).
-    path: Option<PathBuf>,
-    /// The memory an in-memory store lives in (`None` on disk).
-    memory: Option<memory_backend::SparseMemoryBackend>,
+    /// Where redb keeps its pages.
+    backing: Backing,
     /// Write each block's change set too (`change_sets`): set on a node that publishes.
     keep_change_sets: std::sync::atomic::AtomicBool,
 }
@@ -107,7 +111,7 @@ impl Store {
             })
             .create(&path)
             .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
-        Self::init(db, Some(path), None)
+        Self::init(db, Backing::File(path))
     }
 
     /// A store that lives in memory only (`--ephemeral`), in chunks taken as redb writes
@@ -118,14 +122,10 @@ impl Store {
             .set_cache_size(MEMORY_CACHE_BYTES)
             .create_with_backend(memory.clone())
             .map_err(ChainError::internal)?;
-        Self::init(db, None, Some(memory))
+        Self::init(db, Backing::Memory(memory))
     }
 
-    fn init(
-        db: Database,
-        path: Option<PathBuf>,
-        memory: Option<memory_backend::SparseMemoryBackend>,
-    ) -> ChainResult<Self> {
+    fn init(db: Database, backing: Backing) -> ChainResult<Self> {
         let txn = db.begin_write()?;
         {
             // Create every table so readers never meet a missing one.
@@ -158,7 +158,7 @@ impl Store {
             }
         }
         txn.commit()?;
-        Ok(Self { db, path, memory, keep_change_sets: Default::default() })
+        Ok(Self { db, backing, keep_change_sets: Default::default() })
     }
 
     /// One last, empty commit that records redb's allocator state, so that the next open
@@ -174,10 +174,9 @@ impl Store {
 
     /// Size of the store: its file, or the memory an in-memory store holds.
     pub fn size_bytes(&self) -> Option<u64> {
-        match (&self.path, &self.memory) {
-            (Some(path), _) => std::fs::metadata(path).ok().map(|m| m.len()),
-            (None, Some(memory)) => Some(memory.resident_bytes()),
-            (None, None) => None,
+        match &self.backing {
+            Backing::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Backing::Memory(memory) => Some(memory.resident_bytes()),
         }
     }
 
