@@ -47,41 +47,17 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
-  /** Starts following `stream` (a replica: a node opened with `build: false`). */
-  followerStart(stream: string): ReplicaStart
+  /** Starts publishing, following or clustering as `options` say. */
+  replicationStart(options: ReplicationOptions): void
+  /** Stops replication; resolves once a leader has sealed and published what it showed. */
+  replicationStop(): Promise<void>
+  /** Where this node stands in replication; `null` when it does not replicate. */
+  replicationStatus(): ReplicationStatus | null
   /**
-   * Applies the stream message at sequence `seq`; `behind`: messages the stream already
-   * holds after it (while catching up, blocks are not fsynced one by one). Messages are
-   * applied in the order of the calls; await each before handing over the next to stop
-   * at a gap.
+   * Resolves with the cluster's leader once one other than the one of term `notTerm`
+   * is known, or with `null` after `withinMs`.
    */
-  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>
-  /**
-   * Starts publishing this node's chain events (a leader; the node keeps change sets).
-   * `capacity`: events queued while the stream is unreachable before the queue is
-   * emptied (the gap is then refilled from the store and a snapshot).
-   */
-  publisherStart(capacity: number): void
-  /**
-   * The next message to publish, once there is one; `null` after `replicationStop`.
-   * Publish it (retrying until the stream has it) before asking for the next.
-   */
-  publisherNext(): Promise<Publication | null>
-  /**
-   * What the stream holds (its newest sealed block; `null` when it is empty). Throws when
-   * the stream cannot be this node's (another chain, or ahead of this node).
-   */
-  publisherReset(head?: StreamHead | undefined | null): void
-  /**
-   * Stops the builder (it seals what it pre-confirmed), so that a leader shutting down
-   * can publish its last block before it closes.
-   */
-  publisherDrain(): void
-  publisherStatus(): PublisherStatus
-  /** Replication's own health: `null` when fine, else why (joined to the node's reason). */
-  setReplicationHealth(reason?: string | undefined | null): void
-  /** Stops publishing or following (also done by `close`). */
-  replicationStop(): void
+  waitForLeader(withinMs: number, notTerm?: number | undefined | null): Promise<LeaderRef | null>
   traceCall(request: string): Promise<string | NativeFailure>
   traceTransaction(request: string): Promise<string | NativeFailure>
   /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
@@ -114,17 +90,6 @@ export declare class NativeNode {
   close(): void
 }
 
-export interface ApplyResult {
-  status: ApplyStatus
-  number?: number
-  index?: number
-  expected?: number
-  detail?: string
-}
-
-/** What applying one message did. */
-export type ApplyStatus = 'sealed' | 'pending' | 'duplicate' | 'skipped' | 'gap' | 'stopped' | 'retry' | 'closed'
-
 export interface ChainInfo {
   chainId: number
   genesisHash: string
@@ -147,7 +112,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -205,8 +170,11 @@ export interface ImportResult {
   finalized: number
 }
 
-/** What a stream message is about. */
-export type MessageKind = 'pending' | 'sealed'
+export interface LeaderRef {
+  node: string
+  url: string
+  term: number
+}
 
 export interface NativeFailure {
   kind: ErrorKind
@@ -307,54 +275,58 @@ export interface NodeOptions {
    * (set on a leader, `--publish`).
    */
   keepChangeSets?: boolean
+  /**
+   * A cluster's node (`--cluster`): builds only while it holds the leader's lease, and then
+   * shows and accepts nothing before the replicated log holds it.
+   */
+  cluster?: boolean
 }
-
-/** Where a stream message stands in the chain, from its first bytes. */
-export interface PeekedMessage {
-  kind: MessageKind
-  number: number
-  index: number
-  /** The block hash of a sealed block's message. */
-  hash?: string
-}
-
-/** Reads where a stream message stands without applying it. */
-export declare function peekReplicationMessage(data: Uint8Array): PeekedMessage
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */
 export type Profile = 'default' | 'geth'
 
-/** One message to publish: `data` under `Nats-Msg-Id: id`. */
-export interface Publication {
-  kind: MessageKind
-  number: number
-  index: number
-  id: string
-  data: Buffer
+/** What a node does in replication. */
+export type ReplicationMode = 'publish' | 'follow' | 'cluster'
+
+export interface ReplicationOptions {
+  mode: ReplicationMode
+  /** NATS server URLs. */
+  servers: Array<string>
+  stream: string
+  /** NATS unreachable this long: `/health` answers 503. */
+  natsTimeoutMs: number
+  /** Events a static leader queues while NATS is away. */
+  queue?: number
+  /**
+   * Copies JetStream keeps of a stream this node creates (default: 3 in a cluster, else 1;
+   * fewer when the NATS deployment has fewer servers).
+   */
+  streamReplicas?: number
+  /** A cluster node's name (default: its advertised URL). */
+  nodeId?: string
+  /** Where a cluster node takes forwarded transactions. */
+  advertise?: string
+  leaseMs?: number
+  /** How long a cluster may be without a leader before `/health` answers 503. */
+  leaderWaitMs?: number
 }
 
-export interface PublisherStatus {
-  queued: number
-  published: number
-  dropped: number
-  republished: number
-  snapshots: number
-  /** The newest sealed block handed out for publishing. */
-  sealed: number
-}
-
-/** Where a replica starts. */
-export interface ReplicaStart {
-  /** Stream sequence of the head's message, when this datadir followed this stream. */
-  seq?: number
-  head: number
-  headHash: string
-}
-
-/** The newest sealed block a stream holds (from its last sealed message). */
-export interface StreamHead {
-  number: number
-  hash: string
+export interface ReplicationStatus {
+  /** `leader`, `replica` or `candidate`. */
+  role: string
+  leader?: LeaderRef
+  /** The newest term this node knows of. */
+  term: number
+  /** How long this node has known of no leader (absent while it knows one). */
+  leaderlessMs?: number
+  leaderlessTotalMs: number
+  elections: number
+  fenced: number
+  lastTakeoverMs?: number
+  /** Why this node would not campaign. */
+  notReady?: string
+  /** The stream sequence applied last. */
+  applied?: number
 }
 
 /** What `preconf-node verify` found. */

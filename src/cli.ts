@@ -33,6 +33,18 @@ export interface ReplicationConfig {
   queue: number;
   /** How long NATS may be unreachable before /health answers 503. */
   natsTimeoutMs: number;
+  /** --cluster: NATS servers of a cluster whose nodes elect their leader (a lease). */
+  cluster?: string[];
+  /** --node-id: this node's name in the cluster (default: its host and port). */
+  nodeId?: string;
+  /** --advertise: where the other nodes forward transactions to this one when it leads. */
+  advertise?: string;
+  /** --lease-ms: how long the leader's lease runs without renewal. */
+  leaseMs: number;
+  /** --leader-wait-ms: how long a write waits for a leader during an election. */
+  leaderWaitMs: number;
+  /** --stream-replicas: copies JetStream keeps of a stream this node creates. */
+  streamReplicas?: number;
 }
 
 export interface Config {
@@ -79,6 +91,12 @@ function httpUrl(flag: string, v: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--${flag} must be an http(s) URL, got "${v}"`);
   return url.href;
+}
+
+/** Node ids appear in message ids and logs: printable, no spaces or dots. */
+function nodeId(v: string): string {
+  if (!/^[A-Za-z0-9_:-]{1,64}$/.test(v)) throw new Error(`--node-id must be 1-64 letters, digits, "_", ":" or "-", got "${v}"`);
+  return v;
 }
 
 /** JetStream stream names: no whitespace, dots, wildcards or path separators. */
@@ -141,6 +159,17 @@ const FLAGS: Flag[] = [
   { name: 'stream', value: 'NAME', help: 'JetStream stream of the chain', replicationDefault: 'stream', apply: (c, v) => void (c.replication.stream = streamName(v)) },
   { name: 'publish-queue', value: 'N', help: 'events a leader queues while NATS is unreachable', replicationDefault: 'queue', apply: (c, v) => void (c.replication.queue = int('publish-queue', v, 1)) },
   { name: 'nats-timeout-ms', value: 'MS', help: 'NATS unreachable this long: /health answers 503', replicationDefault: 'natsTimeoutMs', apply: (c, v) => void (c.replication.natsTimeoutMs = int('nats-timeout-ms', v, 1)) },
+  {
+    name: 'cluster',
+    value: 'NATS_URL[,…]',
+    help: 'a node of a cluster on these NATS servers: the nodes elect a leader (a lease), the others follow it',
+    apply: (c, v) => void ((c.replication.cluster = v.split(',').map((u) => natsUrl('cluster', u.trim()))), (c.chain.cluster = true)),
+  },
+  { name: 'node-id', value: 'NAME', help: "this node's name in the cluster (default: HOST:PORT)", apply: (c, v) => void (c.replication.nodeId = nodeId(v)) },
+  { name: 'advertise', value: 'URL', help: 'where the cluster forwards transactions to this node when it leads (default: http://HOST:PORT)', apply: (c, v) => void (c.replication.advertise = httpUrl('advertise', v)) },
+  { name: 'lease-ms', value: 'MS', help: "the leader's lease: a leader silent this long is replaced", replicationDefault: 'leaseMs', apply: (c, v) => void (c.replication.leaseMs = int('lease-ms', v, 200)) },
+  { name: 'leader-wait-ms', value: 'MS', help: 'a write waits this long for a leader during an election; /health answers 503 after it', replicationDefault: 'leaderWaitMs', apply: (c, v) => void (c.replication.leaderWaitMs = int('leader-wait-ms', v, 1)) },
+  { name: 'stream-replicas', value: 'N', help: 'copies NATS keeps of a stream this node creates (default 3 with --cluster, else 1)', apply: (c, v) => void (c.replication.streamReplicas = int('stream-replicas', v, 1)) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
 
@@ -160,7 +189,7 @@ export function defaultConfig(): Config {
       threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
     },
     chain: { datadir: resolve('data') },
-    replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000 },
+    replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000, leaseMs: 2000, leaderWaitMs: 3000 },
   };
 }
 
@@ -207,5 +236,9 @@ export function parseArgs(argv: string[]): Config | 'help' {
   if (r.publish !== undefined && r.follow !== undefined) throw new Error('--publish and --follow exclude each other: a node leads or follows');
   if (r.follow !== undefined && r.leader === undefined) throw new Error('--follow needs --leader URL: a replica forwards transactions to the leader');
   if (r.leader !== undefined && r.follow === undefined) throw new Error('--leader only applies to a replica (--follow)');
+  if (r.cluster !== undefined && (r.publish !== undefined || r.follow !== undefined)) {
+    throw new Error('--cluster excludes --publish and --follow: in a cluster the lease decides who leads');
+  }
+  if (r.cluster === undefined && (r.nodeId !== undefined || r.advertise !== undefined)) throw new Error('--node-id and --advertise apply to a cluster node (--cluster)');
   return cfg;
 }

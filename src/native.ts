@@ -11,7 +11,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
 import type {
-  ApplyResult,
   ChainInfo,
   EventKind,
   ImportFailure,
@@ -21,18 +20,16 @@ import type {
   NativeFailure,
   NativeMetrics,
   NativeNode,
+  LeaderRef,
   NodeOptions,
-  PeekedMessage,
-  Publication,
-  PublisherStatus,
-  ReplicaStart,
-  StreamHead,
+  ReplicationOptions,
+  ReplicationStatus,
 } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
 export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
-export type { ApplyResult, PeekedMessage, Publication, PublisherStatus, ReplicaStart, StreamHead } from '../native/native.js';
+export type { LeaderRef, ReplicationOptions, ReplicationStatus } from '../native/native.js';
 
 export { SUPPORTED_PLATFORMS } from '../scripts/platforms.mjs';
 
@@ -78,25 +75,6 @@ export function importChain(options: ImportOptions, onProgress?: (p: ImportProgr
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();
-}
-
-/** Where a replication stream message stands in the chain (kind, block, index, hash). */
-export function peekReplicationMessage(data: Uint8Array): PeekedMessage {
-  return loaded().peekReplicationMessage(data);
-}
-
-/** The addon's side of replication (src/replication/): bytes in, bytes out. */
-export interface ReplicationNative {
-  publisherStart(capacity: number): void;
-  publisherNext(): Promise<Publication | null>;
-  publisherReset(head: StreamHead | null): void;
-  publisherStatus(): PublisherStatus;
-  /** Stops the builder (sealing what it pre-confirmed) before a leader's last publications. */
-  publisherDrain(): void;
-  followerStart(stream: string): ReplicaStart;
-  followerApply(seq: number, data: Uint8Array, behind: number): Promise<ApplyResult>;
-  setHealth(reason: string | null): void;
-  stop(): void;
 }
 
 /** The chain, as the protocol layer sees it. Block selectors are canonical strings
@@ -170,21 +148,14 @@ export class Chain {
   /** The addon's figures for GET /metrics (builder histograms, pool, store, work queues). */
   metrics = (): NativeMetrics => this.raw.metrics();
 
-  /** Publishing (leader) or following (replica) a replication stream. */
-  replication(): ReplicationNative {
-    const raw = this.raw;
-    return {
-      publisherStart: (capacity) => raw.publisherStart(capacity),
-      publisherNext: () => raw.publisherNext(),
-      publisherReset: (head) => raw.publisherReset(head),
-      publisherStatus: () => raw.publisherStatus(),
-      publisherDrain: () => raw.publisherDrain(),
-      followerStart: (stream) => raw.followerStart(stream),
-      followerApply: (seq, data, behind) => raw.followerApply(seq, data, behind),
-      setHealth: (reason) => raw.setReplicationHealth(reason),
-      stop: () => raw.replicationStop(),
-    };
-  }
+  /** Replication over NATS JetStream (crates/replication): start, stop, where it stands. */
+  replicationStart = (options: ReplicationOptions): void => this.raw.replicationStart(options);
+  replicationStop = (): Promise<void> => this.raw.replicationStop();
+  /** null when this node does not replicate. */
+  replicationStatus = (): ReplicationStatus | null => this.raw.replicationStatus();
+  /** A cluster's leader once one other than the one of term `notTerm` is known; null after `withinMs`. */
+  waitForLeader = (withinMs: number, notTerm?: number): Promise<LeaderRef | null> =>
+    this.raw.waitForLeader(Math.max(0, Math.round(withinMs)), notTerm ?? null);
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

@@ -69,6 +69,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
       ...(problem === null ? {} : { reason: problem }),
       chainId: info.chainId,
       head: Number.parseInt(JSON.parse(chain.blockNumber()) as string, 16),
+      ...replicationHealth(chain),
       // Of the event loop that answered (each thread counts its own), and which one it was.
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
@@ -77,6 +78,13 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     return { healthy: problem === null, body };
   });
   return { app, ws, metrics };
+}
+
+/** A cluster node's place in it, for /health: role, the leader it knows, the term. */
+function replicationHealth(chain: Chain): Record<string, unknown> {
+  const s = chain.replicationStatus();
+  if (s === null) return {};
+  return { role: s.role, leader: s.leader?.node ?? null, leaderUrl: s.leader?.url ?? null, term: s.term, ...(s.notReady ? { notReady: s.notReady } : {}) };
 }
 
 /** Listens; `exclusive` refuses a port another socket holds instead of sharing it. */
@@ -145,7 +153,11 @@ export async function startNode(config: Config): Promise<RunningNode> {
     throw e;
   }
   const port = uWS.us_socket_local_port(listenSocket);
-  const replication = startReplication(chain, config.replication);
+  const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const replication = startReplication(chain, config.replication, {
+    advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,
+    nodeId: config.replication.nodeId ?? `${selfHost}:${port}`,
+  });
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);

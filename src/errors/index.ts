@@ -73,6 +73,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   notFound: Code.Server, // geth: "transaction not found", "block #5 not found"
   timeout: Code.Server, // geth: a trace's "execution timeout"
   overloaded: Code.LimitExceeded,
+  notLeader: Code.Server, // a cluster's follower sends the transaction on to the leader first
   config: Code.Internal,
   internal: Code.Internal,
   simNonceTooLow: -38010,

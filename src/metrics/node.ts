@@ -125,7 +125,26 @@ export class NodeMetrics {
     queues('preconf_work_queue_capacity', 'Queue length of a cost class above which requests are refused with -32005', 'gauge', (q) => q.capacity);
     queues('preconf_work_running', 'Requests running on the threads of a cost class', 'gauge', (q) => q.running);
     queues('preconf_work_completed_total', 'Requests a cost class has finished', 'counter', (q) => q.completed);
+    this.registerReplication();
     queues('preconf_work_rejected_total', 'Requests refused with -32005 (server busy) because the queue of their cost class was full', 'counter', (q) => q.rejected);
+  }
+
+  /** A cluster node's leadership figures (none on a node that does not replicate). */
+  private registerReplication(): void {
+    const status = (): ReturnType<Chain['replicationStatus']> => this.chain.replicationStatus();
+    const one = (name: string, help: string, kind: 'gauge' | 'counter', pick: (s: NonNullable<ReturnType<Chain['replicationStatus']>>) => number | null | undefined): void =>
+      registerSnapshot(this.nodeWide, name, help, kind, () => {
+        const s = status();
+        const v = s === null ? undefined : pick(s);
+        return v === undefined || v === null ? [] : [{ labels: {}, value: v }];
+      });
+    one('preconf_cluster_term', 'The newest leader term this node knows of', 'gauge', (s) => s.term);
+    one('preconf_cluster_leader', '1 while this node leads, else 0', 'gauge', (s) => (s.role === 'leader' ? 1 : 0));
+    one('preconf_cluster_elections_total', 'Leases this node took (elections it won)', 'counter', (s) => s.elections);
+    one('preconf_cluster_fenced_total', 'Times the stream refused this node\'s append because another leader had written (it stepped down)', 'counter', (s) => s.fenced);
+    one('preconf_cluster_leaderless_seconds_total', 'Time this node knew of no leader, summed', 'counter', (s) => s.leaderlessTotalMs / 1000);
+    one('preconf_cluster_takeover_seconds', 'Duration of this node\'s last takeover: from taking the lease to building', 'gauge', (s) => (s.lastTakeoverMs === undefined || s.lastTakeoverMs === null ? null : s.lastTakeoverMs / 1000));
+    one('preconf_replication_applied_sequence', 'The stream sequence this node applied last', 'gauge', (s) => s.applied);
   }
 }
 

@@ -1,39 +1,61 @@
-// Read replicas over NATS JetStream: what the server starts for --publish (a leader) and
-// --follow (a replica), and the methods a replica forwards to its leader.
+// Replication over NATS JetStream: what the server starts for --publish (a static leader),
+// --follow (a static replica) and --cluster (every node the same; the lease names the
+// leader), and the methods that go to the leader. The NATS client, roles and lease run in
+// the addon (crates/replication); here is only their start, stop and the forwarding of writes.
 
 import type { ReplicationConfig } from '../cli.js';
 import type { Chain } from '../native.js';
 import type { Method } from '../protocol/jsonrpc.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
-import { Follower } from './follower.js';
-import { forwardedMethods, LeaderClient } from './forward.js';
-import { Leader } from './leader.js';
-import type { Log } from './outage.js';
+import { clusterRoute, forwardedMethods, staticRoute, type Route } from './forward.js';
 
 export interface Replication {
-  /** Stops publishing or following (before the chain closes). */
+  /** Stops publishing or following (before the chain closes); a leader seals and
+   *  publishes what it showed first. */
   close(): Promise<void>;
 }
 
-const log: Log = (m) => process.stderr.write(`[preconf-node] ${m}\n`);
+const log = (m: string): boolean => process.stderr.write(`[preconf-node] ${m}\n`);
 
-/** Starts publishing or following as configured; null for a node that does neither. */
-export function startReplication(chain: Chain, config: ReplicationConfig): Replication | null {
-  const { stream, natsTimeoutMs } = config;
-  if (config.publish !== undefined) {
-    log(`replication: publishing to stream "${stream}" on ${config.publish}`);
-    return new Leader(chain.replication(), { url: config.publish, stream, queue: config.queue, natsTimeoutMs }, log);
-  }
-  if (config.follow !== undefined) {
-    log(`replica: following stream "${stream}" on ${config.follow}; transactions go to ${config.leader}`);
-    return new Follower(chain.replication(), { url: config.follow, stream, natsTimeoutMs }, log);
-  }
-  return null;
+/** Where this node takes forwarded transactions, and what it calls itself in a cluster. */
+export interface Identity {
+  advertise: string;
+  nodeId: string;
 }
 
-/** On a replica, replaces the methods that belong to the leader with forwarding ones. */
+/** Starts publishing, following or clustering as configured; null for a node that does none. */
+export function startReplication(chain: Chain, config: ReplicationConfig, self: Identity): Replication | null {
+  const { stream, natsTimeoutMs, streamReplicas } = config;
+  const common = { stream, natsTimeoutMs, streamReplicas };
+  if (config.publish !== undefined) {
+    log(`replication: publishing to stream "${stream}" on ${config.publish}`);
+    chain.replicationStart({ mode: 'publish', servers: [config.publish], queue: config.queue, ...common });
+  } else if (config.follow !== undefined) {
+    log(`replica: following stream "${stream}" on ${config.follow}; transactions go to ${config.leader}`);
+    chain.replicationStart({ mode: 'follow', servers: [config.follow], ...common });
+  } else if (config.cluster !== undefined) {
+    log(`cluster: node "${self.nodeId}" (${self.advertise}) on stream "${stream}" at ${config.cluster.join(', ')}`);
+    chain.replicationStart({
+      mode: 'cluster',
+      servers: config.cluster,
+      nodeId: self.nodeId,
+      advertise: self.advertise,
+      leaseMs: config.leaseMs,
+      leaderWaitMs: config.leaderWaitMs,
+      ...common,
+    });
+  } else {
+    return null;
+  }
+  return { close: () => chain.replicationStop() };
+}
+
+/** On a replica or a cluster's node, replaces the methods that belong to the leader. */
 export function forwardToLeader(methods: Map<string, Method>, config: ReplicationConfig, hub: SubscriptionHub, chain: Chain): void {
-  if (config.follow === undefined || config.leader === undefined) return;
-  const forwarded = forwardedMethods({ leader: new LeaderClient(config.leader), local: new Map(methods), hub, chain });
+  let route: Route;
+  if (config.follow !== undefined && config.leader !== undefined) route = staticRoute(config.leader);
+  else if (config.cluster !== undefined) route = clusterRoute(chain, config.leaderWaitMs);
+  else return;
+  const forwarded = forwardedMethods({ route, local: new Map(methods), hub, chain });
   for (const [name, method] of Object.entries(forwarded)) methods.set(name, method);
 }

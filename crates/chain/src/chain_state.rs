@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use alloy_primitives::Address;
 use arc_swap::ArcSwap;
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 
 use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
 use crate::error::ChainError;
 use crate::events::EventBus;
+use crate::ledger::Ledger;
 use crate::metrics::ChainMetrics;
 use crate::pool::{journal::Journal, Added, Pool, PooledTx};
 use crate::spec::ChainSpec;
@@ -38,6 +39,9 @@ pub struct ChainState {
     unhealthy: Mutex<Option<String>>,
     /// Why replication (publishing to or following a stream) is degraded, if it is.
     replication: Mutex<Option<String>>,
+    /// A clustered node's ledger while it leads: submissions and the builder write to it
+    /// before anything is shown. `None` on a follower (which forwards transactions).
+    ledger: RwLock<Option<Arc<dyn Ledger>>>,
 }
 
 impl ChainState {
@@ -61,7 +65,18 @@ impl ChainState {
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
             replication: Mutex::new(None),
+            ledger: RwLock::new(None),
         }
+    }
+
+    /// The ledger this node leads with, if it leads a cluster.
+    pub fn ledger(&self) -> Option<Arc<dyn Ledger>> {
+        self.ledger.read().clone()
+    }
+
+    /// Starts (`Some`) or ends (`None`) leading with a ledger.
+    pub fn set_ledger(&self, ledger: Option<Arc<dyn Ledger>>) {
+        *self.ledger.write() = ledger;
     }
 
     /// The current view; cheap (an atomic load), held for the length of one request.
@@ -106,6 +121,12 @@ impl ChainState {
     /// Replication's own state: `None` once it is healthy again.
     pub fn set_replication_health(&self, reason: Option<String>) {
         *self.replication.lock() = reason;
+    }
+
+    /// Why the node itself is broken (its builder or its follower stopped), replication's
+    /// own state aside: such a node must not lead.
+    pub fn fault(&self) -> Option<String> {
+        self.unhealthy.lock().clone()
     }
 
     /// `None` while healthy, or why the node is degraded.

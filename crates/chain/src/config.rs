@@ -45,6 +45,9 @@ pub struct ChainConfig {
     /// Keep each sealed block's state changes in the store, so it can be republished to a
     /// replication stream later (a leader, `--publish`).
     pub keep_change_sets: bool,
+    /// A node of a cluster (`--cluster`): it builds only while it holds the leader's lease,
+    /// and then shows nothing and accepts nothing before the replicated log holds it.
+    pub cluster: bool,
 }
 
 /// The interface profile (`--profile`).
@@ -83,6 +86,7 @@ impl Default for ChainConfig {
             preconf_receipts: false,
             profile: Profile::Default,
             keep_change_sets: false,
+            cluster: false,
         }
     }
 }

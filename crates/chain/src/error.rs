@@ -42,6 +42,10 @@ pub enum ChainError {
     /// Work stopped at its wall-clock budget (a trace's `timeout`).
     #[error("{0}")]
     Timeout(String),
+    /// A clustered node that does not lead (any more) was asked to accept a transaction:
+    /// the caller sends it to the leader instead.
+    #[error("not the leader: {0}")]
+    NotLeader(String),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error("{0}")]
     Internal(String),

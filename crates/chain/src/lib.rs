@@ -17,6 +17,7 @@ pub mod events;
 pub mod exec;
 pub mod genesis;
 pub mod import;
+pub mod ledger;
 pub mod metrics;
 pub mod node;
 pub mod pool;

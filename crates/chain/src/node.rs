@@ -11,6 +11,7 @@ use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
 use crate::error::{ChainError, ChainResult};
 use crate::genesis::{self, seed::open_genesis, seed::GenesisSource};
+use crate::ledger::Ledger;
 use crate::pool::{journal::Journal, Pool, PoolLimits};
 use crate::state::CodeCache;
 use crate::store::Store;
@@ -72,7 +73,9 @@ impl Node {
             let (kept, dropped) = api.submit.replay_journal(records);
             eprintln!("[preconf-node] pool journal: {kept} transactions restored, {dropped} already included or no longer valid");
         }
-        let builder = if chain.config.build { Some(builder::spawn(chain.clone())?) } else { None };
+        // A cluster's node builds only while it leads (`lead`).
+        let builder =
+            if chain.config.build && !chain.config.cluster { Some(builder::spawn(chain.clone(), None)?) } else { None };
         Ok(Self { chain, api, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
     }
 
@@ -86,6 +89,50 @@ impl Node {
 
     pub fn genesis_hash(&self) -> B256 {
         self.genesis_hash
+    }
+
+    /// A cluster's node starts leading: the builder continues the block the log shows open
+    /// (or opens the next one), writing everything to `ledger` before showing it, and
+    /// transactions are accepted (into the ledger) from now on.
+    pub fn lead(&self, ledger: Arc<dyn Ledger>) -> ChainResult<()> {
+        let mut slot = self.builder.lock();
+        if slot.is_some() {
+            return Err(ChainError::Internal("the builder already runs".into()));
+        }
+        self.chain.set_ledger(Some(ledger.clone()));
+        match builder::spawn(self.chain.clone(), Some(ledger)) {
+            Ok(b) => {
+                *slot = Some(b);
+                Ok(())
+            }
+            Err(e) => {
+                self.chain.set_ledger(None);
+                Err(e)
+            }
+        }
+    }
+
+    /// A cluster's leader steps down: transactions are refused (sent to the next leader)
+    /// and the builder stops at once, sealing nothing; the log holds all it showed.
+    pub fn step_down(&self) {
+        self.chain.set_ledger(None);
+        if let Some(b) = self.builder.lock().take() {
+            b.abandon();
+        }
+    }
+
+    /// Stops the builder after it sealed what it pre-confirmed (through its ledger, when it
+    /// leads a cluster); the store stays open.
+    pub fn stop_building(&self) {
+        let builder = self.builder.lock().take();
+        if let Some(b) = builder {
+            b.stop();
+        }
+    }
+
+    /// Whether the builder runs (it stops by itself when its ledger refuses it).
+    pub fn building(&self) -> bool {
+        self.builder.lock().as_ref().is_some_and(|b| !b.finished())
     }
 
     /// Stops the builder (sealing what it pre-confirmed) and leaves the store ready for a

@@ -48,7 +48,8 @@ impl Pair {
         let events = leader.chain().events.subscribe();
         let publisher = Publisher::new(leader.chain().clone(), 7, capacity);
         let replica = Node::open(replica).expect("replica opens");
-        let follower = Follower::new(replica.chain().clone(), STREAM.into()).expect("follower");
+        let follower =
+            Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into()).expect("follower");
         Self { leader, replica, publisher, events, follower, stream: Vec::new() }
     }
 
@@ -290,9 +291,9 @@ fn the_position_is_stored_with_the_block_and_resumed() {
         pair.replica.shutdown();
     }
     let replica = Node::open(replica_config(Some(dir.clone()))).unwrap();
-    let follower = Follower::new(replica.chain().clone(), STREAM.into()).unwrap();
+    let follower = Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into()).unwrap();
     assert!(follower.position().unwrap() <= last_sealed_seq);
-    let other = Follower::new(replica.chain().clone(), "another-stream".into()).unwrap();
+    let other = Follower::new(replica.chain().clone(), replica.api().submit.clone(), "another-stream".into()).unwrap();
     assert_eq!(other.position(), None, "a position in another stream does not count");
     drop(replica);
     let _ = std::fs::remove_dir_all(&dir);

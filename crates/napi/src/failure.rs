@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Timeout,
     /// A work queue of the node is full (too many concurrent requests of one kind).
     Overloaded,
+    /// A clustered node that does not lead was asked to accept a transaction.
+    NotLeader,
     Internal,
     SimNonceTooLow,
     SimNonceTooHigh,
@@ -64,6 +66,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::NotFound(_) => ErrorKind::NotFound,
         ChainError::Timeout(_) => ErrorKind::Timeout,
         ChainError::Internal(_) => ErrorKind::Internal,
+        ChainError::NotLeader(_) => ErrorKind::NotLeader,
         ChainError::Simulate(s, _) => match s {
             SimulateError::NonceTooLow => ErrorKind::SimNonceTooLow,
             SimulateError::NonceTooHigh => ErrorKind::SimNonceTooHigh,

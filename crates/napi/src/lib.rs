@@ -30,8 +30,6 @@ use preconf_chain::{ChainResult, Node};
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use options::{default_options, NodeOptions};
-// Reachable from the crate root, so clippy's test build does not call it dead code.
-pub use replication::{peek_replication_message, PeekedMessage};
 pub use tools::verify_store;
 
 use events::{EventCallback, EventHub, Fanout};
@@ -154,7 +152,8 @@ impl NativeNode {
             head: chain.view().head_number() as i64,
             client_version: preconf_chain::node::CLIENT_VERSION.to_string(),
             accounts,
-            submits_inline: chain.journal.is_none(),
+            // A cluster's leader waits for the replicated log: never on an event loop.
+            submits_inline: chain.journal.is_none() && !chain.config.cluster,
         }
     }
 

@@ -52,6 +52,9 @@ pub struct NodeOptions {
     /// Keep each sealed block's state changes, to republish it to a replication stream
     /// (set on a leader, `--publish`).
     pub keep_change_sets: Option<bool>,
+    /// A cluster's node (`--cluster`): builds only while it holds the leader's lease, and then
+    /// shows and accepts nothing before the replicated log holds it.
+    pub cluster: Option<bool>,
 }
 
 impl NodeOptions {
@@ -92,6 +95,7 @@ impl NodeOptions {
                 None => d.profile,
             },
             keep_change_sets: self.keep_change_sets.unwrap_or(d.keep_change_sets),
+            cluster: self.cluster.unwrap_or(d.cluster),
         })
     }
 }
@@ -127,5 +131,6 @@ pub fn default_options() -> NodeOptions {
             ChainProfile::Default => Profile::Default,
         }),
         keep_change_sets: Some(d.keep_change_sets),
+        cluster: Some(d.cluster),
     }
 }

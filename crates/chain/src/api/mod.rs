@@ -27,7 +27,7 @@ pub struct ChainApi {
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
     pub proofs: proofs::Proofs,
-    pub submit: submit::Submission,
+    pub submit: Arc<submit::Submission>,
     pub txpool: txpool::TxPool,
     pub tracing: tracing::Tracing,
 }
@@ -44,7 +44,7 @@ impl ChainApi {
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
             proofs: proofs::Proofs::new(chain.clone()),
             tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
-            submit: submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts),
+            submit: Arc::new(submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts)),
             blocks,
             execution,
             fees,

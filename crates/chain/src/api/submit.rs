@@ -59,13 +59,18 @@ impl Submission {
         self.chain.view().pending_state().nonce(sender)
     }
 
-    /// Accepts a signed transaction into the pool; returns its hash once it is journaled.
+    /// Accepts a signed transaction into the pool; returns its hash once it is durable: in
+    /// the pool journal, or, on a cluster's leader, in the replicated log.
     pub fn submit_raw(&self, raw: Bytes) -> ChainResult<B256> {
         let ptx = self.validate_raw(raw)?;
         let hash = ptx.hash;
         let state_nonce = self.pending_nonce(&ptx.sender)?;
         self.chain.pool.lock().check(&ptx, state_nonce)?;
-        if let Some(journal) = &self.chain.journal {
+        if self.chain.config.cluster {
+            let ledger = self.chain.ledger().ok_or_else(|| ChainError::NotLeader("this node follows".into()))?;
+            ledger.append_tx(ptx.raw.clone()).map_err(|e| ChainError::NotLeader(e.to_string()))?;
+            self.journal_buffered(hash, &ptx.raw);
+        } else if let Some(journal) = &self.chain.journal {
             journal
                 .append(hash, &ptx.raw)
                 .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
@@ -76,6 +81,29 @@ impl Submission {
         }
         self.chain.events.send_pooled(hash);
         Ok(hash)
+    }
+
+    /// A transaction a cluster's leader accepted, read from the log by another node: into
+    /// this node's pool, so that if it leads next it has every accepted transaction.
+    /// Refusals are expected (already pooled, or included since) and change nothing.
+    pub fn admit_replicated(&self, raw: Bytes) -> ChainResult<B256> {
+        let ptx = self.validate_raw(raw)?;
+        let hash = ptx.hash;
+        let state_nonce = self.pending_nonce(&ptx.sender)?;
+        let raw = ptx.raw.clone();
+        self.chain.add_to_pool(ptx, state_nonce)?;
+        self.journal_buffered(hash, &raw);
+        Ok(hash)
+    }
+
+    /// A clustered node's journal only spares a restart from reading the log again; the
+    /// log is what makes a transaction durable, so nothing waits for the disk here.
+    fn journal_buffered(&self, hash: B256, raw: &Bytes) {
+        if let Some(journal) = &self.chain.journal {
+            if let Err(e) = journal.append_buffered(hash, raw) {
+                eprintln!("[preconf-node] pool journal: {e}");
+            }
+        }
     }
 
     /// Stateless and state checks, in geth's words.

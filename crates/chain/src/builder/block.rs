@@ -19,7 +19,7 @@ use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm
 use crate::pool::PooledTx;
 use crate::state::{changes::StateChanges, StateView};
 use crate::types::ExecutedTx;
-use crate::view::ChainView;
+use crate::view::{ChainView, PendingBlock};
 
 use super::warm::WarmTrie;
 
@@ -90,7 +90,6 @@ impl OpenBlock {
         let number = parent.number + 1;
         let timestamp = (unix_now_ms() / 1000).max(parent.timestamp + 1);
         let spec = &chain.spec;
-        let spec_id = spec.spec_at(number, timestamp);
         let mut header = Header {
             parent_hash,
             ommers_hash: EMPTY_OMMER_ROOT_HASH,
@@ -121,6 +120,59 @@ impl OpenBlock {
         if spec.is_prague(timestamp) {
             header.requests_hash = Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH);
         }
+        Self::with_header(chain, view, header)
+    }
+
+    /// Continues the block another leader was building, as the log shows it: the same
+    /// context, its transactions executed again in the same order, each checked to come out
+    /// as it was shown (receipt and gas), and the pre-confirmation count going on from there.
+    pub fn resume(chain: &ChainState, view: &ChainView, shown: &PendingBlock) -> ChainResult<Self> {
+        let mut header = shown.block.header.clone();
+        header.gas_used = 0;
+        header.logs_bloom = Bloom::default();
+        header.transactions_root = EMPTY_ROOT_HASH;
+        header.receipts_root = EMPTY_ROOT_HASH;
+        header.state_root = B256::ZERO;
+        let number = header.number;
+        let mut block = Self::with_header(chain, view, header)?;
+        for (i, was) in shown.block.txs.iter().enumerate() {
+            let ptx = PooledTx::new(was.tx.clone(), Bytes::from(was.tx.encoded_2718()), was.sender);
+            let cannot = |why: String| {
+                ChainError::Internal(format!(
+                    "cannot continue block {number}: transaction {i} ({:#x}) {why}",
+                    was.hash()
+                ))
+            };
+            match block.execute(&ptx) {
+                Outcome::Included => {}
+                Outcome::NoRoom => return Err(cannot("no longer fits".into())),
+                Outcome::Invalid(reason) => return Err(cannot(format!("no longer executes: {reason}"))),
+            }
+            let now = block.txs.last().expect("just included");
+            if now.receipt != was.receipt || now.gas_used != was.gas_used {
+                return Err(cannot(format!(
+                    "executes differently: gas {} (shown {}), status {:?} (shown {:?}), {} logs (shown {})",
+                    now.gas_used,
+                    was.gas_used,
+                    now.receipt.status,
+                    was.receipt.status,
+                    now.receipt.logs.len(),
+                    was.receipt.logs.len()
+                )));
+            }
+        }
+        // Everything so far is already shown: the next pre-confirmation starts empty.
+        block.tick = StateChanges::default();
+        block.preconf_index = shown.preconf_index();
+        block.announced = block.txs.len();
+        Ok(block)
+    }
+
+    /// The block after `view`'s head with this context, and its pre-block system calls.
+    fn with_header(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
+        let parent = &view.head.header;
+        let spec = &chain.spec;
+        let spec_id = spec.spec_at(header.number, header.timestamp);
         let base = view.state_at(parent.number);
         let evm = build_evm(CacheDB::new(base), spec, &ExecBlock::from_header(&header), Mode::Transaction);
         let mut block = OpenBlock {

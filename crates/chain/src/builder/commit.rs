@@ -15,10 +15,15 @@ use std::time::Instant;
 
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
+use crate::replica::{Position, POSITION_KEY};
 use crate::store::InFlightBlock;
 
+/// A sealed block to commit, with a cluster leader's log position of it (stored with the
+/// block, so that a restart reads the log on right after it).
+type Job = (Arc<InFlightBlock>, Option<Position>);
+
 pub(super) struct Committer {
-    jobs: Option<mpsc::Sender<Arc<InFlightBlock>>>,
+    jobs: Option<mpsc::Sender<Job>>,
     done: mpsc::Receiver<ChainResult<u64>>,
     thread: Option<JoinHandle<()>>,
     in_flight: bool,
@@ -26,13 +31,13 @@ pub(super) struct Committer {
 
 impl Committer {
     pub fn spawn(chain: Arc<ChainState>) -> ChainResult<Self> {
-        let (jobs, job_rx) = mpsc::channel::<Arc<InFlightBlock>>();
+        let (jobs, job_rx) = mpsc::channel::<Job>();
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("preconf-committer".into())
             .spawn(move || {
-                for block in job_rx {
-                    let result = commit(&chain, &block);
+                for (block, position) in job_rx {
+                    let result = commit(&chain, &block, position.as_ref());
                     if done_tx.send(result).is_err() {
                         break;
                     }
@@ -45,10 +50,10 @@ impl Committer {
     }
 
     /// Starts committing `block`. The previous one must have landed (`wait`).
-    pub fn submit(&mut self, block: Arc<InFlightBlock>) -> ChainResult<()> {
+    pub fn submit(&mut self, block: Arc<InFlightBlock>, position: Option<Position>) -> ChainResult<()> {
         debug_assert!(!self.in_flight, "one block in flight at a time");
         let jobs = self.jobs.as_ref().ok_or_else(gone)?;
-        jobs.send(block).map_err(|_| gone())?;
+        jobs.send((block, position)).map_err(|_| gone())?;
         self.in_flight = true;
         Ok(())
     }
@@ -96,9 +101,19 @@ fn gone() -> ChainError {
     ChainError::Internal("the committer thread is gone".into())
 }
 
-fn commit(chain: &ChainState, block: &InFlightBlock) -> ChainResult<u64> {
+fn commit(chain: &ChainState, block: &InFlightBlock, position: Option<&Position>) -> ChainResult<u64> {
     let started = Instant::now();
-    chain.store.commit_block(block.write())?;
+    match position {
+        Some(p) => {
+            // A cluster's journal is written without waiting; what came before this block
+            // must be on disk with it (a restart reads the log on after its position).
+            if let Some(journal) = &chain.journal {
+                journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
+            }
+            chain.store.commit_block_with_meta(block.write(), &[(POSITION_KEY, &p.encode())], true)?
+        }
+        None => chain.store.commit_block(block.write())?,
+    }
     if let Some(journal) = &chain.journal {
         journal.forget(block.tx_hashes.iter());
     }

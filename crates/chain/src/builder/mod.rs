@@ -23,13 +23,25 @@ use crate::chain_state::ChainState;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
+use crate::ledger::{Ledger, LedgerError, Record};
+use crate::replica::codec::{self, Kind};
 use crate::view::{ChainView, PendingBlock};
 use block::{unix_now_ms, OpenBlock};
 use commit::Committer;
 use tick::Executed;
 
+/// How the builder is told to stop.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Seal what was pre-confirmed first (a clean shutdown).
+    Seal,
+    /// At once, sealing nothing: a cluster's leader stepping down (the log holds what it
+    /// showed; the next leader continues from there).
+    Abandon,
+}
+
 pub struct BuilderHandle {
-    stop: mpsc::Sender<()>,
+    stop: mpsc::Sender<Stop>,
     /// What the builder sleeps on: rung after `stop` so it hears at once.
     bell: Arc<Doorbell>,
     thread: Option<JoinHandle<()>>,
@@ -39,11 +51,22 @@ impl BuilderHandle {
     /// Stops the builder after its current step; it seals the open block if it holds
     /// transactions, so a clean shutdown leaves nothing only pre-confirmed.
     pub fn stop(mut self) {
-        self.join();
+        self.join(Stop::Seal);
     }
 
-    fn join(&mut self) {
-        let _ = self.stop.send(());
+    /// Stops the builder after its current step without sealing: the open block stays as
+    /// the log shows it.
+    pub fn abandon(mut self) {
+        self.join(Stop::Abandon);
+    }
+
+    /// Whether the builder thread has ended (a deposed leader's stops by itself).
+    pub fn finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    fn join(&mut self, how: Stop) {
+        let _ = self.stop.send(how);
         self.bell.ring();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -53,19 +76,21 @@ impl BuilderHandle {
 
 impl Drop for BuilderHandle {
     fn drop(&mut self) {
-        self.join();
+        self.join(Stop::Seal);
     }
 }
 
-/// Starts the builder on its own thread; returns once the first block is open.
-pub fn spawn(chain: Arc<ChainState>) -> ChainResult<BuilderHandle> {
+/// Starts the builder on its own thread; returns once the first block is open. With a
+/// `ledger` (a cluster's leader) nothing is shown before the ledger holds it, and the block
+/// the log shows open is continued rather than opened anew.
+pub fn spawn(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
     let bell = chain.pool_bell.clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
         .name("preconf-builder".into())
-        .spawn(move || match Builder::new(chain) {
+        .spawn(move || match Builder::new(chain, ledger) {
             Ok(mut builder) => {
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
@@ -87,24 +112,76 @@ struct Builder {
     committer: Committer,
     /// Executed since the last pre-confirmation, not yet published.
     executed: Executed,
+    /// A cluster's leader: every pre-confirmation and seal is in this log before it is shown.
+    ledger: Option<Arc<dyn Ledger>>,
+    /// The ledger refused an append: stop at once, showing and sealing nothing more.
+    fenced: Option<LedgerError>,
 }
 
 impl Builder {
-    fn new(chain: Arc<ChainState>) -> ChainResult<Self> {
+    fn new(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>) -> ChainResult<Self> {
         let view = chain.view();
-        let block = OpenBlock::open(&chain, &view)?;
+        // A cluster's new leader continues the block the log shows open.
+        let shown = view.pending.clone().filter(|p| {
+            ledger.is_some() && p.number() == view.head_number() + 1 && p.block.header.parent_hash == view.head_hash()
+        });
+        let block = match &shown {
+            Some(p) => OpenBlock::resume(&chain, &view, p)?,
+            None => OpenBlock::open(&chain, &view)?,
+        };
         let committer = Committer::spawn(chain.clone())?;
-        let mut b = Self { chain, block, published: None, committer, executed: Executed::default() };
-        let view = b.with_pending((*view).clone());
-        b.chain.publish(view);
-        b.announce_open();
+        let mut b = Self {
+            chain,
+            block,
+            published: shown.clone(),
+            committer,
+            executed: Executed::default(),
+            ledger,
+            fenced: None,
+        };
+        if shown.is_none() {
+            let view = b.with_pending((*view).clone());
+            if let Some(p) = view.pending.clone() {
+                let term = b.term();
+                b.record(Kind::Pending, p.number(), 0, || {
+                    codec::encode_pending(&p.block, term, unix_now_ms(), true, 0, &last_layer(&p))
+                })
+                .map_err(|e| ChainError::Internal(format!("cannot open block {}: {e}", p.number())))?;
+            }
+            b.chain.publish(view);
+            b.announce_open();
+        }
         Ok(b)
+    }
+
+    /// Puts a message in the ledger (a cluster's leader) before it is shown; `Ok` at once
+    /// without one. On refusal the builder is fenced: it stops, showing nothing more.
+    fn record(
+        &mut self,
+        kind: Kind,
+        number: u64,
+        index: u64,
+        encode: impl FnOnce() -> Vec<u8>,
+    ) -> Result<Option<u64>, LedgerError> {
+        let Some(ledger) = &self.ledger else { return Ok(None) };
+        match ledger.append(Record { kind, number, index, data: encode() }) {
+            Ok(seq) => Ok(Some(seq)),
+            Err(e) => {
+                eprintln!("[preconf-node] builder stopped at block {number}: {e}");
+                self.fenced = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn term(&self) -> u64 {
+        self.ledger.as_ref().map_or(0, |l| l.term())
     }
 
     /// Executes pooled transactions as they arrive and publishes what it executed at each
     /// tick, so a pre-confirmation goes out on the clock however long its transactions
     /// took to run; every `preconfs_per_block` ticks it seals.
-    fn run(&mut self, stop: mpsc::Receiver<()>) {
+    fn run(&mut self, stop: mpsc::Receiver<Stop>) {
         let interval = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1));
         let per_block = self.chain.config.preconfs_per_block();
         let poll = tick::exec_poll(interval);
@@ -125,8 +202,12 @@ impl Builder {
                 std::thread::sleep(rest_until.min(next) - now);
             }
             match stop.try_recv() {
-                Ok(()) | Err(TryRecvError::Disconnected) => break,
+                Ok(Stop::Abandon) => return,
+                Ok(Stop::Seal) | Err(TryRecvError::Disconnected) => break,
                 Err(TryRecvError::Empty) => {}
+            }
+            if self.fenced.is_some() {
+                return;
             }
             if let Some(landed) = self.committer.poll() {
                 if let Err(e) = self.land(landed) {
@@ -154,6 +235,9 @@ impl Builder {
                 next = now + interval;
             }
             self.preconfirm(Some(due));
+            if self.fenced.is_some() {
+                return;
+            }
             if self.block.preconf_index >= per_block {
                 if let Err(e) = self.seal() {
                     return self.fail(e);
@@ -163,7 +247,7 @@ impl Builder {
         if !self.executed.included.is_empty() {
             self.preconfirm(None);
         }
-        if !self.block.txs.is_empty() {
+        if !self.block.txs.is_empty() && self.fenced.is_none() {
             if let Err(e) = self.seal() {
                 eprintln!("[preconf-node] could not seal the open block at shutdown: {e}");
             }
@@ -232,4 +316,9 @@ impl Builder {
             changes,
         });
     }
+}
+
+/// What the newest pre-confirmation of `p` changed (its top overlay layer).
+fn last_layer(p: &PendingBlock) -> Arc<crate::state::changes::StateChanges> {
+    p.overlay.layers().last().cloned().unwrap_or_default()
 }

@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use alloy_primitives::B256;
 
-use super::block::OpenBlock;
-use super::Builder;
+use super::block::{unix_now_ms, OpenBlock};
+use super::{last_layer, Builder};
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
+use crate::replica::codec::{self, Kind};
+use crate::replica::Position;
 use crate::store::codec::StoredTx;
 use crate::store::{InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::BlockData;
@@ -44,8 +46,8 @@ impl Builder {
         if let Some(landed) = self.committer.wait() {
             self.land(landed)?;
         }
-        self.committer.submit(tip.clone())?;
-        // Taken after the hand-over: if the commit already landed, the tip answers the same.
+        // Reads the store as it is now, this block on top from memory (whether or not its
+        // commit, started below, has landed by the time a reader looks).
         let snapshot = self.chain.store.snapshot_with_tip(tip.clone())?;
 
         let head = Arc::new(BlockData { header, hash: Some(hash), txs, ..Default::default() });
@@ -62,6 +64,19 @@ impl Builder {
         // One view: readers go from the last pre-confirmation of the sealed block straight
         // to the new head with the next block open, never through a state without either.
         let view = self.with_pending(sealed);
+        // A cluster's leader: the sealed block (and the one opened after it) in the log
+        // before it is stored or shown. Fenced: nothing of it is.
+        let term = self.term();
+        let encode = || {
+            let next = view.pending.as_ref().map(|p| (&*p.block, term, unix_now_ms(), last_layer(p)));
+            codec::encode_sealed(&head, &changes, next.as_ref().map(|(b, t, ms, c)| (*b, *t, *ms, &**c)))
+        };
+        let Ok(seq) = self.record(Kind::Sealed, head.header.number, 0, encode) else { return Ok(()) };
+        let position = match (seq, &self.ledger) {
+            (Some(seq), Some(l)) => Some(Position { stream: l.stream().to_string(), seq }),
+            _ => None,
+        };
+        self.committer.submit(tip.clone(), position)?;
         self.chain.publish(view);
         // Measured before the announcement, so whoever hears of the seal finds it counted.
         self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());

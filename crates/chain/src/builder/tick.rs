@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::B256;
 
-use super::block::Outcome;
-use super::Builder;
+use super::block::{unix_now_ms, Outcome};
+use super::{last_layer, Builder};
 use crate::pool::BestTxs;
+use crate::replica::codec::{self, Kind};
 
 /// How often the builder looks for newly arrived transactions between ticks.
 pub fn exec_poll(interval: Duration) -> Duration {
@@ -97,6 +98,14 @@ impl Builder {
         let tick = Instant::now();
         self.block.preconf_index += 1;
         let view = self.with_pending((*self.chain.view()).clone());
+        if let Some(p) = view.pending.clone() {
+            // A cluster's leader shows it only once the log holds it.
+            let (first, term) = (self.block.announced, self.term());
+            let encode = || codec::encode_pending(&p.block, term, unix_now_ms(), false, first, &last_layer(&p));
+            if self.record(Kind::Pending, p.number(), p.preconf_index(), encode).is_err() {
+                return;
+            }
+        }
         let included = std::mem::take(&mut self.executed.included);
         {
             // Publish and take the included transactions out of the pool together: a

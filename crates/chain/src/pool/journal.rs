@@ -84,7 +84,21 @@ impl Journal {
     /// Appends a record and returns once it is durable (shared fdatasync with concurrent
     /// appends).
     pub fn append(&self, hash: B256, raw: &Bytes) -> io::Result<()> {
-        self.inner.append(hash, raw)
+        let mine = self.inner.buffer(hash, raw)?;
+        self.inner.sync_upto(mine)
+    }
+
+    /// Appends a record without waiting for the disk: it is written with the next `append`
+    /// or `flush`. For a clustered node, whose transactions the replicated log already holds;
+    /// the journal only spares a restart from reading them back.
+    pub fn append_buffered(&self, hash: B256, raw: &Bytes) -> io::Result<()> {
+        self.inner.buffer(hash, raw).map(|_| ())
+    }
+
+    /// Makes every record appended so far durable.
+    pub fn flush(&self) -> io::Result<()> {
+        let upto = self.inner.state.lock().appended;
+        self.inner.sync_upto(upto)
     }
 
     /// Marks records as no longer needed (included in a sealed block, or dropped); the
@@ -151,7 +165,8 @@ impl Inner {
         }
     }
 
-    fn append(&self, hash: B256, raw: &Bytes) -> io::Result<()> {
+    /// Buffers a record; returns its number (durable once `durable` reaches it).
+    fn buffer(&self, hash: B256, raw: &Bytes) -> io::Result<u64> {
         let mut st = self.state.lock();
         if let Some(e) = &st.failed {
             return Err(io::Error::other(e.clone()));
@@ -159,10 +174,15 @@ impl Inner {
         st.buffer.extend_from_slice(&(raw.len() as u32).to_be_bytes());
         st.buffer.extend_from_slice(raw);
         st.appended += 1;
-        let mine = st.appended;
         if st.live.insert(hash, raw.clone()).is_none() {
             st.live_bytes += 4 + raw.len() as u64;
         }
+        Ok(st.appended)
+    }
+
+    /// Returns once records up to `mine` are durable, leading a group commit if none runs.
+    fn sync_upto(&self, mine: u64) -> io::Result<()> {
+        let mut st = self.state.lock();
         loop {
             if st.durable >= mine {
                 return Ok(());

@@ -13,7 +13,8 @@ use alloy_consensus::proofs;
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Bloom, Bytes, B256};
 
-use super::codec::{self, CodecError, Message, PendingUpdate, SealedBlock};
+use super::codec::{self, CodecError, Message, PendingUpdate, SealedBlock, TermStart};
+use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
 use crate::error::ChainError;
 use crate::events::ChainEvent;
@@ -38,7 +39,7 @@ pub struct Position {
 }
 
 impl Position {
-    fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Vec<u8> {
         let mut v = self.seq.to_be_bytes().to_vec();
         v.extend_from_slice(self.stream.as_bytes());
         v
@@ -60,6 +61,13 @@ pub enum Applied {
         number: u64,
         index: u64,
     },
+    /// Transactions a clustered leader accepted: `admitted` of them entered this node's pool
+    /// (the others were pooled already, or included since).
+    Txs {
+        admitted: usize,
+    },
+    /// A clustered leader's term starts here.
+    Term(TermStart),
     /// Already applied (redelivered, or replayed from before the head): nothing changed.
     Duplicate,
     /// A pre-confirmation that does not follow this replica's pending block (its predecessor
@@ -100,6 +108,8 @@ enum Refused {
 
 pub struct Follower {
     chain: Arc<ChainState>,
+    /// Where replicated transactions enter the pool.
+    submit: Arc<Submission>,
     stream: String,
     /// Sequence of the last applied message (0: none yet; the next one is taken as is).
     last_seq: u64,
@@ -112,10 +122,35 @@ pub struct Follower {
 
 impl Follower {
     /// Resumes after the position stored with the head, when it is a position in `stream`.
-    pub fn new(chain: Arc<ChainState>, stream: String) -> Result<Self, ChainError> {
+    pub fn new(chain: Arc<ChainState>, submit: Arc<Submission>, stream: String) -> Result<Self, ChainError> {
         let stored = chain.store.meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
-        Ok(Self { chain, stream, last_seq, build: None, stopped: None, volatile: 0 })
+        Ok(Self { chain, submit, stream, last_seq, build: None, stopped: None, volatile: 0 })
+    }
+
+    /// Follows on after this node led the stream up to `last_seq` in term `build`: what it
+    /// showed is exactly what the stream holds up to there.
+    pub fn resume_after_leading(&mut self, last_seq: u64, build: u64) {
+        self.last_seq = last_seq;
+        self.build = Some(build);
+    }
+
+    /// Why this follower stopped for good (a block that does not match), if it did.
+    pub fn stopped(&self) -> Option<&ApplyError> {
+        self.stopped.as_ref()
+    }
+
+    pub fn stream(&self) -> &str {
+        &self.stream
+    }
+
+    /// This node's newest sealed block, and its hash.
+    pub fn head(&self) -> u64 {
+        self.chain.view().head_number()
+    }
+
+    pub fn head_hash(&self) -> B256 {
+        self.chain.view().head_hash()
     }
 
     /// The position stored with the head in this follower's stream (`None`: not known,
@@ -149,6 +184,11 @@ impl Follower {
                 self.volatile = if durable { 0 } else { self.volatile + 1 };
                 self.apply_sealed(seq, *block, durable)
             }
+            Ok(Message::Txs(raw)) => Ok(self.apply_txs(raw)),
+            Ok(Message::Term(term)) => {
+                self.build = Some(term.term);
+                Ok(Applied::Term(term))
+            }
             Err(e) => Err(Refused::Decode(e)),
         };
         match applied {
@@ -167,6 +207,21 @@ impl Follower {
         let e = ApplyError::Stopped { seq, reason };
         self.stopped = Some(e.clone());
         e
+    }
+
+    fn apply_txs(&mut self, raw: Vec<Bytes>) -> Applied {
+        let admitted = raw.into_iter().filter(|r| self.submit.admit_replicated(r.clone()).is_ok()).count();
+        Applied::Txs { admitted }
+    }
+
+    /// Publishes `view`, taking `included` out of the pool in the same step (as the builder
+    /// does): a reader combining pool and view never sees a transaction in neither.
+    fn publish_including(&self, view: ChainView, included: &[Arc<ExecutedTx>]) {
+        let mut pool = self.chain.pool.lock();
+        self.chain.publish(view);
+        for t in included {
+            pool.remove(&t.hash());
+        }
     }
 
     fn apply_pending(&mut self, u: PendingUpdate) -> Applied {
@@ -214,7 +269,7 @@ impl Follower {
         let pending = Arc::new(pending);
         let mut next = (*view).clone();
         next.pending = Some(pending.clone());
-        self.chain.publish(next);
+        self.publish_including(next, &pending.block.txs[first_new..]);
         let block = pending.block.clone();
         self.chain.events.send(match (u.reset, index) {
             (true, 0) => ChainEvent::Opened { block, unix_ms: u.unix_ms, changes: layer },
@@ -252,6 +307,12 @@ impl Follower {
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let position = Position { stream: self.stream.clone(), seq }.encode();
+        if durable {
+            // Transactions admitted before this position must survive with it.
+            if let Some(journal) = &self.chain.journal {
+                journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
+            }
+        }
         let write = BlockWrite {
             header: &b.header,
             hash: b.hash,
@@ -281,13 +342,17 @@ impl Follower {
             _ => None,
         };
         let snapshot = self.chain.store.snapshot()?;
-        self.chain.publish(ChainView {
+        let sealed_view = ChainView {
             snapshot,
             finalized: number.saturating_sub(self.chain.config.finality_depth),
             head: head.clone(),
             pending: opened.as_ref().map(|(p, _, _)| p.clone()),
             codes: view.codes.clone(),
-        });
+        };
+        self.publish_including(sealed_view, &head.txs);
+        if let Some(journal) = &self.chain.journal {
+            journal.forget(head.txs.iter().map(|t| t.hash()).collect::<Vec<_>>().iter());
+        }
         self.chain.events.send(ChainEvent::Sealed { block: head, changes: Arc::new(b.changes) });
         if let Some((p, unix_ms, changes)) = opened {
             self.chain.events.send(ChainEvent::Opened { block: p.block.clone(), unix_ms, changes });

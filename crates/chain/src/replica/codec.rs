@@ -9,7 +9,12 @@
 //! status   = 1 byte (EIP-658) or 32 bytes (pre-Byzantium post-state root)
 //! changes  = store::change_sets encoding (accounts, slots and codes, sorted)
 //! next     = "" or the RLP of a pending body: the block opened with the seal
+//! kind 3   txs:     [EIP-2718 bytes…]   transactions a clustered leader accepted
+//! kind 4   term:    [term, node, url, unix_ms]   a clustered leader's first message
 //! ```
+//!
+//! Kinds 3 and 4 carry the number of the block being built when they were written (and
+//! its pre-confirmation index), so a stream stays in block order whatever the kind.
 //!
 //! `number` is the block the message is about (the block being built for `pending`), `index`
 //! its pre-confirmation index (0 for `sealed`). They are outside the RLP so that a reader can
@@ -37,6 +42,23 @@ pub enum Kind {
     Pending = 1,
     /// A sealed block, with the block opened after it when there is one.
     Sealed = 2,
+    /// Transactions a clustered leader accepted into its pool (in the log before their
+    /// hashes were returned, so a new leader's pool has them).
+    Txs = 3,
+    /// A clustered leader's first message of its term: nothing older can follow it.
+    Term = 4,
+}
+
+impl Kind {
+    /// The stream subject's last token.
+    pub fn subject(self) -> &'static str {
+        match self {
+            Kind::Pending => "pending",
+            Kind::Sealed => "sealed",
+            Kind::Txs => "txs",
+            Kind::Term => "term",
+        }
+    }
 }
 
 /// Where a message stands in the chain, read from its first bytes.
@@ -98,10 +120,41 @@ pub struct SealedBlock {
     pub next: Option<PendingUpdate>,
 }
 
+/// A clustered leader's announcement of its term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermStart {
+    pub term: u64,
+    /// The leader's node id and where it takes transactions (its advertised URL).
+    pub node: String,
+    pub url: String,
+    pub unix_ms: u64,
+}
+
 #[derive(Clone, Debug)]
 pub enum Message {
     Pending(Box<PendingUpdate>),
     Sealed(Box<SealedBlock>),
+    Txs(Vec<Bytes>),
+    Term(TermStart),
+}
+
+/// Encodes transactions a leader accepted while block `number` was being built.
+pub fn encode_txs(number: u64, index: u64, raw: &[Bytes]) -> Vec<u8> {
+    let mut out = envelope(Kind::Txs, number, index);
+    alloy_rlp::encode_list::<_, Bytes>(raw, &mut out);
+    out
+}
+
+/// Encodes a leader's term announcement, written while block `number` is being built.
+pub fn encode_term(number: u64, index: u64, t: &TermStart) -> Vec<u8> {
+    let mut out = envelope(Kind::Term, number, index);
+    list(&mut out, |p| {
+        t.term.encode(p);
+        t.node.as_bytes().encode(p);
+        t.url.as_bytes().encode(p);
+        t.unix_ms.encode(p);
+    });
+    out
 }
 
 /// Encodes the block being built. `first`: how many of `block.txs` are already announced
@@ -154,6 +207,8 @@ pub fn peek(data: &[u8]) -> Result<Envelope, CodecError> {
     let kind = match data[1] {
         1 => Kind::Pending,
         2 => Kind::Sealed,
+        3 => Kind::Txs,
+        4 => Kind::Term,
         k => return Err(CodecError::Kind(k)),
     };
     let number = u64::from_be_bytes(data[2..10].try_into().expect("8 bytes"));
@@ -177,6 +232,8 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let message = match env.kind {
         Kind::Pending => Message::Pending(Box::new(decode_pending(&mut buf, env.index)?)),
         Kind::Sealed => Message::Sealed(Box::new(decode_sealed(&mut buf)?)),
+        Kind::Txs => Message::Txs(Vec::<Bytes>::decode(&mut buf)?),
+        Kind::Term => Message::Term(decode_term(&mut buf)?),
     };
     if !buf.is_empty() {
         return Err(CodecError::Trailing(buf.len()));
@@ -184,6 +241,7 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let header_number = match &message {
         Message::Pending(u) => u.header.number,
         Message::Sealed(b) => b.header.number,
+        Message::Txs(_) | Message::Term(_) => env.number,
     };
     if header_number != env.number {
         return Err(CodecError::Number { envelope: env.number, header: header_number });
@@ -256,6 +314,22 @@ fn decode_pending(buf: &mut &[u8], preconf_index: u64) -> Result<PendingUpdate, 
         return Err(CodecError::Trailing(p.len()));
     }
     Ok(PendingUpdate { build, preconf_index, unix_ms, reset, first, header, txs, changes })
+}
+
+fn decode_term(buf: &mut &[u8]) -> Result<TermStart, CodecError> {
+    let mut p = open_list(buf)?;
+    let term = u64::decode(&mut p)?;
+    let text = |p: &mut &[u8]| -> Result<String, CodecError> {
+        let bytes = alloy_rlp::Header::decode_bytes(p, false)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| CodecError::Tx("a term's text is not UTF-8".into()))
+    };
+    let node = text(&mut p)?;
+    let url = text(&mut p)?;
+    let unix_ms = u64::decode(&mut p)?;
+    if !p.is_empty() {
+        return Err(CodecError::Trailing(p.len()));
+    }
+    Ok(TermStart { term, node, url, unix_ms })
 }
 
 fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {

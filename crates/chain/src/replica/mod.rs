@@ -15,12 +15,12 @@ pub mod apply;
 pub mod codec;
 pub mod publish;
 
-pub use apply::{Applied, ApplyError, Follower, Position};
+pub use apply::{Applied, ApplyError, Follower, Position, POSITION_KEY};
 pub use codec::{Envelope, Kind};
 pub use publish::{Publication, PublishError, Publisher, PublisherStats, StreamMark};
 
 /// Wall-clock milliseconds: when a message's state became visible.
-pub(crate) fn unix_now_ms() -> u64 {
+pub fn unix_now_ms() -> u64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or_default()
 }

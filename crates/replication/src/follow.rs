@@ -1,0 +1,279 @@
+//! Following the stream: reads it in order from where this node stands and hands every
+//! message to the chain's follower (crates/chain/src/replica/apply.rs), which applies it and
+//! says what it did. The position is the JetStream sequence: the chain stores the sequence
+//! of each sealed block with the block, so a restart resumes after it; a datadir without one
+//! (fresh, or copied from another node) is placed by looking its head up in the stream. A
+//! message that is not the next one is never skipped: the stream is read again from the one
+//! that is. The rules (order, gaps, checks) are the chain's; here is only the reading.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
+use futures_util::StreamExt;
+use parking_lot::Mutex;
+use preconf_chain::replica::codec::{self, Kind, TermStart};
+use preconf_chain::replica::{Applied, ApplyError, Follower};
+use tokio::sync::watch;
+
+use crate::health::Cause;
+use crate::nats::{self, wait_or_stop, Link};
+
+/// Messages behind the stream's end at which a replica reports itself as catching up (and
+/// below which it is caught up again): a load balancer should not send it reads meanwhile.
+const BEHIND_DEGRADED: u64 = 256;
+const BEHIND_OK: u64 = 16;
+const RETRY: Duration = Duration::from_millis(250);
+
+/// The chain's follower and what the reader knows of it, shared with a cluster's controller.
+#[derive(Clone)]
+pub struct Following {
+    pub follower: Arc<Mutex<Follower>>,
+    /// Sequence of the last message applied.
+    pub applied: Arc<AtomicU64>,
+    /// Stopped for good on a block that does not match.
+    pub stopped: Arc<AtomicBool>,
+    /// Where the next reading starts (`None`: look the head up first).
+    next: Arc<Mutex<Option<u64>>>,
+}
+
+impl Following {
+    pub fn new(follower: Follower) -> Self {
+        let applied = follower.last_seq();
+        Self {
+            follower: Arc::new(Mutex::new(follower)),
+            applied: Arc::new(AtomicU64::new(applied)),
+            stopped: Arc::new(AtomicBool::new(false)),
+            next: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// After this node led up to `last_seq` in `term`: read on right after it.
+    pub fn resume_after_leading(&self, last_seq: u64, term: u64) {
+        self.follower.lock().resume_after_leading(last_seq, term);
+        self.applied.store(last_seq, Ordering::Release);
+        *self.next.lock() = Some(last_seq + 1);
+    }
+
+    pub fn applied(&self) -> u64 {
+        self.applied.load(Ordering::Acquire)
+    }
+
+    /// Applies one message on a blocking thread; what the follower said.
+    pub async fn apply(&self, seq: u64, data: bytes::Bytes, behind: u64) -> Result<Applied, ApplyError> {
+        let follower = self.follower.clone();
+        let r =
+            tokio::task::spawn_blocking(move || follower.lock().apply(seq, &data, behind)).await.unwrap_or_else(|e| {
+                Err(ApplyError::Chain(preconf_chain::ChainError::Internal(format!("apply panicked: {e}"))))
+            });
+        match &r {
+            Ok(_) => {
+                self.applied.fetch_max(seq, Ordering::AcqRel);
+            }
+            Err(ApplyError::Stopped { .. }) => self.stopped.store(true, Ordering::Release),
+            Err(_) => {}
+        }
+        r
+    }
+
+    /// Applies the stream's messages after the last applied one, up to `upto`, one read at a
+    /// time (a candidate catching up to the end before it leads).
+    pub async fn catch_up(
+        &self,
+        link: &Link,
+        upto: u64,
+        on_term: &(dyn Fn(TermStart) + Send + Sync),
+    ) -> Result<(), String> {
+        loop {
+            let seq = self.applied() + 1;
+            if seq > upto {
+                return Ok(());
+            }
+            let Some((data, _)) = nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? else {
+                return Err(format!("stream message {seq} is missing"));
+            };
+            match self.apply(seq, data, upto - seq).await {
+                Ok(Applied::Term(t)) => on_term(t),
+                Ok(_) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+}
+
+/// Follows the stream until `stop` (or for good, once the follower stopped on a mismatch).
+pub async fn follow(
+    link: Link,
+    f: Following,
+    mut stop: watch::Receiver<bool>,
+    on_term: Arc<dyn Fn(TermStart) + Send + Sync>,
+) {
+    let mut gaps = (0u64, 0u32);
+    while !*stop.borrow() && !f.stopped.load(Ordering::Acquire) {
+        let next = *f.next.lock();
+        let from = match next {
+            Some(n) => Ok(n),
+            None => locate(&link, &f).await,
+        };
+        let from = match from {
+            Ok(n) => n,
+            Err(e) => {
+                link.health.fail(e);
+                if wait_or_stop(&mut stop, RETRY).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        *f.next.lock() = Some(from);
+        match read(&link, &f, from, &mut stop, &*on_term).await {
+            Ok(()) => {}
+            Err(Reread::Gap(expected)) => {
+                gaps = if gaps.0 == expected { (expected, gaps.1 + 1) } else { (expected, 1) };
+                let what = format!("stream gap: reading again from message {expected}");
+                if gaps.1 >= 3 {
+                    link.health.fail(format!("{what} ({} times: is it deleted from the stream?)", gaps.1));
+                } else {
+                    eprintln!("[preconf-node] replica: {what}");
+                }
+                *f.next.lock() = Some(expected);
+            }
+            Err(Reread::Failed(e)) => {
+                link.health.fail(e);
+                if wait_or_stop(&mut stop, RETRY).await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+enum Reread {
+    Gap(u64),
+    Failed(String),
+}
+
+/// Reads from `from` in order until `stop` or something to re-read from.
+async fn read(
+    link: &Link,
+    f: &Following,
+    from: u64,
+    stop: &mut watch::Receiver<bool>,
+    on_term: &(dyn Fn(TermStart) + Send + Sync),
+) -> Result<(), Reread> {
+    let config =
+        OrderedConfig { deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: from }, ..Default::default() };
+    let consumer = link.stream.create_consumer(config).await.map_err(|e| Reread::Failed(e.to_string()))?;
+    let mut messages = consumer.messages().await.map_err(|e| Reread::Failed(e.to_string()))?;
+    link.health.ok();
+    let mut next = from;
+    loop {
+        let m = tokio::select! {
+            m = messages.next() => m,
+            _ = stop.changed() => return Ok(()),
+        };
+        let m = match m {
+            Some(Ok(m)) => m,
+            Some(Err(e)) => return Err(Reread::Failed(e.to_string())),
+            None => return Err(Reread::Failed("the stream's consumer ended".into())),
+        };
+        let (seq, pending) = match m.info() {
+            Ok(i) => (i.stream_sequence, i.pending),
+            Err(e) => return Err(Reread::Failed(e.to_string())),
+        };
+        if seq < next {
+            continue; // delivered again
+        }
+        if seq > next {
+            return Err(Reread::Gap(next));
+        }
+        match f.apply(seq, m.payload.clone(), pending).await {
+            Ok(applied) => {
+                next = seq + 1;
+                *f.next.lock() = Some(next);
+                link.health.ok();
+                behind(link, pending, &applied);
+                if let Applied::Term(t) = applied {
+                    on_term(t);
+                }
+            }
+            Err(ApplyError::Gap { expected, .. }) => return Err(Reread::Gap(expected)),
+            Err(ApplyError::Stopped { .. }) => return Ok(()),
+            Err(ApplyError::Chain(e)) => return Err(Reread::Failed(format!("cannot apply stream message {seq}: {e}"))),
+        }
+    }
+}
+
+fn behind(link: &Link, pending: u64, applied: &Applied) {
+    if pending >= BEHIND_DEGRADED {
+        let at = match applied {
+            Applied::Sealed { number } | Applied::Pending { number, .. } => number.to_string(),
+            _ => "?".into(),
+        };
+        link.health.set(
+            Cause::Behind,
+            Some(format!("replica: catching up, {pending} stream messages behind (at block {at})")),
+        );
+    } else if pending < BEHIND_OK {
+        link.health.set(Cause::Behind, None);
+    }
+}
+
+/// The first sequence to read: after the stored position when the stream still holds that
+/// block there, else the first message about a block after the head.
+async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
+    let (position, head, head_hash) = {
+        let follower = f.follower.lock();
+        (follower.position(), follower.head(), follower.head_hash())
+    };
+    let peek = |data: &[u8]| codec::peek(data).map_err(|e| e.to_string());
+    if let Some(seq) = position {
+        if let Some((data, _)) = nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? {
+            let env = peek(&data)?;
+            if env.kind == Kind::Sealed && env.number == head && codec::peek_sealed_hash(&data).ok() == Some(head_hash)
+            {
+                eprintln!(
+                    "[preconf-node] replica: resuming stream \"{}\" after message {seq} (block {head})",
+                    link.name
+                );
+                return Ok(seq + 1);
+            }
+        }
+        eprintln!("[preconf-node] replica: stream message {seq} is not this replica's block {head} any more; looking the head up");
+    }
+    let info = link.stream.get_info().await.map_err(|e| e.to_string())?;
+    let (first, last) = (info.state.first_sequence, info.state.last_sequence);
+    if info.state.messages == 0 {
+        return Ok(last + 1);
+    }
+    let number_at = |seq: u64| async move {
+        match nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? {
+            Some((data, _)) => Ok(peek(&data)?.number),
+            None => Err(format!("stream message {seq} is missing (deleted from the stream?)")),
+        }
+    };
+    let first_block = number_at(first).await?;
+    if first_block > head + 1 {
+        return Err(format!(
+            "the stream starts at block {first_block} (message {first}) but this replica's head is block {head}: \
+             start it from a copy of a datadir at block {} or later",
+            first_block - 1
+        ));
+    }
+    // Messages are in block order: the smallest sequence whose block is after the head.
+    let (mut lo, mut hi) = (first, last + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if number_at(mid).await? > head {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    eprintln!(
+        "[preconf-node] replica: block {head} is this replica's head; reading stream \"{}\" from message {lo}",
+        link.name
+    );
+    Ok(lo)
+}

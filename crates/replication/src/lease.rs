@@ -1,0 +1,136 @@
+//! The leader lease: one key in a JetStream key-value bucket, taken and renewed with
+//! compare-and-set on the key's revision. Its value names the leader, where it takes
+//! transactions, and its term, which grows by one with every new leader (a released lease
+//! keeps its term, so terms never repeat).
+//!
+//! Nobody compares clocks: a node sees the lease lapse when its revision has not changed for
+//! a whole lease duration on its own clock, counted from when it saw the revision arrive.
+//! The leader counts its own lease from when it sent the renewal, which is earlier, so it
+//! stops leading before anyone else may start.
+
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::kv::{self, Operation, UpdateErrorKind};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+const KEY: &str = "leader";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseValue {
+    pub node: String,
+    /// Where the leader takes forwarded transactions (its `--advertise` URL).
+    pub url: String,
+    pub term: u64,
+    /// Given up on purpose (a clean shutdown, or a takeover that could not finish):
+    /// anyone ready may take it at once.
+    #[serde(default)]
+    pub released: bool,
+}
+
+/// The lease as this node last saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    /// Revision of the key (0: never written).
+    pub revision: u64,
+    pub value: Option<LeaseValue>,
+    /// When this node saw that revision arrive (on its own clock).
+    pub at: Instant,
+}
+
+impl Seen {
+    /// The leader, while its lease runs.
+    pub fn holder(&self, lease: Duration) -> Option<&LeaseValue> {
+        self.value.as_ref().filter(|v| !v.released && self.at.elapsed() < lease)
+    }
+
+    /// The term a new leader takes.
+    pub fn next_term(&self) -> u64 {
+        self.value.as_ref().map_or(0, |v| v.term) + 1
+    }
+}
+
+#[derive(Clone)]
+pub struct Lease {
+    kv: kv::Store,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    /// Somebody else changed the key first.
+    #[error("the lease changed hands (revision {0} is not the newest)")]
+    Lost(u64),
+    #[error("cannot reach the lease bucket: {0}")]
+    Unreachable(String),
+}
+
+impl Lease {
+    pub fn new(kv: kv::Store) -> Self {
+        Self { kv }
+    }
+
+    /// Keeps `seen` up to date with the key's revisions until `stop`; restarts its watch
+    /// whenever NATS drops it.
+    pub async fn observe(self, seen: watch::Sender<Seen>, mut stop: watch::Receiver<bool>) {
+        loop {
+            let watch = tokio::select! {
+                w = self.kv.watch_with_history(KEY) => w,
+                _ = stop.changed() => return,
+            };
+            let mut entries = match watch {
+                Ok(w) => w,
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+            };
+            loop {
+                let next = tokio::select! {
+                    n = entries.next() => n,
+                    _ = stop.changed() => return,
+                };
+                let Some(Ok(entry)) = next else { break };
+                if entry.revision <= seen.borrow().revision {
+                    continue;
+                }
+                let value = match entry.operation {
+                    Operation::Put => serde_json::from_slice::<LeaseValue>(&entry.value).ok(),
+                    Operation::Delete | Operation::Purge => None,
+                };
+                seen.send_replace(Seen { revision: entry.revision, value, at: Instant::now() });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Takes the lease if it is still at `seen`'s revision; the new revision on success.
+    pub async fn take(&self, seen: &Seen, value: &LeaseValue) -> Result<u64, LeaseError> {
+        let bytes = Bytes::from(serde_json::to_vec(value).expect("lease value serializes"));
+        if seen.revision == 0 {
+            return self.kv.create(KEY, bytes).await.map_err(|e| match e.kind() {
+                kv::CreateErrorKind::AlreadyExists => LeaseError::Lost(0),
+                _ => LeaseError::Unreachable(e.to_string()),
+            });
+        }
+        self.update(seen.revision, bytes).await
+    }
+
+    /// Renews (or, with `released`, gives up) the lease held at `revision`.
+    pub async fn put(&self, revision: u64, value: &LeaseValue) -> Result<u64, LeaseError> {
+        self.update(revision, Bytes::from(serde_json::to_vec(value).expect("lease value serializes"))).await
+    }
+
+    async fn update(&self, revision: u64, bytes: Bytes) -> Result<u64, LeaseError> {
+        self.kv.update(KEY, bytes, revision).await.map_err(|e| match e.kind() {
+            UpdateErrorKind::WrongLastRevision => LeaseError::Lost(revision),
+            _ => LeaseError::Unreachable(e.to_string()),
+        })
+    }
+}
+
+/// What a node knows of the lease before it has read it.
+pub fn unseen() -> Seen {
+    Seen { revision: 0, value: None, at: Instant::now() }
+}
