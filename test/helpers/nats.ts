@@ -25,6 +25,10 @@ export async function natsServerBinary(): Promise<string> {
 export interface NatsServerOptions {
   /** Extra command-line flags for nats-server. */
   args?: string[];
+  /** Fixed client and monitoring ports (a cluster's members must know each other's). */
+  ports?: { client: number; monitor: number };
+  /** The server's name (`-n`): unique within a NATS cluster. */
+  name?: string;
 }
 
 export type ExitResult = number | NodeJS.Signals;
@@ -42,13 +46,18 @@ export class NatsServer {
   private constructor(
     private readonly bin: string,
     private readonly extraArgs: string[],
+    private readonly name: string,
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'preconf-nats-'));
     this.storeDir = join(this.dir, 'store');
   }
 
   static async start(options: NatsServerOptions = {}): Promise<NatsServer> {
-    const server = new NatsServer(await natsServerBinary(), options.args ?? []);
+    const server = new NatsServer(await natsServerBinary(), options.args ?? [], options.name ?? 'preconf-test');
+    if (options.ports) {
+      server.clientPort = options.ports.client;
+      server.httpPort = options.ports.monitor;
+    }
     try {
       await server.launch();
     } catch (e) {
@@ -119,7 +128,7 @@ export class NatsServer {
   private async launch(): Promise<void> {
     // First start: port -1 lets the server pick free ports (no race); restarts reuse them.
     const ports = this.clientPort ? ['-p', String(this.clientPort), '-m', String(this.httpPort)] : ['-p', '-1', '-m', '-1'];
-    const args = ['-js', '-sd', this.storeDir, '-a', '127.0.0.1', ...ports, '--ports_file_dir', this.dir, '-n', 'preconf-test', ...this.extraArgs];
+    const args = ['-js', '-sd', this.storeDir, '-a', '127.0.0.1', ...ports, '--ports_file_dir', this.dir, '-n', this.name, ...this.extraArgs];
     const child = spawn(this.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));

@@ -18,6 +18,9 @@ use crate::spec::ChainSpec;
 use crate::store::Store;
 use crate::view::ChainView;
 
+/// Why a cluster's node is not ready to serve right after it starts.
+pub const STARTING: &str = "starting: catching up with the stream";
+
 pub struct ChainState {
     pub spec: Arc<ChainSpec>,
     pub config: ChainConfig,
@@ -53,6 +56,7 @@ impl ChainState {
         pool: Pool,
         journal: Option<Journal>,
     ) -> Self {
+        let starting = config.cluster.then(|| STARTING.to_string());
         Self {
             spec,
             config,
@@ -64,7 +68,9 @@ impl ChainState {
             events: EventBus::default(),
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
-            replication: Mutex::new(None),
+            // A cluster's node shows nothing until it caught up with the stream: before it
+            // read the stream, its pending block could be older than one a client saw.
+            replication: Mutex::new(starting),
             ledger: RwLock::new(None),
         }
     }

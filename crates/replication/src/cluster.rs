@@ -46,6 +46,8 @@ pub struct Controller {
     pub lease: Lease,
     pub rt: Handle,
     pub stop: watch::Receiver<bool>,
+    /// Not yet caught up with the stream since this node started.
+    pub starting: bool,
 }
 
 /// Why a leader stops leading.
@@ -116,9 +118,14 @@ impl Controller {
         self.status.set_role(Role::Replica);
         let (follow_stop, follow_rx) = watch::channel(false);
         let task = self.rt.spawn(follow::follow(self.link.clone(), self.following.clone(), follow_rx, self.on_term()));
+        let mut looked = Instant::now();
         let elected = loop {
             if wait_or_stop(&mut self.stop, LOOK).await {
                 break None;
+            }
+            if self.starting && looked.elapsed() >= Duration::from_millis(250) {
+                looked = Instant::now();
+                self.check_started().await;
             }
             let now = seen.borrow().clone();
             let holder = now.holder(self.config.lease).cloned();
@@ -149,6 +156,16 @@ impl Controller {
         let _ = follow_stop.send(true);
         let _ = task.await;
         elected
+    }
+
+    /// Healthy once this node has applied everything the stream held when it looked.
+    async fn check_started(&mut self) {
+        if let Ok(last) = nats::last_seq(&self.link.stream).await {
+            if self.following.applied() >= last {
+                self.starting = false;
+                self.link.health.set(Cause::Starting, None);
+            }
+        }
     }
 
     fn report_leaderless(&self) {
@@ -203,6 +220,8 @@ impl Controller {
                 return Err(self.config.lease * 2);
             }
         };
+        self.starting = false;
+        self.link.health.set(Cause::Starting, None);
         self.status.set_role(Role::Leader);
         self.status.set_leader(Some(LeaderInfo { node: me.node.clone(), url: me.url.clone(), term }));
         self.link.health.set(Cause::Leaderless, None);

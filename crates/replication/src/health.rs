@@ -12,6 +12,9 @@ use preconf_chain::chain_state::ChainState;
 /// The causes, in the order their reasons are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cause {
+    /// A node that started has not yet applied what the stream held then: it would show
+    /// older state than it (or another node) showed before.
+    Starting,
     /// A replica far behind the end of the stream.
     Behind,
     /// A cluster without a leader.
@@ -25,7 +28,7 @@ struct State {
     outage: Option<(Instant, String)>,
     /// Whether the outage was reported (and must be reported over).
     reported: bool,
-    causes: [Option<String>; 3],
+    causes: [Option<String>; 4],
 }
 
 pub struct Health {
@@ -40,7 +43,7 @@ pub struct Health {
 
 impl Health {
     pub fn new(chain: Arc<ChainState>, what: String, timeout: Duration) -> Arc<Self> {
-        let state = State { outage: None, reported: false, causes: [None, None, None] };
+        let state = State { outage: None, reported: false, causes: [None, None, None, None] };
         Arc::new(Self { chain, what, timeout, state: Mutex::new(state), detail: Mutex::new(None) })
     }
 

@@ -109,9 +109,10 @@ impl Lease {
     pub async fn take(&self, seen: &Seen, value: &LeaseValue) -> Result<u64, LeaseError> {
         let bytes = Bytes::from(serde_json::to_vec(value).expect("lease value serializes"));
         if seen.revision == 0 {
+            // Anything but a transport failure means the key exists: somebody was first.
             return self.kv.create(KEY, bytes).await.map_err(|e| match e.kind() {
-                kv::CreateErrorKind::AlreadyExists => LeaseError::Lost(0),
-                _ => LeaseError::Unreachable(e.to_string()),
+                kv::CreateErrorKind::Publish | kv::CreateErrorKind::Ack => LeaseError::Unreachable(e.to_string()),
+                _ => LeaseError::Lost(0),
             });
         }
         self.update(seen.revision, bytes).await

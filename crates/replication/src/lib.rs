@@ -90,6 +90,9 @@ impl Replication {
         }
         let health = Health::new(chain.clone(), what, config.nats_timeout);
         health.fail("not connected yet");
+        if matches!(config.mode, Mode::Cluster(_)) {
+            health.set(health::Cause::Starting, Some(preconf_chain::chain_state::STARTING.into()));
+        }
         let ticker = health.clone();
         let mut tick_stop = stop_rx.clone();
         rt.spawn(async move {
@@ -167,6 +170,7 @@ impl Replication {
                         lease: Lease::new(kv),
                         rt: handle,
                         stop,
+                        starting: true,
                     };
                     controller.run().await;
                 })
