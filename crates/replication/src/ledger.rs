@@ -328,3 +328,7 @@ impl Writer {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "ledger_tests.rs"]
+mod tests;
