@@ -16,13 +16,22 @@ import { waitFor } from './wait.js';
 /** A JSON-RPC call that reports an error answer or a failed connection as text. */
 async function tryCall(url: string, method: string, params: unknown[]): Promise<{ result?: any; error?: string }> {
   try {
-    const r = await rawPost(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-    if (r.json?.error) return { error: `${r.json.error.code}: ${r.json.error.message}` };
-    return { result: r.json?.result };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+    const json = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+    if (json.error) return { error: `${json.error.code}: ${json.error.message}` };
+    return { result: json.result };
   } catch (e) {
     return { error: `unreachable: ${(e as Error).message}` };
   }
 }
+
+/** A client gives up on a node after this long (a frozen node answers nothing). */
+const CALL_TIMEOUT_MS = 8_000;
 
 export class Senders {
   /** Hashes a node answered eth_sendRawTransaction with. */
@@ -132,7 +141,7 @@ export class Watchers {
 
   private async look(url: string): Promise<void> {
     // Like a load balancer, only nodes that say they are healthy are read.
-    const healthy = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).then((r) => r.ok, () => false);
     if (!healthy) return;
     const b = await tryCall(url, 'eth_getBlockByNumber', ['pending', false]);
     if (b.result === undefined || b.result === null) return;

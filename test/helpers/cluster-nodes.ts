@@ -24,6 +24,8 @@ export class ClusterNodes {
   readonly dirs: string[] = [];
   /** Extra flags of one node (a different genesis, say). */
   readonly extra: string[][] = [];
+  /** Nodes stopped with SIGSTOP: alive, but no client gets an answer from them. */
+  private readonly paused = new Set<number>();
   private readonly root = mkdtempSync(join(tmpdir(), 'preconf-ha-'));
 
   private constructor(
@@ -76,8 +78,20 @@ export class ClusterNodes {
     return `http://127.0.0.1:${this.ports[i]}`;
   }
 
+  /** Nodes that run and answer (not killed, not paused). */
   running(): number[] {
-    return this.procs.flatMap((p, i) => (p && p.child.exitCode === null && p.child.signalCode === null ? [i] : []));
+    return this.procs.flatMap((p, i) => (p && p.child.exitCode === null && p.child.signalCode === null && !this.paused.has(i) ? [i] : []));
+  }
+
+  /** SIGSTOP: the process freezes (as in a long GC pause or a VM stall). */
+  pause(i: number): void {
+    process.kill(this.node(i).child.pid!, 'SIGSTOP');
+    this.paused.add(i);
+  }
+
+  resume(i: number): void {
+    process.kill(this.node(i).child.pid!, 'SIGCONT');
+    this.paused.delete(i);
   }
 
   /** The node that says it leads, once exactly one running node does (and the others agree). */
@@ -99,9 +113,7 @@ export class ClusterNodes {
   }
 
   async stop(): Promise<void> {
-    for (const p of this.procs) {
-      if (p && p.child.signalCode === null && p.child.exitCode === null) process.kill(p.child.pid!, 'SIGCONT');
-    }
+    for (const i of this.paused) this.resume(i);
     await Promise.all(this.procs.map((p) => p?.kill('SIGKILL')));
     await this.nats.cleanup();
     rmSync(this.root, { recursive: true, force: true });

@@ -83,9 +83,7 @@ impl Controller {
     pub async fn run(mut self) {
         let (seen_tx, seen) = watch::channel(unseen());
         self.rt.spawn(self.lease.clone().observe(seen_tx, self.stop.clone()));
-        // Not before a lease has been watched for a whole duration: a starting node must not
-        // mistake a lease it has not read yet for a lapsed one.
-        let mut not_before = Instant::now() + self.config.lease;
+        let mut not_before = Instant::now();
         loop {
             let Some((term, revision, seen_at)) = self.follow_until_elected(&seen, not_before).await else { return };
             match self.lead(term, revision, seen_at).await {
@@ -135,7 +133,7 @@ impl Controller {
                 term: v.term,
             }));
             self.report_leaderless();
-            if holder.is_some() || Instant::now() < not_before {
+            if !now.open(self.config.lease) || Instant::now() < not_before {
                 continue;
             }
             if !self.ready().await {

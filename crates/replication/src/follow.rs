@@ -237,7 +237,8 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
                     "[preconf-node] replica: resuming stream \"{}\" after message {seq} (block {head})",
                     link.name
                 );
-                return Ok(seq + 1);
+                // From the head's own message: it also brings the block opened with it.
+                return Ok(seq);
             }
         }
         eprintln!("[preconf-node] replica: stream message {seq} is not this replica's block {head} any more; looking the head up");
@@ -261,11 +262,12 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
             first_block - 1
         ));
     }
-    // Messages are in block order: the smallest sequence whose block is after the head.
+    // Messages are in block order: the smallest sequence about the head or after it (the
+    // head's own sealed message brings the block opened with it; older ones are duplicates).
     let (mut lo, mut hi) = (first, last + 1);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if number_at(mid).await? > head {
+        if number_at(mid).await? >= head {
             hi = mid;
         } else {
             lo = mid + 1;

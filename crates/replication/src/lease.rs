@@ -38,12 +38,19 @@ pub struct Seen {
     pub value: Option<LeaseValue>,
     /// When this node saw that revision arrive (on its own clock).
     pub at: Instant,
+    /// The key has been read at least once (before that nothing is known of the lease).
+    pub read: bool,
 }
 
 impl Seen {
     /// The leader, while its lease runs.
     pub fn holder(&self, lease: Duration) -> Option<&LeaseValue> {
         self.value.as_ref().filter(|v| !v.released && self.at.elapsed() < lease)
+    }
+
+    /// Whether a node may try to take the lease: it has read it, and nobody holds it.
+    pub fn open(&self, lease: Duration) -> bool {
+        self.read && self.holder(lease).is_none()
     }
 
     /// The term a new leader takes.
@@ -74,6 +81,32 @@ impl Lease {
     /// Keeps `seen` up to date with the key's revisions until `stop`; restarts its watch
     /// whenever NATS drops it.
     pub async fn observe(self, seen: watch::Sender<Seen>, mut stop: watch::Receiver<bool>) {
+        // What the key holds now, before any update: a node that just started knows the
+        // lease from here on (a released one may be taken at once, a held one only after a
+        // whole duration without renewal).
+        loop {
+            let entry = tokio::select! {
+                e = self.kv.entry(KEY) => e,
+                _ = stop.changed() => return,
+            };
+            match entry {
+                Ok(entry) => {
+                    let now = match entry {
+                        Some(e) if e.operation == Operation::Put => Seen {
+                            revision: e.revision,
+                            value: serde_json::from_slice::<LeaseValue>(&e.value).ok(),
+                            at: Instant::now(),
+                            read: true,
+                        },
+                        Some(e) => Seen { revision: e.revision, value: None, at: Instant::now(), read: true },
+                        None => Seen { read: true, ..unseen() },
+                    };
+                    seen.send_replace(now);
+                    break;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
         loop {
             let watch = tokio::select! {
                 w = self.kv.watch_with_history(KEY) => w,
@@ -99,7 +132,7 @@ impl Lease {
                     Operation::Put => serde_json::from_slice::<LeaseValue>(&entry.value).ok(),
                     Operation::Delete | Operation::Purge => None,
                 };
-                seen.send_replace(Seen { revision: entry.revision, value, at: Instant::now() });
+                seen.send_replace(Seen { revision: entry.revision, value, at: Instant::now(), read: true });
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -133,5 +166,5 @@ impl Lease {
 
 /// What a node knows of the lease before it has read it.
 pub fn unseen() -> Seen {
-    Seen { revision: 0, value: None, at: Instant::now() }
+    Seen { revision: 0, value: None, at: Instant::now(), read: false }
 }

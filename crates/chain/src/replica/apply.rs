@@ -170,10 +170,12 @@ impl Follower {
             return Err(e.clone());
         }
         if self.last_seq != 0 {
-            if seq <= self.last_seq {
+            // The head's own message again, for the block opened with it (see `reopen`).
+            let reopen = seq == self.last_seq && self.needs_open_block();
+            if seq <= self.last_seq && !reopen {
                 return Ok(Applied::Duplicate);
             }
-            if seq != self.last_seq + 1 {
+            if seq > self.last_seq + 1 {
                 return Err(ApplyError::Gap { expected: self.last_seq + 1, got: seq });
             }
         }
@@ -207,6 +209,26 @@ impl Follower {
         let e = ApplyError::Stopped { seq, reason };
         self.stopped = Some(e.clone());
         e
+    }
+
+    /// Whether this node shows no block being built (it just started: a view opened from
+    /// the store has none) although the stream has one.
+    fn needs_open_block(&self) -> bool {
+        self.chain.config.preconf && self.chain.view().pending.is_none()
+    }
+
+    /// The block opened with the head's seal, from the head's own message read again: a
+    /// restarted node must continue the block being built, not wait for a new one (its
+    /// next pre-confirmations would not follow anything it shows).
+    fn reopen(&mut self, view: &ChainView, next: Option<PendingUpdate>) {
+        let Some(u) = next.filter(|u| u.header.parent_hash == view.head_hash()) else { return };
+        self.build = Some(u.build);
+        let layer = Arc::new(u.changes);
+        let pending = Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone()));
+        let mut opened = view.clone();
+        opened.pending = Some(pending.clone());
+        self.chain.publish(opened);
+        self.chain.events.send(ChainEvent::Opened { block: pending.block.clone(), unix_ms: u.unix_ms, changes: layer });
     }
 
     fn apply_txs(&mut self, raw: Vec<Bytes>) -> Applied {
@@ -284,10 +306,13 @@ impl Follower {
         let number = b.header.number;
         if number <= head {
             let ours = view.snapshot.block_hash(number).ok().flatten().unwrap_or_default();
-            return match ours == b.hash {
-                true => Ok(Applied::Duplicate),
-                false => Err(Refused::Diverged { number, ours, theirs: b.hash }),
-            };
+            if ours != b.hash {
+                return Err(Refused::Diverged { number, ours, theirs: b.hash });
+            }
+            if number == head && self.needs_open_block() {
+                self.reopen(&view, b.next);
+            }
+            return Ok(Applied::Duplicate);
         }
         if number > head + 1 {
             return Err(Refused::Missing { head, number });
