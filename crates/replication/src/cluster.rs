@@ -134,6 +134,10 @@ impl Controller {
             }));
             self.report_leaderless();
             if !now.open(self.config.lease) || Instant::now() < not_before {
+                // Why a node does not campaign only matters while nobody leads.
+                if holder.is_some() {
+                    self.status.set_not_ready(None);
+                }
                 continue;
             }
             if !self.ready().await {
