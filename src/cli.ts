@@ -19,7 +19,7 @@ export interface ServerConfig {
   threads: number;
 }
 
-/** Read replicas over NATS JetStream (src/replication/). */
+/** Read replicas and leader failover over NATS JetStream (src/replication/, crates/replication). */
 export interface ReplicationConfig {
   /** --publish: build, and publish every pre-confirmation and sealed block to this server. */
   publish?: string;
