@@ -186,7 +186,9 @@ impl Builder {
         let per_block = self.chain.config.preconfs_per_block();
         let poll = tick::exec_poll(interval);
         let bell = self.chain.pool_bell.clone();
-        let mut next = Instant::now() + interval;
+        // A new leader continuing a block shows its first pre-confirmation at once: the time
+        // since the old leader's last one already passed while the lease lapsed.
+        let mut next = Instant::now() + if self.ledger.is_some() { Duration::ZERO } else { interval };
         // No pass between ticks before this: under a stream of arrivals the builder wakes
         // at most once per `poll`, and executes whatever came meanwhile in one pass.
         let mut rest_until = Instant::now();
