@@ -2,9 +2,9 @@
 /* eslint-disable */
 
 export declare class NativeNode {
-  call(request: string): Promise<string | NativeFailure>
-  estimateGas(request: string): Promise<string | NativeFailure>
-  simulate(request: string): Promise<string | NativeFailure>
+  call(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  estimateGas(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /**
    * eth_sendRawTransaction on the calling event loop, for a node without a pool journal
    * (`ChainInfo::submits_inline`): there, accepting a transaction is ~50 µs of CPU and
@@ -17,10 +17,10 @@ export declare class NativeNode {
   sendTransaction(request: string): Promise<string | NativeFailure>
   /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
   accounts(): string
-  getLogs(filter: string): Promise<string | NativeFailure>
+  getLogs(filter: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_getProof: `keys` are 0x storage keys as the request named them. */
-  getProof(address: string, keys: Array<string>, block: string): Promise<string | NativeFailure>
-  feeHistory(request: string): Promise<string | NativeFailure>
+  getProof(address: string, keys: Array<string>, block: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  feeHistory(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
@@ -33,8 +33,8 @@ export declare class NativeNode {
   /** A block with transaction hashes (`null` when it does not exist). */
   getBlock(block: string): string | NativeFailure
   /** A block with full transaction objects: grows with the block, so off the event loop. */
-  getBlockFull(block: string): Promise<string | NativeFailure>
-  getBlockReceipts(block: string): Promise<string | NativeFailure>
+  getBlockFull(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  getBlockReceipts(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
   getBlockTransactionCount(block: string): string | NativeFailure
   /** `index` is a 0x quantity. */
   getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure
@@ -58,11 +58,11 @@ export declare class NativeNode {
    * is known, or with `null` after `withinMs`.
    */
   waitForLeader(withinMs: number, notTerm?: number | undefined | null): Promise<LeaderRef | null>
-  traceCall(request: string): Promise<string | NativeFailure>
-  traceTransaction(request: string): Promise<string | NativeFailure>
+  traceCall(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  traceTransaction(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */
-  traceBlock(request: string): Promise<string | NativeFailure>
-  createAccessList(request: string): Promise<string | NativeFailure>
+  traceBlock(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  createAccessList(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   txpoolStatus(): string | NativeFailure
   txpoolContent(): Promise<string | NativeFailure>
   txpoolContentFrom(address: string): Promise<string | NativeFailure>
@@ -112,7 +112,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'

@@ -110,12 +110,12 @@ export class Chain {
   getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
   getStorageAt = (address: string, slot: string, block: string): string =>
     unwrap(this.raw.getStorageAt(address, slot, block));
-  getProof = (address: string, keys: string[], block: string): Promise<string> =>
-    unwrapAsync(this.raw.getProof(address, keys, block));
+  getProof = (address: string, keys: string[], block: string, client?: number): Promise<string> =>
+    unwrapAsync(this.raw.getProof(address, keys, block, client));
   /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
-  getBlock = (block: string, full: boolean): string | Promise<string> =>
-    full ? unwrapAsync(this.raw.getBlockFull(block)) : unwrap(this.raw.getBlock(block));
-  getBlockReceipts = (block: string): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block));
+  getBlock = (block: string, full: boolean, client?: number): string | Promise<string> =>
+    full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrap(this.raw.getBlock(block));
+  getBlockReceipts = (block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block, client));
   getBlockTransactionCount = (block: string): string => unwrap(this.raw.getBlockTransactionCount(block));
   getTransactionByBlockAndIndex = (block: string, index: string): string =>
     unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
@@ -123,23 +123,24 @@ export class Chain {
   getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
   /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
   getPreconfirmedReceipt = (hash: string): string => unwrap(this.raw.getPreconfirmedReceipt(hash));
-  feeHistory = (request: object): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request)));
+  feeHistory = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request), client));
   gasPrice = (): string => unwrap(this.raw.gasPrice());
   maxPriorityFeePerGas = (): string => unwrap(this.raw.maxPriorityFeePerGas());
   txStatus = (hash: string): string => unwrap(this.raw.txStatus(hash));
 
-  call = (request: object): Promise<string> => unwrapAsync(this.raw.call(JSON.stringify(request)));
-  estimateGas = (request: object): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request)));
-  simulate = (request: object): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request)));
+  /** `client`: the caller's key for the work pools' turns and shares (CallContext). */
+  call = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.call(JSON.stringify(request), client));
+  estimateGas = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request), client));
+  simulate = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request), client));
   sendRawTransaction = (raw: string): string | Promise<string> =>
     this.submitsInline ? unwrap(this.raw.sendRawTransactionInline(raw)) : unwrapAsync(this.raw.sendRawTransaction(raw));
   sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
-  getLogs = (filter: object): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter)));
-  traceCall = (request: object): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request)));
-  traceTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request)));
-  traceBlock = (request: object): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request)));
-  createAccessList = (request: object): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request)));
+  getLogs = (filter: object, client?: number): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter), client));
+  traceCall = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request), client));
+  traceTransaction = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request), client));
+  traceBlock = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request), client));
+  createAccessList = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request), client));
 
   txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());

@@ -65,6 +65,10 @@ pub enum SimulateError {
     PrecompileSelfReference,
     PrecompileDuplicateAddress,
     ClientLimitExceeded,
+    /// The sender has code that is not a delegation (geth: -38024).
+    SenderNotEoa,
+    /// Contract creation with init code over the limit (geth: -38025).
+    MaxInitCodeSizeExceeded,
     /// Errors geth reports with plain -32000 inside simulate (e.g. "not a precompile").
     Generic,
     /// Errors geth reports with -32603 inside simulate (e.g. nonce overflow).

@@ -13,8 +13,8 @@ use crate::NativeNode;
 #[napi]
 impl NativeNode {
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn call<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Calls, move |n| {
+    pub fn call<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::CallParams = params::json(&request, "call request")?;
             let out = n.api().execution.call(
                 &p.tx,
@@ -27,8 +27,13 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn estimate_gas<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Calls, move |n| {
+    pub fn estimate_gas<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::EstimateParams = params::json(&request, "estimate request")?;
             Ok(render::quantity(n.api().execution.estimate_gas(
                 &p.tx,
@@ -39,8 +44,8 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn simulate<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Simulate, move |n| {
+    pub fn simulate<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Simulate, client, move |n| {
             let p: params::SimulateParams = params::json(&request, "simulation request")?;
             let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
             Ok(simulate::simulated_blocks(&blocks, p.payload.return_full_transactions))
@@ -79,8 +84,10 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn get_logs<'env>(&self, env: &'env Env, filter: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Scans, move |n| Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?)))
+    pub fn get_logs<'env>(&self, env: &'env Env, filter: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Scans, client, move |n| {
+            Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?))
+        })
     }
 
     /// eth_getProof: `keys` are 0x storage keys as the request named them.
@@ -91,8 +98,9 @@ impl NativeNode {
         address: String,
         keys: Vec<String>,
         block: String,
+        client: Option<u32>,
     ) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Calls, move |n| {
+        self.spawn_for(env, Class::Calls, client, move |n| {
             let address = params::address(&address)?;
             let keys = keys.iter().map(|k| params::storage_key(k)).collect::<preconf_chain::ChainResult<Vec<_>>>()?;
             let slots: Vec<_> = keys.iter().map(|k| k.as_b256().into()).collect();
@@ -102,8 +110,13 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn fee_history<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Scans, move |n| {
+    pub fn fee_history<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Scans, client, move |n| {
             let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
             Ok(to_json(&n.api().fees.fee_history(
                 p.block_count,

@@ -37,6 +37,8 @@ pub enum ErrorKind {
     SimPrecompileSelfReference,
     SimPrecompileDuplicateAddress,
     SimClientLimitExceeded,
+    SimSenderNotEoa,
+    SimMaxInitCodeSizeExceeded,
     SimGeneric,
     SimInternal,
     SimTimeout,
@@ -79,6 +81,8 @@ fn kind(e: &ChainError) -> ErrorKind {
             SimulateError::PrecompileSelfReference => ErrorKind::SimPrecompileSelfReference,
             SimulateError::PrecompileDuplicateAddress => ErrorKind::SimPrecompileDuplicateAddress,
             SimulateError::ClientLimitExceeded => ErrorKind::SimClientLimitExceeded,
+            SimulateError::SenderNotEoa => ErrorKind::SimSenderNotEoa,
+            SimulateError::MaxInitCodeSizeExceeded => ErrorKind::SimMaxInitCodeSizeExceeded,
             SimulateError::Generic => ErrorKind::SimGeneric,
             SimulateError::InternalError => ErrorKind::SimInternal,
             SimulateError::Timeout => ErrorKind::SimTimeout,
@@ -90,8 +94,21 @@ pub fn failure(e: ChainError) -> NativeFailure {
     NativeFailure { kind: kind(&e), data: e.data().map(|d| d.to_string()), message: e.to_string() }
 }
 
+/// The longest answer handed to JavaScript. V8 strings stop at 2^29 - 24 characters, and
+/// converting a longer one fails as an internal error after the work was done; every
+/// method has a tighter limit of its own, so this is the net under them.
+pub const MAX_RESPONSE_BYTES: usize = 256 << 20;
+
 pub fn outcome(r: ChainResult<String>) -> Outcome {
     match r {
+        Ok(json) if json.len() > MAX_RESPONSE_BYTES => Either::B(NativeFailure {
+            kind: ErrorKind::LimitExceeded,
+            message: format!(
+                "response too large: {} bytes, above this node's limit of {MAX_RESPONSE_BYTES} bytes; ask for less",
+                json.len()
+            ),
+            data: None,
+        }),
         Ok(json) => Either::A(json),
         Err(e) => Either::B(failure(e)),
     }

@@ -90,8 +90,19 @@ impl NativeNode {
         class: Class,
         work: impl FnOnce(&Node) -> ChainResult<String> + Send + 'static,
     ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, class, None, work)
+    }
+
+    /// `spawn`, in `client`'s turn (see `work`).
+    pub(crate) fn spawn_for<'env>(
+        &self,
+        env: &'env Env,
+        class: Class,
+        client: work::ClientKey,
+        work: impl FnOnce(&Node) -> ChainResult<String> + Send + 'static,
+    ) -> napi::Result<Object<'env>> {
         let node = self.node.clone();
-        work::run(env, class, move || work(&node))
+        work::run(env, class, client, move || work(&node))
     }
 }
 

@@ -56,15 +56,25 @@ impl NativeNode {
 
     /// A block with full transaction objects: grows with the block, so off the event loop.
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn get_block_full<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Scans, move |n| {
+    pub fn get_block_full<'env>(
+        &self,
+        env: &'env Env,
+        block: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Scans, client, move |n| {
             Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
         })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn get_block_receipts<'env>(&self, env: &'env Env, block: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Scans, move |n| {
+    pub fn get_block_receipts<'env>(
+        &self,
+        env: &'env Env,
+        block: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Scans, client, move |n| {
             Ok(n.api()
                 .blocks
                 .by_id(params::block(&block)?)?

@@ -14,8 +14,8 @@ use crate::NativeNode;
 #[napi]
 impl NativeNode {
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn trace_call<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Trace, move |n| {
+    pub fn trace_call<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceCallParams = params::json(&request, "trace call request")?;
             let (tx, block, options) = p.call_options()?;
             let tracing = &n.api().tracing;
@@ -24,8 +24,13 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn trace_transaction<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Trace, move |n| {
+    pub fn trace_transaction<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceTransactionParams = params::json(&request, "trace request")?;
             let tracing = &n.api().tracing;
             let out = tracing.trace_transaction(params::hash(&p.hash)?, &p.options.into_options())?;
@@ -35,8 +40,13 @@ impl NativeNode {
 
     /// debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector).
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn trace_block<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Trace, move |n| {
+    pub fn trace_block<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceBlockParams = params::json(&request, "trace request")?;
             let tracing = &n.api().tracing;
             let out = tracing.trace_block(params::block(&p.block)?, &p.options.into_options())?;
@@ -45,8 +55,13 @@ impl NativeNode {
     }
 
     #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn create_access_list<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
-        self.spawn(env, Class::Calls, move |n| {
+    pub fn create_access_list<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<Object<'env>> {
+        self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::AccessListParams = params::json(&request, "access list request")?;
             let out =
                 n.api().tracing.create_access_list(&p.tx, params::block(&p.block)?, p.state_overrides.as_ref())?;

@@ -2,8 +2,14 @@
 //! own threads and a bounded queue: a flood of one kind (simulations, log scans) cannot
 //! hold up another (calls, submissions), and a full queue answers at once with a clear
 //! `Overloaded` failure instead of growing without bound.
+//!
+//! Within a class, jobs are served per client (the key the transport passes: the client's
+//! address), taking turns: one client's flood queues behind its own jobs, not in front of
+//! everyone else's. A client may hold at most a share of a class's queue, and in a class
+//! of three threads or more it may run on all but one of them, so a newcomer finds a
+//! thread free (docs/hostile-clients.md).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 
@@ -15,6 +21,11 @@ use preconf_chain::ChainResult;
 use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// Whose job it is: a hash of the client's address, from the transport. `None` (work the
+/// node does for itself, or a caller that does not say) takes turns as one client and is
+/// not held to a client's share.
+pub type ClientKey = Option<u32>;
 
 /// A class of work: what it is called in errors, its threads and its queue.
 #[derive(Clone, Copy, Debug)]
@@ -75,7 +86,7 @@ struct QueueStats {
     /// Running on a thread of the class.
     running: AtomicU64,
     completed: AtomicU64,
-    /// Refused with `overloaded` because the queue was full.
+    /// Refused with `overloaded` because the queue was full, or the client's share of it.
     rejected: AtomicU64,
 }
 
@@ -127,35 +138,111 @@ struct WorkPool {
     queue: Arc<JobQueue>,
 }
 
+/// A client's jobs in one class.
+#[derive(Default)]
+struct ClientJobs {
+    waiting: VecDeque<Job>,
+    running: usize,
+    /// In `Turns::order` (it has waiting jobs and a turn to come).
+    in_turn: bool,
+}
+
+/// The queue of a class: each client's jobs, and whose turn comes next.
+#[derive(Default)]
+struct Turns {
+    clients: HashMap<ClientKey, ClientJobs>,
+    order: VecDeque<ClientKey>,
+    waiting: usize,
+}
+
+/// Why a job was not queued.
+enum Refusal {
+    /// The class's queue is full.
+    Full,
+    /// The client already holds its share of the class (queued and running).
+    ClientShare(usize),
+}
+
 /// A bounded queue its threads sleep on. One job wakes one thread: a channel shared
 /// behind a mutex woke two (the receiver, then the next thread waiting for the mutex),
 /// each a context switch on the core the event loop needs.
-#[derive(Default)]
 struct JobQueue {
-    jobs: Mutex<VecDeque<Job>>,
+    turns: Mutex<Turns>,
     ready: Condvar,
+    /// Jobs one client may hold, queued and running.
+    client_share: usize,
+    /// Threads one client may run on at once.
+    client_threads: usize,
 }
 
 impl JobQueue {
-    /// Queues `job`, or hands it back when `capacity` jobs are already waiting.
-    fn push(&self, job: Job, capacity: usize) -> Result<(), Job> {
-        let mut jobs = self.jobs.lock();
-        if jobs.len() >= capacity {
-            return Err(job);
+    fn new(threads: usize, capacity: usize) -> Self {
+        JobQueue {
+            turns: Mutex::default(),
+            ready: Condvar::new(),
+            client_share: (capacity / 4).max(1),
+            // With two threads, one each would halve a lone client's throughput: there the
+            // turns alone keep the order fair.
+            client_threads: if threads >= 3 { threads - 1 } else { threads },
         }
-        jobs.push_back(job);
-        drop(jobs);
+    }
+
+    /// Queues `job` for `client`, or hands it back with the reason.
+    fn push(&self, client: ClientKey, job: Job, capacity: usize) -> Result<(), (Job, Refusal)> {
+        let mut turns = self.turns.lock();
+        if turns.waiting >= capacity {
+            return Err((job, Refusal::Full));
+        }
+        let jobs = turns.clients.entry(client).or_default();
+        if client.is_some() && jobs.waiting.len() + jobs.running >= self.client_share {
+            return Err((job, Refusal::ClientShare(self.client_share)));
+        }
+        jobs.waiting.push_back(job);
+        let queue_turn = !jobs.in_turn;
+        jobs.in_turn = true;
+        if queue_turn {
+            turns.order.push_back(client);
+        }
+        turns.waiting += 1;
+        drop(turns);
         self.ready.notify_one();
         Ok(())
     }
 
-    fn take(&self) -> Job {
-        let mut jobs = self.jobs.lock();
+    /// The next job in turn whose client has a thread to spare; sleeps until there is one.
+    fn take(&self) -> (ClientKey, Job) {
+        let mut turns = self.turns.lock();
         loop {
-            if let Some(job) = jobs.pop_front() {
-                return job;
+            if let Some(taken) = self.next_in_turn(&mut turns) {
+                return taken;
             }
-            self.ready.wait(&mut jobs);
+            self.ready.wait(&mut turns);
+        }
+    }
+
+    fn next_in_turn(&self, turns: &mut Turns) -> Option<(ClientKey, Job)> {
+        let limit = self.client_threads;
+        let at = turns.order.iter().position(|c| c.is_none() || turns.clients[c].running < limit)?;
+        let client = turns.order.remove(at)?;
+        let jobs = turns.clients.get_mut(&client)?;
+        let job = jobs.waiting.pop_front()?;
+        jobs.running += 1;
+        jobs.in_turn = !jobs.waiting.is_empty();
+        if jobs.in_turn {
+            turns.order.push_back(client);
+        }
+        turns.waiting -= 1;
+        Some((client, job))
+    }
+
+    /// A job of `client` finished: its thread may go to the client's next job.
+    fn done(&self, client: ClientKey) {
+        let mut turns = self.turns.lock();
+        let Some(jobs) = turns.clients.get_mut(&client) else { return };
+        jobs.running -= 1;
+        // The thread that ran it takes the next job itself: no other thread needs waking.
+        if jobs.running == 0 && jobs.waiting.is_empty() {
+            turns.clients.remove(&client);
         }
     }
 }
@@ -163,13 +250,15 @@ impl JobQueue {
 impl WorkPool {
     fn start(class: Class) -> Self {
         let (name, threads, capacity) = class.spec();
-        let queue = Arc::new(JobQueue::default());
+        let queue = Arc::new(JobQueue::new(threads, capacity));
         for i in 0..threads {
             let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("preconf-{class:?}-{i}").to_lowercase())
                 .spawn(move || loop {
-                    (queue.take())()
+                    let (client, job) = queue.take();
+                    job();
+                    queue.done(client);
                 })
                 .expect("spawn a worker thread");
         }
@@ -186,10 +275,12 @@ pub fn guarded(work: impl FnOnce() -> ChainResult<String>) -> ChainResult<String
     })
 }
 
-/// Runs `work` on a thread of `class`; the promise resolves with its result or failure.
+/// Runs `work` on a thread of `class` in `client`'s turn; the promise resolves with its
+/// result or failure.
 pub fn run<'env>(
     env: &'env Env,
     class: Class,
+    client: ClientKey,
     work: impl FnOnce() -> ChainResult<String> + Send + 'static,
 ) -> napi::Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
@@ -205,19 +296,76 @@ pub fn run<'env>(
     let pool = class.pool();
     // Counted before sending: a thread may start the job before try_send returns.
     stats.queued.fetch_add(1, Relaxed);
-    match pool.queue.push(job, pool.capacity) {
+    match pool.queue.push(client, job, pool.capacity) {
         Ok(()) => Ok(promise),
-        Err(job) => {
+        Err((job, why)) => {
             stats.queued.fetch_sub(1, Relaxed);
             stats.rejected.fetch_add(1, Relaxed);
             drop(job);
             let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
-            let message =
-                format!("server busy: {} {} requests are already queued; retry later", pool.capacity, pool.name);
+            let message = match why {
+                Refusal::Full => {
+                    format!("server busy: {} {} requests are already queued; retry later", pool.capacity, pool.name)
+                }
+                Refusal::ClientShare(share) => format!(
+                    "server busy: this client already has {share} {} requests queued or running (its share); retry later",
+                    pool.name
+                ),
+            };
             deferred.resolve(move |_| {
                 Ok(napi::bindgen_prelude::Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None }))
             });
             Ok(promise)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    fn job(log: &Arc<Mutex<Vec<u32>>>, tag: u32) -> Job {
+        let log = log.clone();
+        Box::new(move || log.lock().push(tag))
+    }
+
+    #[test]
+    fn clients_take_turns_and_a_flood_keeps_a_thread_free() {
+        let q = JobQueue::new(4, 1024);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for _ in 0..10 {
+            assert!(q.push(Some(1), job(&log, 1), 1024).is_ok());
+        }
+        // Client 1 may run on three of the four threads.
+        let held: Vec<_> = (0..3).map(|_| q.take()).collect();
+        assert!(held.iter().all(|(c, _)| *c == Some(1)));
+        assert!(q.next_in_turn(&mut q.turns.lock()).is_none(), "the fourth thread stays free");
+        // A newcomer is served at once, before the flood's next job.
+        assert!(q.push(Some(2), job(&log, 2), 1024).is_ok());
+        let (client, run) = q.take();
+        assert_eq!(client, Some(2));
+        run();
+        q.done(client);
+        assert_eq!(*log.lock(), vec![2]);
+    }
+
+    #[test]
+    fn a_client_holds_at_most_its_share_of_the_queue() {
+        let q = JobQueue::new(4, 16);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for _ in 0..4 {
+            assert!(q.push(Some(7), job(&log, 7), 16).is_ok());
+        }
+        assert!(matches!(q.push(Some(7), job(&log, 7), 16), Err((_, Refusal::ClientShare(4)))));
+        assert!(q.push(Some(8), job(&log, 8), 16).is_ok());
+        // Unattributed work has no share.
+        let n = AtomicUsize::new(0);
+        for _ in 0..5 {
+            if q.push(None, job(&log, 0), 16).is_ok() {
+                n.fetch_add(1, Relaxed);
+            }
+        }
+        assert_eq!(n.load(Relaxed), 5);
     }
 }

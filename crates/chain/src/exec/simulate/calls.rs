@@ -181,7 +181,13 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
         InvalidTransaction::PriorityFeeGreaterThanMaxFee | InvalidTransaction::InvalidChainId => {
             return ChainError::InvalidParams(invalid_tx_message(&e, sender, gas))
         }
-        _ => SimulateError::InternalError,
+        InvalidTransaction::RejectCallerWithCode => SimulateError::SenderNotEoa,
+        InvalidTransaction::CreateInitCodeSizeLimit => SimulateError::MaxInitCodeSizeExceeded,
+        // geth's -32603 for this one (documented in the README).
+        InvalidTransaction::NonceOverflowInTransaction => SimulateError::InternalError,
+        // Malformed calls geth has no simulate code for (blob and authorization-list
+        // checks, …): refused as eth_call refuses them, in the same words.
+        _ => return ChainError::Rejected(invalid_tx_message(&e, sender, gas)),
     };
     let message = invalid_tx_message(&e, sender, gas);
     if kind == SimulateError::ClientLimitExceeded {
