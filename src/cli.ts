@@ -17,6 +17,20 @@ export interface ServerConfig {
   printAccounts: boolean;
   /** Event loops serving the port (main thread + workers). */
   threads: number;
+  /** Heavy requests of one batch running at once, and the time they may take in all. */
+  batchConcurrency: number;
+  batchBudgetMs: number;
+  /** Bytes of a batch's answer past which the rest answer -32003. */
+  batchMaxResponseBytes: number;
+  /** Per client address: requests per second, heavy requests in flight (0: off). */
+  rateLimit: number;
+  rateLimitHeavy: number;
+  /** Reverse proxies in front whose X-Forwarded-For is believed. */
+  trustedProxies: number;
+  /** A Node proxy in front of uWebSockets.js for HTTP/1.0, unknown verbs and WebSocket closes. */
+  httpFront: boolean;
+  /** The rate limiters' shared table (startNode makes it when a limit is on). */
+  rateTable?: SharedArrayBuffer;
 }
 
 /** Read replicas and leader failover over NATS JetStream (src/replication/, crates/replication). */
@@ -149,6 +163,13 @@ const FLAGS: Flag[] = [
   { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size', chainDefault: 'logsMaxResults', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
   { name: 'trace-max-timeout-ms', value: 'MS', help: 'longest timeout a debug_trace* request may ask for (default 5 s)', chainDefault: 'traceMaxTimeoutMs', apply: (c, v) => void (c.chain.traceMaxTimeoutMs = int('trace-max-timeout-ms', v, 1)) },
   { name: 'trace-max-bytes', value: 'BYTES', help: 'largest debug_trace* output per request', chainDefault: 'traceMaxBytes', apply: (c, v) => void (c.chain.traceMaxBytes = int('trace-max-bytes', v, 1024)) },
+  { name: 'batch-concurrency', value: 'N', help: 'heavy requests (eth_call, estimates, simulations, traces, logs) of one batch running at once', serverDefault: 'batchConcurrency', apply: (c, v) => void (c.server.batchConcurrency = int('batch-concurrency', v, 1)) },
+  { name: 'batch-budget-ms', value: 'MS', help: "time a batch's heavy requests may take in all; later ones answer -32005", serverDefault: 'batchBudgetMs', apply: (c, v) => void (c.server.batchBudgetMs = int('batch-budget-ms', v, 1)) },
+  { name: 'batch-max-response-bytes', value: 'N', help: "size of a batch's answer past which the remaining requests answer -32003", serverDefault: 'batchMaxResponseBytes', apply: (c, v) => void (c.server.batchMaxResponseBytes = int('batch-max-response-bytes', v, 1024)) },
+  { name: 'rate-limit', value: 'RPS', help: 'requests per second per client address, HTTP 429 above (default off)', apply: (c, v) => void (c.server.rateLimit = int('rate-limit', v, 1)) },
+  { name: 'rate-limit-heavy', value: 'N', help: 'heavy requests in flight per client address (default off)', apply: (c, v) => void (c.server.rateLimitHeavy = int('rate-limit-heavy', v, 1)) },
+  { name: 'trusted-proxies', value: 'N', help: 'reverse proxies in front: the client address is taken from X-Forwarded-For, N hops from the right', serverDefault: 'trustedProxies', apply: (c, v) => void (c.server.trustedProxies = int('trusted-proxies', v)) },
+  { name: 'http-front', help: 'a small proxy in front that answers HTTP/1.0 and closes WebSockets with RFC 6455 codes (costs throughput; docs/hostile-clients.md)', apply: (c) => void (c.server.httpFront = true) },
   { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections', serverDefault: 'wsMaxConnections', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
@@ -187,6 +208,13 @@ export function defaultConfig(): Config {
       printAccounts: true,
       // Leave a core to the builder, libuv's pool and the rest; uWS loops scale to a few.
       threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
+      batchConcurrency: 2,
+      batchBudgetMs: 10_000,
+      batchMaxResponseBytes: 25_000_000,
+      rateLimit: 0,
+      rateLimitHeavy: 0,
+      trustedProxies: 0,
+      httpFront: false,
     },
     chain: { datadir: resolve('data') },
     replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000, leaseMs: 2000, leaderWaitMs: 3000 },

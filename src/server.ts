@@ -16,6 +16,8 @@ import { LoopMetrics } from './metrics/loop.js';
 import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
 import { forwardToLeader, startReplication } from './replication/index.js';
+import { RateLimiter, rateTable } from './limits/rate.js';
+import { startFront, type Front } from './transport/front.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -51,7 +53,21 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
   });
   forwardToLeader(methods, config.replication, hub, chain);
   const metrics = new LoopMetrics(methods.keys());
-  const dispatcher = new Dispatcher(methods, { maxBatch: config.server.maxBatch, profile: config.chain.profile ?? 'default' }, logInternal, metrics.rpc);
+  const s = config.server;
+  const rate = s.rateTable === undefined ? undefined : new RateLimiter({ rps: s.rateLimit, heavy: s.rateLimitHeavy }, s.rateTable);
+  const dispatcher = new Dispatcher(
+    methods,
+    {
+      maxBatch: s.maxBatch,
+      profile: config.chain.profile ?? 'default',
+      batch: { concurrency: s.batchConcurrency, budgetMs: s.batchBudgetMs },
+      batchMaxResponseBytes: s.batchMaxResponseBytes,
+      rate,
+      onRateLimited: (reason) => metrics.rateLimited(reason),
+    },
+    logInternal,
+    metrics.rpc,
+  );
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
   const ws = mountWebSocket(app, dispatcher, hub, {
@@ -59,10 +75,11 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     maxSubscriptions: config.server.wsMaxSubscriptions,
     maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
     maxPayloadBytes: config.server.maxBodyBytes,
+    trustedProxies: s.trustedProxies,
   }, metrics);
   metrics.observeWebSocket({ connections: () => ws.connections(), subscriptions: () => hub.countByKind() });
   mountMetrics(app, scrape);
-  mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes }, () => {
+  mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes, trustedProxies: s.trustedProxies }, () => {
     const problem = chain.health();
     const body = JSON.stringify({
       status: problem === null ? 'ok' : 'degraded',
@@ -123,9 +140,17 @@ async function startWorker(handle: number, config: Config, port: number, loop: n
 }
 
 export async function startNode(config: Config): Promise<RunningNode> {
+  if (config.server.rateLimit > 0 || config.server.rateLimitHeavy > 0) {
+    // One table for every event loop: the workers get it with the config (shared, not copied).
+    config = { ...config, server: { ...config.server, rateTable: rateTable() } };
+  }
   const chain = Chain.open(config.chain);
   const info = chain.info();
   const { host } = config.server;
+  // With the HTTP front, the apps listen on a loopback port of their own behind it.
+  const front = config.server.httpFront;
+  const appHost = front ? '127.0.0.1' : host;
+  const appPort = front ? 0 : config.server.port;
   const threads = Math.max(1, config.server.threads);
   // The main thread answers every scrape, for its own loop and the workers' (metrics/node.ts).
   let nodeMetrics: NodeMetrics | undefined;
@@ -135,14 +160,14 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const workers: WorkerHandle[] = [];
   try {
     if (threads === 1) {
-      listenSocket = await listen(loop.app, host, config.server.port, true);
+      listenSocket = await listen(loop.app, appHost, appPort, true);
     } else {
       // Claim the port exclusively once (so a second node cannot share it), then listen
       // shared from every thread.
-      const probe = await listen(uWS.App(), host, config.server.port, true);
+      const probe = await listen(uWS.App(), appHost, appPort, true);
       const port = uWS.us_socket_local_port(probe);
       uWS.us_listen_socket_close(probe);
-      listenSocket = await listen(loop.app, host, port, false);
+      listenSocket = await listen(loop.app, appHost, port, false);
       for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i, nodeMetrics));
     }
   } catch (e) {
@@ -152,7 +177,19 @@ export async function startNode(config: Config): Promise<RunningNode> {
     chain.close();
     throw e;
   }
-  const port = uWS.us_socket_local_port(listenSocket);
+  let port = uWS.us_socket_local_port(listenSocket);
+  let frontServer: Front | undefined;
+  if (front) {
+    try {
+      frontServer = await startFront(host, config.server.port, { upstreamPort: port, maxMessageBytes: config.server.maxBodyBytes });
+    } catch (e) {
+      for (const w of workers) await w.worker.terminate();
+      loop.app.close();
+      chain.close();
+      throw new Error(`cannot listen on ${host}:${config.server.port}: ${(e as Error).message}`);
+    }
+    port = frontServer.port;
+  }
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
     advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,
@@ -161,6 +198,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
+    await frontServer?.close();
     await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));

@@ -16,8 +16,10 @@ export const Code = {
   /** eth_simulateV1 per-call VM error, and the simulate timeout. */
   SimulateVmError: -32015,
   Timeout: -32016,
-  /** A documented limit (range, result size, a full work queue). */
+  /** A documented limit (range, result size, a full work queue, a rate limit). */
   LimitExceeded: -32005,
+  /** A batch's answer passed its size limit (geth's code and words: "response too large"). */
+  ResponseTooLarge: -32003,
 } as const;
 
 /** An error that becomes a JSON-RPC error object as it is. */
@@ -45,6 +47,17 @@ export class HttpError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** A client over its rate limit: HTTP 429 with Retry-After, and `body` (JSON-RPC errors
+ *  carrying the request ids) as the answer. */
+export class RateLimitedError extends HttpError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly body: string,
+  ) {
+    super('429 Too Many Requests', 'rate limited');
   }
 }
 
@@ -87,6 +100,8 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   simPrecompileSelfReference: -38022,
   simPrecompileDuplicateAddress: -38023,
   simClientLimitExceeded: -38026,
+  simSenderNotEoa: -38024,
+  simMaxInitCodeSizeExceeded: -38025,
   simGeneric: Code.Server,
   simInternal: Code.Internal,
   simTimeout: Code.Timeout,

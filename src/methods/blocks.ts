@@ -17,16 +17,17 @@ export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTa
   return {
     eth_getBlockByNumber: {
       maxParams: 2,
-      handler: (p) => chain.getBlock(byNumber(p[0]), fullFlag(p[1])),
+      handler: (p, ctx) => chain.getBlock(byNumber(p[0]), fullFlag(p[1]), ctx?.client),
     },
     eth_getBlockByHash: {
       maxParams: 2,
-      handler: (p) => chain.getBlock(hash32(p[0], argPath(0), 'block hash'), fullFlag(p[1])),
+      handler: (p, ctx) => chain.getBlock(hash32(p[0], argPath(0), 'block hash'), fullFlag(p[1]), ctx?.client),
     },
     eth_getBlockReceipts: {
       maxParams: 1,
       forbidden: publicEndpoint,
-      handler: (p) => chain.getBlockReceipts(blockSelector(p[0], 0)),
+      cost: 'pooled',
+      handler: (p, ctx) => chain.getBlockReceipts(blockSelector(p[0], 0), ctx?.client),
     },
     eth_getTransactionByHash: {
       maxParams: 1,

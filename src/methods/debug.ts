@@ -22,23 +22,28 @@ export function debugMethods({ chain }: MethodOptions): MethodTable {
   return {
     debug_traceCall: {
       maxParams: 3,
-      handler: (p) => {
+      cost: 'heavy',
+      handler: (p, ctx) => {
         const { options, extra } = traceCallOptions(p[2], argPath(2));
-        return chain.traceCall({ tx: callObject(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest'), options, ...extra });
+        return chain.traceCall({ tx: callObject(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest'), options, ...extra }, ctx?.client);
       },
     },
     debug_traceTransaction: {
       maxParams: 2,
-      handler: (p) =>
-        chain.traceTransaction({ hash: hash32(p[0], argPath(0), 'transaction hash'), options: traceOptions(p[1], argPath(1)) }),
+      cost: 'heavy',
+      handler: (p, ctx) =>
+        chain.traceTransaction({ hash: hash32(p[0], argPath(0), 'transaction hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
     debug_traceBlockByNumber: {
       maxParams: 2,
-      handler: (p) => chain.traceBlock({ block: blockNumber(p[0]), options: traceOptions(p[1], argPath(1)) }),
+      cost: 'heavy',
+      handler: (p, ctx) => chain.traceBlock({ block: blockNumber(p[0]), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
     debug_traceBlockByHash: {
       maxParams: 2,
-      handler: (p) => chain.traceBlock({ block: hash32(p[0], argPath(0), 'block hash'), options: traceOptions(p[1], argPath(1)) }),
+      cost: 'heavy',
+      handler: (p, ctx) =>
+        chain.traceBlock({ block: hash32(p[0], argPath(0), 'block hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
   };
 }

@@ -24,14 +24,15 @@ export function stateMethods({ chain }: MethodOptions): MethodTable {
     // EIP-1186. Keys are echoed as given (as geth does); at most 1024 per request.
     eth_getProof: {
       maxParams: 3,
-      handler: (p) => {
+      cost: 'pooled',
+      handler: (p, ctx) => {
         if (!Array.isArray(p[1])) throw fail(argPath(1), `storage keys must be an array, got ${JSON.stringify(p[1])}`);
         if (p[1].length > MAX_PROOF_KEYS) throw fail(argPath(1), `too many storage keys: ${p[1].length} > ${MAX_PROOF_KEYS}`);
         const keys = p[1].map((k, i) => {
           storageSlot(k, `${argPath(1)}[${i}]`);
           return k as string;
         });
-        return chain.getProof(address(p[0], argPath(0)), keys, blockSelector(p[2], 2, 'latest'));
+        return chain.getProof(address(p[0], argPath(0)), keys, blockSelector(p[2], 2, 'latest'), ctx?.client);
       },
     },
     eth_getStorageAt: {

@@ -18,6 +18,7 @@ export class LoopMetrics {
   readonly rpc: RpcStats;
   private ws?: WsFigures;
   private readonly dropped: Counter;
+  private readonly limited: Counter<'reason'>;
 
   constructor(methods: Iterable<string>) {
     this.rpc = new RpcStats(methods);
@@ -57,6 +58,15 @@ export class LoopMetrics {
       help: 'WebSocket connections closed (1008) for falling more than --ws-max-backpressure bytes behind',
       registers: [this.registry],
     });
+    this.limited = new Counter({
+      name: 'preconf_rate_limited_total',
+      help: 'Requests refused by --rate-limit ("rps", HTTP 429) or --rate-limit-heavy ("heavy")',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    // Present (at 0) from the start, so a dashboard sees the series before the first refusal.
+    this.limited.inc({ reason: 'rps' }, 0);
+    this.limited.inc({ reason: 'heavy' }, 0);
   }
 
   /** Connects the WebSocket figures once the transport exists. */
@@ -66,5 +76,9 @@ export class LoopMetrics {
 
   slowSubscriberDropped(): void {
     this.dropped.inc();
+  }
+
+  rateLimited(reason: 'rps' | 'heavy'): void {
+    this.limited.inc({ reason });
   }
 }

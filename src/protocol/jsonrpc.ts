@@ -1,8 +1,11 @@
 // JSON-RPC 2.0 envelopes: single requests, batches and notifications. Handlers return the
 // result as JSON text, which is spliced into the response without re-serialising.
 
-import { Code, HttpError, RpcError, toRpcError, type Logger, logInternal, type Profile } from '../errors/index.js';
+import { Code, HttpError, RateLimitedError, RpcError, toRpcError, type Logger, logInternal, type Profile } from '../errors/index.js';
 import type { MethodStat, RpcStats } from '../metrics/rpc.js';
+import { clientKey, type RateLimiter } from '../limits/rate.js';
+import { BatchGate, type BatchBudget, type HeavySlots } from './batch.js';
+import { idNeedsRawText, rawIds } from './ids.js';
 
 export type Id = number | string | null;
 
@@ -11,7 +14,14 @@ export interface Request {
   params: unknown[];
 }
 
-export type Handler = (params: unknown[]) => string | Promise<string>;
+/** What a handler knows of the request beyond its parameters. */
+export interface CallContext {
+  /** The client's key for the addon's work pools (its turn, its share); absent: unattributed. */
+  client?: number;
+}
+
+/** `ctx` is optional so that a handler can call another (a wrapper, a forwarder) without one. */
+export type Handler = (params: unknown[], ctx?: CallContext) => string | Promise<string>;
 
 export interface Method {
   handler: Handler;
@@ -19,13 +29,33 @@ export interface Method {
   maxParams: number;
   /** Refused on public endpoints with HTTP 403 (eth_getBlockReceipts in --public mode). */
   forbidden?: boolean;
+  /** Runs on an addon work pool in the client's turn. `heavy`: also a few at a time
+   *  within a batch's budget, and counted by --rate-limit-heavy. */
+  cost?: 'pooled' | 'heavy';
+}
+
+/** Who sent a request. The transport reads the address only when something needs it. */
+export interface Caller {
+  address(): string;
 }
 
 export interface DispatchLimits {
   maxBatch: number;
   /** Whose error codes to answer with (`--profile`): the product's or geth's. */
   profile?: Profile;
+  /** A batch's heavy requests: how many at once, and the time they may take in all. */
+  batch?: BatchBudget;
+  /** Bytes of a batch's answer after which its remaining requests answer -32003 (geth's 25 MB). */
+  batchMaxResponseBytes?: number;
+  /** --rate-limit / --rate-limit-heavy (off unless set). */
+  rate?: RateLimiter;
+  /** Told of each refusal by a rate limit (metrics). */
+  onRateLimited?(reason: 'rps' | 'heavy'): void;
 }
+
+export const DEFAULT_BATCH_BUDGET: BatchBudget = { concurrency: 2, budgetMs: 10_000 };
+export const DEFAULT_BATCH_MAX_RESPONSE_BYTES = 25_000_000;
+const NO_CLIENT: CallContext = {};
 
 const HTTP_FORBIDDEN = '403 Forbidden';
 
@@ -56,12 +86,24 @@ function nestsDeeper(v: unknown, levels: number): boolean {
   return false;
 }
 
-function errorResponse(id: Id, err: RpcError): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(err.toJSON())}}`;
+/** `id` is the id's JSON text (see idText). */
+function errorResponse(id: string, err: RpcError): string {
+  return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(err.toJSON())}}`;
 }
 
-function resultResponse(id: Id, result: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
+function resultResponse(id: string, result: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
+}
+
+const NULL_ID = 'null';
+
+/** The raw ids of a body, scanned once and only when an id needs them. */
+type RawIds = (index: number) => string | undefined;
+
+/** An id's JSON text: as parsed, or the request's own text where parsing changed it. */
+function idText(id: Id, index: number, raw: RawIds): string {
+  if (idNeedsRawText(id)) return raw(index) ?? JSON.stringify(id);
+  return JSON.stringify(id);
 }
 
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
@@ -69,6 +111,9 @@ function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
 }
 
 export class Dispatcher {
+  /** Batches seen, to give each its own key in the work pools. */
+  private batches = 0;
+
   constructor(
     private readonly methods: ReadonlyMap<string, Method>,
     private readonly limits: DispatchLimits,
@@ -83,30 +128,132 @@ export class Dispatcher {
    * `local` holds methods that exist only on this connection (eth_subscribe over WebSocket).
    * Throws HttpError when the transport must refuse the request with an HTTP status.
    */
-  handle(body: string, overHttp: boolean, local?: ReadonlyMap<string, Method>): string | null | Promise<string | null> {
+  handle(
+    body: string,
+    overHttp: boolean,
+    local?: ReadonlyMap<string, Method>,
+    caller?: Caller,
+  ): string | null | Promise<string | null> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch (e) {
-      return errorResponse(null, new RpcError(Code.ParseError, `parse error: ${(e as Error).message}`));
+      return errorResponse(NULL_ID, new RpcError(Code.ParseError, `parse error: ${(e as Error).message}`));
     }
+    let scanned: (string | undefined)[] | undefined;
+    const raw: RawIds = (i) => (scanned ??= rawIds(body))[i];
     if (!Array.isArray(parsed)) {
       if (overHttp && this.isForbidden(parsed)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(parsed));
-      return this.one(parsed, local);
+      const ctx = this.context(caller, parsed, [parsed], raw, overHttp, local);
+      if (typeof ctx === 'string') return ctx;
+      const cost = this.costOf(parsed, local);
+      if (cost === 'heavy' && ctx.client !== undefined && this.limits.rate !== undefined) {
+        const rate = this.limits.rate;
+        const key = ctx.client;
+        if (!rate.acquireHeavy(key)) return this.refuseHeavy(parsed, raw, overHttp);
+        const out = this.one(parsed, local, ctx, 0, raw);
+        if (!isPromise(out)) {
+          rate.releaseHeavy(key);
+          return out;
+        }
+        return out.finally(() => rate.releaseHeavy(key));
+      }
+      return this.one(parsed, local, ctx, 0, raw);
     }
-    if (parsed.length === 0) return errorResponse(null, new RpcError(Code.InvalidRequest, 'empty batch'));
+    if (parsed.length === 0) return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, 'empty batch'));
     if (parsed.length > this.limits.maxBatch) {
       return errorResponse(
-        null,
+        NULL_ID,
         new RpcError(Code.InvalidRequest, `batch too large: ${parsed.length} requests, limit is ${this.limits.maxBatch}`),
       );
     }
     for (const item of parsed) {
       if (overHttp && this.isForbidden(item)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(item));
     }
-    const parts = parsed.map((item) => this.one(item, local));
-    if (!parts.some(isPromise)) return joinBatch(parts as (string | null)[]);
-    return Promise.all(parts).then(joinBatch);
+    const client = this.context(caller, parsed, parsed, raw, overHttp, local);
+    if (typeof client === 'string') return client;
+    // In the work pools a batch takes turns as a client of its own, so that the address's
+    // other requests are not queued behind it; its heavy requests run a few at a time.
+    const ctx: CallContext = client.client === undefined ? NO_CLIENT : { client: (client.client ^ Math.imul(++this.batches, 0x9e3779b1)) >>> 0 || 1 };
+    let gate: BatchGate | undefined;
+    const gateFor = (): BatchGate => (gate ??= new BatchGate(this.limits.batch ?? DEFAULT_BATCH_BUDGET, this.heavySlots(client)));
+    const parts = parsed.map((item, i) => this.one(item, local, ctx, i, raw, this.costOf(item, local) === 'heavy' ? gateFor : undefined));
+    const ids = (i: number): string => idText(idOf(parsed[i]), i, raw);
+    const max = this.limits.batchMaxResponseBytes ?? DEFAULT_BATCH_MAX_RESPONSE_BYTES;
+    if (!parts.some(isPromise)) return joinBatch(parts as (string | null)[], ids, max);
+    return Promise.all(parts).then((done) => joinBatch(done, ids, max));
+  }
+
+  /** The client's context, resolving its address when a pool or a rate limit needs it;
+   *  or the whole answer when the client is over its request rate. */
+  private context(
+    caller: Caller | undefined,
+    parsed: unknown,
+    items: unknown[],
+    raw: RawIds,
+    overHttp: boolean,
+    local?: ReadonlyMap<string, Method>,
+  ): CallContext | string {
+    if (caller === undefined) return NO_CLIENT;
+    const rate = this.limits.rate;
+    const limited = rate !== undefined && rate.enabled;
+    if (!limited && !items.some((item) => this.costOf(item, local) !== undefined)) return NO_CLIENT;
+    const client = clientKey(caller.address());
+    if (limited && rate.limits.rps > 0) {
+      const wait = rate.take(client, items.length);
+      if (wait > 0) {
+        this.limits.onRateLimited?.('rps');
+        const err = new RpcError(
+          Code.LimitExceeded,
+          `rate limited: more than ${rate.limits.rps} requests per second from this client; retry in ${wait} s`,
+          { retryAfter: wait },
+        );
+        const text = Array.isArray(parsed)
+          ? `[${items.map((item, i) => errorResponse(idText(idOf(item), i, raw), err)).join(',')}]`
+          : errorResponse(idText(idOf(parsed), 0, raw), err);
+        if (overHttp) throw new RateLimitedError(wait, text);
+        return text;
+      }
+    }
+    return { client };
+  }
+
+  private costOf(item: unknown, local?: ReadonlyMap<string, Method>): Method['cost'] {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const method = (item as { method?: unknown }).method;
+    if (typeof method !== 'string') return undefined;
+    return (local?.get(method) ?? this.methods.get(method))?.cost;
+  }
+
+  private heavyRefusal(): RpcError {
+    const n = this.limits.rate?.limits.heavy ?? 0;
+    return new RpcError(
+      Code.LimitExceeded,
+      `rate limited: ${n} heavy requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*, eth_getLogs) already in flight from this client; retry in 1 s`,
+      { retryAfter: 1 },
+    );
+  }
+
+  private refuseHeavy(parsed: unknown, raw: RawIds, overHttp: boolean): string {
+    this.limits.onRateLimited?.('heavy');
+    const text = errorResponse(idText(idOf(parsed), 0, raw), this.heavyRefusal());
+    if (overHttp) throw new RateLimitedError(1, text);
+    return text;
+  }
+
+  /** The batch's way to the client's allowance of heavy requests, when one is set. */
+  private heavySlots(ctx: CallContext): HeavySlots | undefined {
+    const rate = this.limits.rate;
+    const key = ctx.client;
+    if (rate === undefined || rate.limits.heavy <= 0 || key === undefined) return undefined;
+    return {
+      acquire: () => rate.acquireHeavy(key),
+      release: () => rate.releaseHeavy(key),
+      refusal: () => {
+        this.limits.onRateLimited?.('heavy');
+        return this.heavyRefusal();
+      },
+    };
   }
 
   private isForbidden(item: unknown): boolean {
@@ -120,18 +267,26 @@ export class Dispatcher {
     return `${method} is not available on this public endpoint; use a dedicated node`;
   }
 
-  /** One request object: its response, or null for a notification. */
-  private one(item: unknown, local?: ReadonlyMap<string, Method>): string | null | Promise<string | null> {
+  /** One request object (item `index` of the body): its response, or null for a
+   *  notification. `gate`: a heavy request of a batch, run in its turn. */
+  private one(
+    item: unknown,
+    local: ReadonlyMap<string, Method> | undefined,
+    ctx: CallContext,
+    index: number,
+    raw: RawIds,
+    gate?: () => BatchGate,
+  ): string | null | Promise<string | null> {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      return errorResponse(null, new RpcError(Code.InvalidRequest, 'invalid request: a request must be a JSON object'));
+      return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, 'invalid request: a request must be a JSON object'));
     }
     const req = item as Record<string, unknown>;
     const hasId = 'id' in req;
     const id = req.id;
     if (hasId && id !== null && typeof id !== 'number' && typeof id !== 'string') {
-      return errorResponse(null, new RpcError(Code.InvalidRequest, 'invalid request: id must be a number, a string or null'));
+      return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, 'invalid request: id must be a number, a string or null'));
     }
-    const rid = (hasId ? id : null) as Id;
+    const rid = hasId ? idText(id as Id, index, raw) : NULL_ID;
     if (req.jsonrpc !== '2.0') {
       return errorResponse(rid, new RpcError(Code.InvalidRequest, 'invalid request: "jsonrpc" must be exactly "2.0"'));
     }
@@ -171,8 +326,18 @@ export class Dispatcher {
       stat?.record(started, true);
     } else {
       const deep = params.findIndex((p) => nestsDeeper(p, MAX_NESTING));
-      if (deep === -1) out = this.invoke(method, params, rid, stat, started);
-      else {
+      if (deep === -1) {
+        out =
+          gate === undefined
+            ? this.invoke(method, params, rid, ctx, stat, started)
+            : gate().run(
+                () => this.invoke(method, params, rid, ctx, stat, started),
+                (why) => {
+                  stat?.record(started, true);
+                  return errorResponse(rid, why);
+                },
+              );
+      } else {
         out = errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`));
         stat?.record(started, true);
       }
@@ -185,9 +350,16 @@ export class Dispatcher {
     return out;
   }
 
-  private invoke(method: Method, params: unknown[], id: Id, stat: MethodStat | undefined, started: number): string | Promise<string> {
+  private invoke(
+    method: Method,
+    params: unknown[],
+    id: string,
+    ctx: CallContext,
+    stat: MethodStat | undefined,
+    started: number,
+  ): string | Promise<string> {
     try {
-      const result = method.handler(params);
+      const result = method.handler(params, ctx);
       if (isPromise(result)) {
         return result.then(
           (r) => {
@@ -209,7 +381,25 @@ export class Dispatcher {
   }
 }
 
-function joinBatch(parts: (string | null)[]): string | null {
-  const kept = parts.filter((p): p is string => p !== null);
+function idOf(item: unknown): Id {
+  if (typeof item !== 'object' || item === null) return null;
+  const id = (item as { id?: unknown }).id;
+  return typeof id === 'number' || typeof id === 'string' ? id : null;
+}
+
+/** The batch's answer; past `maxBytes`, the remaining answers become -32003 (as in geth). */
+function joinBatch(parts: (string | null)[], ids: (index: number) => string, maxBytes: number): string | null {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (part === null || part === undefined) continue;
+    if (bytes > maxBytes) {
+      kept.push(errorResponse(ids(i), new RpcError(Code.ResponseTooLarge, `response too large: the batch's answer passed ${maxBytes} bytes`)));
+      continue;
+    }
+    bytes += part.length;
+    kept.push(part);
+  }
   return kept.length === 0 ? null : `[${kept.join(',')}]`;
 }

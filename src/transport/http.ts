@@ -2,14 +2,25 @@
 // balancers. uWS rules kept here: onAborted is registered before any async work, body
 // chunks are copied before the callback returns, `req` is never touched after the handler
 // returns, and every multi-part write is corked.
+//
+// Framing (RFC 9112): uWS frames a body by the first Content-Length it sees, so a request
+// with two of them, or with Transfer-Encoding beside one, is refused with 400 and the
+// connection closed before another proxy can read it differently (request smuggling).
+// HEAD is answered as GET without a body; verbs other than GET, HEAD, POST and OPTIONS
+// with 405 and Allow.
 
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { HttpError } from '../errors/index.js';
-import type { Dispatcher } from '../protocol/jsonrpc.js';
+import { HttpError, RateLimitedError } from '../errors/index.js';
+import type { Caller, Dispatcher } from '../protocol/jsonrpc.js';
+import { peerAddress } from './client.js';
 
 export interface HttpLimits {
   maxBodyBytes: number;
+  /** Reverse proxies in front whose X-Forwarded-For entries are believed (--trusted-proxies). */
+  trustedProxies?: number;
 }
+
+export const ALLOW = 'GET, HEAD, POST, OPTIONS';
 
 interface Pending {
   closed: boolean;
@@ -17,27 +28,62 @@ interface Pending {
 
 const JSON_TYPE = 'application/json';
 
-function writeJson(res: HttpResponse, state: Pending, status: string, body: string, closeConnection = false): void {
+function writeJson(res: HttpResponse, state: Pending, status: string, body: string, closeConnection = false, head = false): void {
   if (state.closed) return;
   state.closed = true; // answered: the response object must not be touched again
   res.cork(() => {
+    res.writeStatus(status).writeHeader('Content-Type', JSON_TYPE).writeHeader('Access-Control-Allow-Origin', '*');
+    // This uWS build aborts when endWithoutBody is given a length: the answer to HEAD goes
+    // without Content-Length, which RFC 9110 allows (a HEAD answer has no body either way).
+    if (head) res.endWithoutBody();
+    else res.end(body, closeConnection);
+  });
+}
+
+/** A rate-limited request: 429, Retry-After, and the JSON-RPC errors as the body. */
+function writeLimited(res: HttpResponse, state: Pending, e: RateLimitedError): void {
+  if (state.closed) return;
+  state.closed = true;
+  res.cork(() => {
     res
-      .writeStatus(status)
+      .writeStatus(e.status)
       .writeHeader('Content-Type', JSON_TYPE)
       .writeHeader('Access-Control-Allow-Origin', '*')
-      .end(body, closeConnection);
+      .writeHeader('Retry-After', String(e.retryAfterSeconds))
+      .end(e.body);
   });
+}
+
+/** Why the request's framing headers are ambiguous, or null when they are not. */
+function framingProblem(req: HttpRequest): string | null {
+  let lengths = 0;
+  let encoded = false;
+  req.forEach((key) => {
+    if (key === 'content-length') lengths++;
+    else if (key === 'transfer-encoding') encoded = true;
+  });
+  if (lengths > 1) return 'more than one Content-Length header';
+  if (encoded && lengths > 0) return 'both Transfer-Encoding and Content-Length';
+  return null;
+}
+
+function badRequest(res: HttpResponse, state: Pending, why: string): void {
+  writeJson(res, state, '400 Bad Request', errorBody(-32600, `bad request: ${why}`), true);
 }
 
 function errorBody(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
-function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body: string): void {
+function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body: string, caller: Caller): void {
   let out: string | null | Promise<string | null>;
   try {
-    out = dispatcher.handle(body, true);
+    out = dispatcher.handle(body, true, undefined, caller);
   } catch (e) {
+    if (e instanceof RateLimitedError) {
+      writeLimited(res, state, e);
+      return;
+    }
     if (e instanceof HttpError) {
       writeJson(res, state, e.status, errorBody(-32000, e.message));
       return;
@@ -63,6 +109,15 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   res.onAborted(() => {
     state.closed = true;
   });
+  const framing = framingProblem(req);
+  if (framing !== null) {
+    badRequest(res, state, framing);
+    return;
+  }
+  // Read now: `req` is gone once this handler returns. The address is read only if a
+  // method or a rate limit asks for it, while the response is still open.
+  const forwarded = limits.trustedProxies ? req.getHeader('x-forwarded-for') : '';
+  const caller: Caller = { address: () => peerAddress(res, forwarded, limits.trustedProxies ?? 0) };
   const contentType = req.getHeader('content-type');
   if (contentType !== '' && !contentType.toLowerCase().startsWith(JSON_TYPE)) {
     writeJson(res, state, '415 Unsupported Media Type', errorBody(-32600, `invalid content type, only ${JSON_TYPE} is supported`));
@@ -100,11 +155,11 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
     if (isLast && chunks === null) {
       // The common case: the whole body in one chunk, decoded (copied) before the
       // callback returns and uWS reuses the buffer.
-      respond(res, state, dispatcher, Buffer.from(chunk).toString('utf8'));
+      respond(res, state, dispatcher, Buffer.from(chunk).toString('utf8'), caller);
       return;
     }
     (chunks ??= []).push(Buffer.from(new Uint8Array(chunk).slice()));
-    if (isLast) respond(res, state, dispatcher, Buffer.concat(chunks).toString('utf8'));
+    if (isLast) respond(res, state, dispatcher, Buffer.concat(chunks).toString('utf8'), caller);
   });
 }
 
@@ -119,6 +174,7 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
     res.cork(() => {
       res
         .writeStatus('204 No Content')
+        .writeHeader('Allow', ALLOW)
         .writeHeader('Access-Control-Allow-Origin', '*')
         .writeHeader('Access-Control-Allow-Methods', 'POST, GET, OPTIONS')
         .writeHeader('Access-Control-Allow-Headers', 'Content-Type')
@@ -126,13 +182,30 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
         .end();
     });
   });
-  app.get('/health', (res) => {
+  const healthCheck = (res: HttpResponse, head: boolean): void => {
     const state: Pending = { closed: false };
     const h = health();
-    writeJson(res, state, h.healthy ? '200 OK' : '503 Service Unavailable', h.body);
-  });
-  app.any('/*', (res) => {
+    writeJson(res, state, h.healthy ? '200 OK' : '503 Service Unavailable', h.body, false, head);
+  };
+  app.get('/health', (res) => healthCheck(res, false));
+  app.head('/health', (res) => healthCheck(res, true));
+  const notFound = errorBody(-32600, 'not found: JSON-RPC is served by POST /');
+  app.any('/*', (res, req) => {
     const state: Pending = { closed: false };
-    writeJson(res, state, '404 Not Found', errorBody(-32600, 'not found: JSON-RPC is served by POST /'));
+    const method = req.getCaseSensitiveMethod();
+    // Every other route is framed by uWS the same way: check it here too.
+    const framing = framingProblem(req);
+    if (framing !== null) return badRequest(res, state, framing);
+    if (method === 'GET' || method === 'POST') return writeJson(res, state, '404 Not Found', notFound);
+    if (method === 'HEAD') return writeJson(res, state, '404 Not Found', notFound, false, true);
+    if (state.closed) return;
+    state.closed = true;
+    res.cork(() => {
+      res
+        .writeStatus('405 Method Not Allowed')
+        .writeHeader('Allow', ALLOW)
+        .writeHeader('Content-Type', JSON_TYPE)
+        .end(errorBody(-32600, `method ${method} not allowed: JSON-RPC is served by POST /`));
+    });
   });
 }

@@ -8,10 +8,11 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import uWS from './uws.js';
 import { Code, RpcError } from '../errors/index.js';
-import type { Dispatcher, Method } from '../protocol/jsonrpc.js';
+import type { Caller, Dispatcher, Method } from '../protocol/jsonrpc.js';
 import { SUBSCRIPTION_KINDS, type Subscriber, type SubscriptionHub, type SubscriptionKind } from '../subscriptions/hub.js';
 import { topicFilter } from '../validation/filter.js';
 import { argPath, bool, fail, isObject } from '../validation/primitives.js';
+import { forwardedClient } from './client.js';
 
 export interface WsLimits {
   maxConnections: number;
@@ -19,6 +20,8 @@ export interface WsLimits {
   /** Unsent bytes after which a connection is closed as too slow. */
   maxBackpressureBytes: number;
   maxPayloadBytes: number;
+  /** As HttpLimits.trustedProxies: whose X-Forwarded-For to believe at the upgrade. */
+  trustedProxies?: number;
 }
 
 /** What the transport reports as it happens (metrics). */
@@ -31,20 +34,27 @@ const UWS_HARD_LIMIT = 1024 * 1024 * 1024;
 
 interface ConnState {
   session?: Session;
+  /** The client's address, read at the upgrade (the request is gone afterwards). */
+  address?: string;
 }
+
+const decoder = new TextDecoder();
 
 /** One WebSocket connection: its subscriptions and its send policy. */
 class Session implements Subscriber {
   closed = false;
   readonly subscriptions = new Set<string>();
   readonly methods: Map<string, Method>;
+  readonly caller: Caller;
 
   constructor(
     private readonly ws: WebSocket<ConnState>,
     private readonly hub: SubscriptionHub,
     private readonly limits: WsLimits,
     private readonly events?: WsEvents,
+    address = '',
   ) {
+    this.caller = { address: () => address };
     this.methods = new Map<string, Method>([
       ['eth_subscribe', { maxParams: 2, handler: (p) => this.subscribe(p) }],
       ['eth_unsubscribe', { maxParams: 1, handler: (p) => this.unsubscribe(p) }],
@@ -136,8 +146,10 @@ export function mountWebSocket(
         res.writeStatus('503 Service Unavailable').end(`too many WebSocket connections (limit ${limits.maxConnections})`);
         return;
       }
+      const forwarded = limits.trustedProxies ? req.getHeader('x-forwarded-for') : '';
+      const address = forwardedClient(forwarded, limits.trustedProxies ?? 0) ?? decoder.decode(res.getRemoteAddressAsText());
       res.upgrade<ConnState>(
-        {},
+        { address },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -146,7 +158,7 @@ export function mountWebSocket(
     },
     open: (ws) => {
       open++;
-      const session = new Session(ws, hub, limits, events);
+      const session = new Session(ws, hub, limits, events, ws.getUserData().address);
       sessions.add(session);
       ws.getUserData().session = session;
     },
@@ -155,7 +167,7 @@ export function mountWebSocket(
       const text = Buffer.from(message).toString('utf8');
       let out;
       try {
-        out = dispatcher.handle(text, false, session.methods);
+        out = dispatcher.handle(text, false, session.methods, session.caller);
       } catch (e) {
         out = JSON.stringify({ jsonrpc: '2.0', id: null, error: new RpcError(Code.Internal, String(e)).toJSON() });
       }

@@ -99,12 +99,31 @@ function authorizationList(v: unknown, path: Path): unknown[] {
 
 const OVERRIDE_KEYS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress']);
 
+/** Accounts and storage slots one set of state overrides may name. geth has no limit; an
+ *  override is applied (and re-applied by eth_estimateGas's search, eth_createAccessList's
+ *  reruns) for every execution, so its size multiplies work that gas does not bound. */
+export const MAX_OVERRIDE_ACCOUNTS = 1024;
+export const MAX_OVERRIDE_SLOTS = 16_384;
+
 /** geth's StateOverride: address -> {balance, nonce, code, state | stateDiff, movePrecompileToAddress}. */
 export function stateOverrides(v: unknown, path: Path): Record<string, unknown> | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw fail(path, 'state overrides must be an object keyed by address');
+  const entries = Object.entries(v);
+  if (entries.length > MAX_OVERRIDE_ACCOUNTS) {
+    throw fail(path, `too many accounts in state overrides: ${entries.length} > ${MAX_OVERRIDE_ACCOUNTS}`);
+  }
+  let slots = 0;
+  for (const [, override] of entries) {
+    if (!isObject(override)) continue;
+    for (const key of ['state', 'stateDiff'] as const) {
+      const m = override[key];
+      if (isObject(m)) slots += Object.keys(m).length;
+    }
+  }
+  if (slots > MAX_OVERRIDE_SLOTS) throw fail(path, `too many storage slots in state overrides: ${slots} > ${MAX_OVERRIDE_SLOTS}`);
   const out: Record<string, unknown> = {};
-  for (const [addr, override] of Object.entries(v)) {
+  for (const [addr, override] of entries) {
     const a = address(addr, `${path} (override key)`);
     const p = `${path}.${addr}`;
     if (!isObject(override)) throw fail(p, 'account override must be an object');

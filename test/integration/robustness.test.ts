@@ -112,19 +112,28 @@ const ADDRESS = '"0x1111111111111111111111111111111111111111"';
 describe('cost-class queues', () => {
   let t: TestNode;
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => void (c.chain.genesis = JSON.stringify(testGenesis('prague'))) });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.genesis = JSON.stringify(testGenesis('prague'));
+        // Each request below names its own client in X-Forwarded-For.
+        c.server.trustedProxies = 1;
+      },
+    });
   });
   afterAll(() => t?.stop());
 
+  const burn = encodeFunctionData({ abi: contract('Probe').abi, functionName: 'burn' });
+  const payload = { blockStateCalls: [{ calls: Array.from({ length: 5 }, () => ({ to: PROBE, data: burn, gas: '0x4c4b40' })) }] };
+  const simulate = async (client: string): Promise<any> =>
+    (await rawPost(t.node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [payload, 'latest'] }), { 'x-forwarded-for': client })).json;
+  const rejected = async () => valueOf((await scrape(t.node.url)).families, 'preconf_work_rejected_total', { class: 'simulate' });
+
   it('a full queue answers -32005 "server busy" at once, what it took is served, and the node keeps serving', async () => {
-    // eth_simulateV1 runs on 2 threads with 64 waiting: 150 simulations that each burn
-    // 25M gas (~20 ms) at once overflow it (the process's pools are shared: count the
-    // difference).
-    const rejected = async () => valueOf((await scrape(t.node.url)).families, 'preconf_work_rejected_total', { class: 'simulate' });
+    // eth_simulateV1 runs on 2 threads with 64 waiting: 150 simulations from 150 clients
+    // that each burn 25M gas (~20 ms) at once overflow it (the process's pools are shared:
+    // count the difference).
     const before = await rejected();
-    const burn = encodeFunctionData({ abi: contract('Probe').abi, functionName: 'burn' });
-    const payload = { blockStateCalls: [{ calls: Array.from({ length: 5 }, () => ({ to: PROBE, data: burn, gas: '0x4c4b40' })) }] };
-    const replies = await Promise.all(Array.from({ length: 150 }, () => rpc(t.node.url, 'eth_simulateV1', [payload, 'latest'])));
+    const replies = await Promise.all(Array.from({ length: 150 }, (_, i) => simulate(`10.0.${i >> 8}.${i & 255}`)));
     const busy = replies.filter((r) => r.error?.code === -32005);
     const served = replies.filter((r) => r.result !== undefined);
     expect(busy.length).toBeGreaterThan(0);
@@ -135,7 +144,21 @@ describe('cost-class queues', () => {
     // burn() never returns: every simulation that ran reports its call out of gas.
     for (const r of served) expect(r.result[0].calls.map((c: { status: string }) => c.status)).toEqual(Array(5).fill('0x0'));
     expect((await rejected()) - before).toBe(busy.length);
-    expect((await rpc(t.node.url, 'eth_simulateV1', [payload, 'latest'])).result[0].calls[0].status).toBe('0x0');
+    expect((await simulate('10.1.0.1')).result[0].calls[0].status).toBe('0x0');
+  });
+
+  it('one client holds at most a quarter of a queue: past its share it is refused while others are served', async () => {
+    const before = await rejected();
+    const flood = Promise.all(Array.from({ length: 40 }, () => simulate('10.2.0.1')));
+    const other = await simulate('10.2.0.2');
+    const replies = await flood;
+    expect(other.result[0].calls[0].status).toBe('0x0');
+    const busy = replies.filter((r) => r.error?.code === -32005);
+    // 16 of the simulate queue's 64, queued or running.
+    expect(replies.filter((r) => r.result !== undefined)).toHaveLength(16);
+    expect(busy).toHaveLength(24);
+    expect(busy[0].error.message).toBe('server busy: this client already has 16 eth_simulateV1 requests queued or running (its share); retry later');
+    expect((await rejected()) - before).toBe(24);
   });
 });
 

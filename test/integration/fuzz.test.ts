@@ -1,0 +1,242 @@
+// Seeded fuzzing of every method (issue 26): valid requests, mutated at random (parameters
+// swapped for values of other types, hex strings cut, stretched or garbled, arrays and
+// objects grown, members dropped or added, ids of every kind), sent alone, in batches and
+// over WebSocket. Every answer must be a JSON-RPC envelope carrying the request's id, no
+// bad input may yield -32603, and the node must stay up with its memory bounded.
+//
+// FUZZ_SEED picks the sequence (the seed in use is in the test's name, to replay a failure);
+// FUZZ_MS bounds the time (default 30 s, at most a minute).
+
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEther } from 'viem';
+import { buildMethods } from '../../src/methods/index.js';
+import { rawPost, startTestNode, type TestNode } from '../helpers/node.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 26);
+const BUDGET_MS = Math.min(60_000, Number(process.env.FUZZ_MS ?? 30_000));
+
+/** mulberry32: small, fast, and the same sequence for the same seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Request {
+  text: string;
+  /** The id's JSON text the answer must carry; undefined: a notification (no answer). */
+  id?: string;
+}
+
+describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
+  let t: TestNode;
+  const seeds: Record<string, unknown[][]> = {};
+  beforeAll(async () => {
+    t = await startTestNode();
+    const wallet = t.wallet(1);
+    const hash = await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000000aa', value: parseEther('1'), chain: t.chain, account: wallet.account! });
+    await t.publicClient.waitForTransactionReceipt({ hash });
+    const block = await t.publicClient.getBlock({ blockTag: 'latest' });
+    const A = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+    const B = '0x00000000000000000000000000000000000000aa';
+    const call = { from: A, to: B, data: '0x12345678', value: '0x1', gas: '0x5208' };
+    const filter = { fromBlock: '0x0', toBlock: 'latest', address: B, topics: [null, [block.hash]] };
+    const raw = await wallet.signTransaction({ to: B, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, nonce: 500, chain: t.chain, account: wallet.account! });
+    Object.assign(seeds, {
+      eth_getBalance: [[A, 'latest']],
+      eth_getTransactionCount: [[A, 'pending']],
+      eth_getCode: [[B, '0x1']],
+      eth_getStorageAt: [[B, '0x0', 'latest']],
+      eth_getProof: [[B, ['0x0', '0x1'], 'latest']],
+      eth_call: [[call, 'latest', { [B]: { balance: '0x10', state: { ['0x' + '0'.repeat(64)]: '0x' + '1'.padStart(64, '0') } } }, { number: '0x10' }]],
+      eth_estimateGas: [[call, 'pending']],
+      eth_createAccessList: [[call, 'latest']],
+      eth_simulateV1: [[{ blockStateCalls: [{ calls: [call], stateOverrides: { [A]: { balance: '0xffffffffffff' } } }], validation: false, traceTransfers: true }, 'latest']],
+      eth_getBlockByNumber: [['latest', true], ['0x1', false]],
+      eth_getBlockByHash: [[block.hash, false]],
+      eth_getBlockReceipts: [['latest']],
+      eth_getTransactionByHash: [[hash]],
+      eth_getTransactionReceipt: [[hash]],
+      eth_getBlockTransactionCountByNumber: [['latest']],
+      eth_getBlockTransactionCountByHash: [[block.hash]],
+      eth_getTransactionByBlockNumberAndIndex: [['latest', '0x0']],
+      eth_getTransactionByBlockHashAndIndex: [[block.hash, '0x0']],
+      eth_getUncleCountByBlockNumber: [['latest']],
+      eth_getUncleCountByBlockHash: [[block.hash]],
+      eth_sendRawTransaction: [[raw]],
+      eth_sendRawTransactionSync: [[raw, 50]],
+      eth_sendTransaction: [[{ from: A, to: B, value: '0x1' }]],
+      eth_feeHistory: [['0x4', 'latest', [10, 50, 90]]],
+      eth_getLogs: [[filter]],
+      preconf_transactionStatus: [[hash]],
+      debug_traceCall: [[call, 'latest', { tracer: 'callTracer', tracerConfig: { onlyTopCall: true }, timeout: '1s' }]],
+      debug_traceTransaction: [[hash, { disableStack: true }]],
+      debug_traceBlockByNumber: [['latest', { tracer: 'prestateTracer' }]],
+      debug_traceBlockByHash: [[block.hash, {}]],
+      txpool_contentFrom: [[A]],
+      eth_subscribe: [['newHeads'], ['logs', { address: B }]],
+      eth_unsubscribe: [['0x1']],
+    });
+  });
+  afterAll(() => t?.stop());
+
+  it('answers every mutated request with an envelope and its id, never -32603, and stays up', async () => {
+    const random = rng(SEED);
+    const int = (n: number) => Math.floor(random() * n);
+    const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+    const methods = [...buildMethods({ chain: t.node.chain, chainId: t.node.chainId, clientVersion: '', publicEndpoint: false, preconf: true, hub: undefined as never }).keys()];
+    const hex = (bytes: number) => `0x${Array.from({ length: bytes }, () => int(256).toString(16).padStart(2, '0')).join('')}`;
+    const scalar = (): unknown =>
+      pick<() => unknown>([
+        () => null,
+        () => true,
+        () => int(2 ** 31) - 2 ** 30,
+        () => random() * 1e20,
+        () => 2 ** 64 + int(1000),
+        () => -0.5,
+        () => '',
+        () => '0x',
+        () => hex(int(40)),
+        () => hex(20),
+        () => hex(32),
+        () => '0x' + 'f'.repeat(int(80)),
+        () => pick(['latest', 'pending', 'safe', 'finalized', 'earliest', 'Latest', 'nope']),
+        () => '\u0000\ud800' + 'x'.repeat(int(20)),
+        () => '0X' + hex(4).slice(2).toUpperCase(),
+      ])();
+    const value = (depth: number): unknown => {
+      if (depth > 3 || random() < 0.6) return scalar();
+      if (random() < 0.5) return Array.from({ length: int(6) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(['to', 'from', 'data', 'gas', 'value', 'type', 'blockHash', 'topics', 'address', 'x', hex(20)]), value(depth + 1)]));
+    };
+    const mutate = (v: unknown, depth = 0): unknown => {
+      const r = random();
+      if (r < 0.15 || depth > 4) return value(depth);
+      if (typeof v === 'string' && v.startsWith('0x')) {
+        return pick<() => unknown>([
+          () => v.slice(0, int(v.length)),
+          () => v + 'ab'.repeat(1 + int(40)),
+          () => v.slice(2),
+          () => v.replace(/[0-9a-f]/, 'g'),
+          () => v.toUpperCase(),
+          () => '0x0' + v.slice(2),
+          () => BigInt(v.length > 2 && /^0x[0-9a-fA-F]+$/.test(v) ? v : '0x1').toString(),
+        ])();
+      }
+      if (Array.isArray(v)) {
+        const out = v.map((x) => (random() < 0.3 ? mutate(x, depth + 1) : x));
+        if (random() < 0.2) out.splice(int(out.length + 1), 0, value(depth + 1));
+        if (random() < 0.2) out.splice(int(out.length), 1);
+        if (random() < 0.05) return Array.from({ length: 200 + int(2000) }, () => out[0] ?? 0);
+        return out;
+      }
+      if (typeof v === 'object' && v !== null) {
+        const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+        for (const k of Object.keys(out)) {
+          if (random() < 0.3) out[k] = mutate(out[k], depth + 1);
+          else if (random() < 0.1) delete out[k];
+        }
+        if (random() < 0.2) out[pick(['gas', 'type', 'authorizationList', 'blobVersionedHashes', 'input', 'stateDiff', 'tracer', 'timeout', 'limit', 'blockHash', '__proto__'])] = value(depth + 1);
+        return out;
+      }
+      return value(depth);
+    };
+    let nextId = 0;
+    const request = (): Request => {
+      const method = random() < 0.03 ? pick(['', 'eth_nope', 'constructor', '__proto__', 'toString']) : pick(methods);
+      const base = seeds[method]?.length ? pick(seeds[method]!) : [];
+      const params = random() < 0.1 ? base : (mutate(base) as unknown);
+      const idKind = int(10);
+      const id =
+        idKind < 6 ? String(nextId++) : idKind < 7 ? JSON.stringify(`s${nextId++}`) : idKind < 8 ? pick(['9007199254740993', '1e400', '123456789012345678901234567890', '-1.5']) : idKind < 9 ? 'null' : undefined;
+      const body: string[] = ['"jsonrpc":"2.0"', `"method":${JSON.stringify(method)}`];
+      if (random() > 0.05) body.push(`"params":${JSON.stringify(params) ?? 'null'}`);
+      if (id !== undefined) body.push(`"id":${id}`);
+      for (let i = body.length - 1; i > 0; i--) {
+        const j = int(i + 1);
+        [body[i], body[j]] = [body[j]!, body[i]!];
+      }
+      return { text: `{${body.join(',')}}`, id };
+    };
+
+    /** The raw id text of each answer object (ids may not survive JSON.parse). */
+    const answerIds = (text: string): string[] => [...text.matchAll(/\{"jsonrpc":"2\.0","id":([^,]*),"(?:result|error)"/g)].map((m) => m[1]!);
+    const check = (sent: Request[], text: string, status: number, where: string) => {
+      const label = `${where}: ${sent.map((s) => s.text.slice(0, 300)).join('\n')}`;
+      const expected = sent.filter((s) => s.id !== undefined).map((s) => s.id!);
+      if (text === '') {
+        expect(expected, label).toEqual([]);
+        return;
+      }
+      expect([200, 429], label).toContain(status);
+      const parsed = JSON.parse(text);
+      const answers = Array.isArray(parsed) ? parsed : [parsed];
+      for (const a of answers) {
+        expect(a.jsonrpc, label).toBe('2.0');
+        expect('result' in a !== 'error' in a, label).toBe(true);
+        if (a.error) {
+          expect(a.error.code, `${label}\n-> ${a.error.message}`).not.toBe(-32603);
+          expect(typeof a.error.message).toBe('string');
+        }
+      }
+      // Each request with an id is answered with exactly that id; an invalid notification
+      // may be answered too, as JSON-RPC 2.0 wants, with id null and -32600.
+      const got = answerIds(text);
+      for (const id of expected) {
+        const at = got.indexOf(id);
+        expect(at, `${label}\nid ${id} missing from ${text.slice(0, 300)}`).not.toBe(-1);
+        got.splice(at, 1);
+      }
+      for (const id of got) expect(id, label).toBe('null');
+    };
+
+    const ws = new WebSocket(t.node.wsUrl);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const wsReplies: string[] = [];
+    ws.on('message', (d) => {
+      const text = d.toString();
+      // Subscriptions the fuzzer opened notify at any time: only answers are checked.
+      if (!text.startsWith('{"jsonrpc":"2.0","method":"eth_subscription"')) wsReplies.push(text);
+    });
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const started = performance.now();
+    let sent = 0;
+    while (performance.now() - started < BUDGET_MS) {
+      const shape = int(10);
+      if (shape < 5) {
+        const r = request();
+        const res = await rawPost(t.node.url, r.text);
+        check([r], res.text, res.status, 'single');
+        sent++;
+      } else if (shape < 8) {
+        const rs = Array.from({ length: 1 + int(20) }, request);
+        const res = await rawPost(t.node.url, `[${rs.map((r) => r.text).join(',')}]`);
+        check(rs, res.text, res.status, 'batch');
+        sent += rs.length;
+      } else {
+        const r = request();
+        // Over the socket, answers are matched by arrival: only requests with ids.
+        if (r.id === undefined) continue;
+        const before = wsReplies.length;
+        ws.send(r.text);
+        await expect.poll(() => wsReplies.length, { timeout: 30_000, interval: 2 }).toBeGreaterThan(before);
+        check([r], wsReplies.splice(before, 1)[0]!, 200, 'ws');
+        sent++;
+      }
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }
+    ws.close();
+    expect(sent).toBeGreaterThan(200);
+    // The node and this test share the process: its memory bounds the node's.
+    expect(rssPeak - rssBefore).toBeLessThan(1024 * 1024 * 1024);
+    const health = await fetch(`${t.node.url}/health`);
+    expect(health.status).toBe(200);
+  });
+});

@@ -1,0 +1,64 @@
+// HTTP as proxies and hostile clients speak it (issue 26, points 4 and 5): HTTP/1.0 is
+// answered and the connection closed; conflicting framing headers are refused with 400;
+// HEAD is answered as GET without a body; other verbs get 405 with Allow.
+
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../helpers/node.js';
+import { parseResponse, rawExchange } from '../helpers/raw-http.js';
+
+const run = promisify(execFile);
+const CHAIN_ID = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
+
+describe('HTTP framing and verbs', () => {
+  let t: TestNode;
+  beforeAll(async () => {
+    t = await startTestNode();
+  });
+  afterAll(() => t?.stop());
+
+  it('two Content-Length headers, or Transfer-Encoding with one, answer 400 and close the connection', async () => {
+    const smuggled = '{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}';
+    for (const headers of [
+      `Content-Length: ${CHAIN_ID.length}\r\nContent-Length: ${CHAIN_ID.length + smuggled.length}\r\n`,
+      `Content-Length: ${CHAIN_ID.length}\r\nContent-Length: ${CHAIN_ID.length}\r\n`,
+      `Transfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n`,
+    ]) {
+      const r = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${CHAIN_ID}${smuggled}`);
+      const res = parseResponse(r.text);
+      expect(res.status, headers).toBe(400);
+      expect(JSON.parse(res.body).error.code).toBe(-32600);
+      // Nothing after the refusal: the second request was never read as one.
+      expect(r.text.match(/HTTP\/1\.1/g)).toHaveLength(1);
+      expect(r.closed).toBe(true);
+    }
+    const ok = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}`, 300);
+    expect(JSON.parse(parseResponse(ok.text).body).result).toBe('0x7a69');
+  });
+
+  it('HEAD is answered as GET without a body, and the connection stays usable', async () => {
+    const r = await rawExchange(t.node.port, 'HEAD /health HTTP/1.1\r\nHost: x\r\n\r\nHEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n', 500);
+    const [health, root, get] = r.text.split(/(?=HTTP\/1\.1 )/);
+    const h = parseResponse(health!);
+    expect(h.status).toBe(200);
+    expect(h.headers['content-type']).toBe('application/json');
+    expect(health!.endsWith('\r\n\r\n')).toBe(true);
+    expect(parseResponse(root!).status).toBe(404);
+    expect(root!.endsWith('\r\n\r\n')).toBe(true);
+    expect(JSON.parse(parseResponse(get!).body).status).toBe('ok');
+  });
+
+  it('PUT, DELETE, PATCH and unknown verbs answer 405 with Allow', async () => {
+    for (const verb of ['PUT', 'DELETE', 'PATCH', 'TRACE', 'BREW']) {
+      const r = await rawExchange(t.node.port, `${verb} / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 300);
+      const res = parseResponse(r.text);
+      expect(res.status, verb).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(JSON.parse(res.body).error.code).toBe(-32600);
+    }
+    const options = parseResponse((await rawExchange(t.node.port, 'OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n', 300)).text);
+    expect(options.status).toBe(204);
+    expect(options.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+  });
+});
