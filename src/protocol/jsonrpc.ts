@@ -97,13 +97,16 @@ function resultResponse(id: string, result: string): string {
 
 const NULL_ID = 'null';
 
-/** The raw ids of a body, scanned once and only when an id needs them. */
-type RawIds = (index: number) => string | undefined;
+/** The body, and its raw ids once scanned (only when an id needs them). */
+interface RawIds {
+  body: string;
+  scanned?: (string | undefined)[];
+}
 
 /** An id's JSON text: as parsed, or the request's own text where parsing changed it. */
 function idText(id: Id, index: number, raw: RawIds): string {
-  if (idNeedsRawText(id)) return raw(index) ?? JSON.stringify(id);
-  return JSON.stringify(id);
+  if (!idNeedsRawText(id)) return JSON.stringify(id);
+  return (raw.scanned ??= rawIds(raw.body))[index] ?? JSON.stringify(id);
 }
 
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
@@ -140,13 +143,14 @@ export class Dispatcher {
     } catch (e) {
       return errorResponse(NULL_ID, new RpcError(Code.ParseError, `parse error: ${(e as Error).message}`));
     }
-    let scanned: (string | undefined)[] | undefined;
-    const raw: RawIds = (i) => (scanned ??= rawIds(body))[i];
+    const raw: RawIds = { body };
     if (!Array.isArray(parsed)) {
       if (overHttp && this.isForbidden(parsed)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(parsed));
+      const cost = this.costOf(parsed, local);
+      // The common case, a cheap method without rate limits, needs no client.
+      if (caller === undefined || (cost === undefined && this.limits.rate?.enabled !== true)) return this.one(parsed, local, NO_CLIENT, 0, raw);
       const ctx = this.context(caller, parsed, [parsed], raw, overHttp, local);
       if (typeof ctx === 'string') return ctx;
-      const cost = this.costOf(parsed, local);
       if (cost === 'heavy' && ctx.client !== undefined && this.limits.rate !== undefined) {
         const rate = this.limits.rate;
         const key = ctx.client;

@@ -53,6 +53,12 @@ function route(head: Buffer, socket: Socket, opts: FrontOptions): void {
     answer(socket, '400 Bad Request', 'bad request: an HTTP/1.1 request needs a Host header');
     return;
   }
+  const headers = text.slice(0, text.indexOf('\r\n\r\n') + 2);
+  if (/\r\ntransfer-encoding:/i.test(headers) && /\r\ncontent-length:/i.test(headers)) {
+    // uWS closes such a request without a word; RFC 9112 wants 400 and a closed connection.
+    answer(socket, '400 Bad Request', 'bad request: both Transfer-Encoding and Content-Length');
+    return;
+  }
   let first = head;
   if (version === '1.0') {
     // Passed on as HTTP/1.1 with "Connection: close": uWS answers and closes, as an HTTP/1.0

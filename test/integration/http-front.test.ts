@@ -78,6 +78,9 @@ describe('--http-front', () => {
     expect(parseResponse(brew.text).headers.allow).toBe('GET, HEAD, POST, OPTIONS');
     expect(parseResponse((await rawExchange(t.node.port, 'hello\r\n\r\n')).text).status).toBe(400);
     expect(parseResponse((await rawExchange(t.node.port, 'GET /health HTTP/1.1\r\n\r\n')).text).status).toBe(400);
+    const te = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n${CHAIN_ID}`);
+    expect(parseResponse(te.text).status).toBe(400);
+    expect(te.closed).toBe(true);
     expect((await rpc(t.node.url, 'eth_chainId')).result).toBe('0x7a69');
     const batch = await rawPost(t.node.url, `[${CHAIN_ID},${CHAIN_ID}]`);
     expect(batch.json).toHaveLength(2);
