@@ -1,14 +1,11 @@
-// HTTP as proxies and hostile clients speak it (issue 26, points 4 and 5): HTTP/1.0 is
-// answered and the connection closed; conflicting framing headers are refused with 400;
-// HEAD is answered as GET without a body; other verbs get 405 with Allow.
+// HTTP as proxies and hostile clients speak it (issue 26, point 5): conflicting framing
+// headers are refused with 400; HEAD is answered as GET without a body; other verbs get 405
+// with Allow. (HTTP/1.0 and what uWS drops: http-front.test.ts.)
 
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../helpers/node.js';
 import { parseResponse, rawExchange } from '../helpers/raw-http.js';
 
-const run = promisify(execFile);
 const CHAIN_ID = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
 
 describe('HTTP framing and verbs', () => {
@@ -18,12 +15,16 @@ describe('HTTP framing and verbs', () => {
   });
   afterAll(() => t?.stop());
 
-  it('two Content-Length headers, or Transfer-Encoding with one, answer 400 and close the connection', async () => {
+  it('two Content-Length headers answer 400 and close the connection; Transfer-Encoding with one is never served', async () => {
     const smuggled = '{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}';
+    // uWS itself closes a request with Transfer-Encoding beside Content-Length, unanswered
+    // (with --http-front it is answered 400: http-front.test.ts).
+    const te = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}${smuggled}`);
+    expect(te.text).not.toContain('0x7a69');
+    expect(te.closed).toBe(true);
     for (const headers of [
       `Content-Length: ${CHAIN_ID.length}\r\nContent-Length: ${CHAIN_ID.length + smuggled.length}\r\n`,
       `Content-Length: ${CHAIN_ID.length}\r\nContent-Length: ${CHAIN_ID.length}\r\n`,
-      `Transfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n`,
     ]) {
       const r = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${CHAIN_ID}${smuggled}`);
       const res = parseResponse(r.text);
@@ -49,8 +50,9 @@ describe('HTTP framing and verbs', () => {
     expect(JSON.parse(parseResponse(get!).body).status).toBe('ok');
   });
 
-  it('PUT, DELETE, PATCH and unknown verbs answer 405 with Allow', async () => {
-    for (const verb of ['PUT', 'DELETE', 'PATCH', 'TRACE', 'BREW']) {
+  // A verb uWS does not parse (BREW) is dropped by it; --http-front answers it (http-front.test.ts).
+  it('PUT, DELETE, PATCH and TRACE answer 405 with Allow', async () => {
+    for (const verb of ['PUT', 'DELETE', 'PATCH', 'TRACE']) {
       const r = await rawExchange(t.node.port, `${verb} / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 300);
       const res = parseResponse(r.text);
       expect(res.status, verb).toBe(405);
