@@ -24,7 +24,9 @@ pub enum Cause {
 }
 
 struct State {
-    /// Since when NATS fails, and the last error.
+    /// Since when the connection to NATS is down (the client's own state, polled).
+    link_down: Option<Instant>,
+    /// Since when requests to NATS fail, and the last error.
     outage: Option<(Instant, String)>,
     /// Whether the outage was reported (and must be reported over).
     reported: bool,
@@ -39,16 +41,32 @@ pub struct Health {
     state: Mutex<State>,
     /// More to say while NATS is unreachable (a leader's queued events).
     detail: Mutex<Option<Box<dyn Fn() -> String + Send>>>,
+    /// Whether the client is connected now. Kept apart from requests that succeed: a
+    /// reader still applying what it had buffered must not hide a connection that is gone.
+    connected: Mutex<Option<Box<dyn Fn() -> bool + Send>>>,
 }
 
 impl Health {
     pub fn new(chain: Arc<ChainState>, what: String, timeout: Duration) -> Arc<Self> {
-        let state = State { outage: None, reported: false, causes: [None, None, None, None] };
-        Arc::new(Self { chain, what, timeout, state: Mutex::new(state), detail: Mutex::new(None) })
+        let state =
+            State { link_down: Some(Instant::now()), outage: None, reported: false, causes: [None, None, None, None] };
+        Arc::new(Self {
+            chain,
+            what,
+            timeout,
+            state: Mutex::new(state),
+            detail: Mutex::new(None),
+            connected: Mutex::new(None),
+        })
     }
 
     pub fn set_detail(&self, detail: impl Fn() -> String + Send + 'static) {
         *self.detail.lock() = Some(Box::new(detail));
+    }
+
+    /// How to tell whether the client is connected (its own state).
+    pub fn set_connected(&self, connected: impl Fn() -> bool + Send + 'static) {
+        *self.connected.lock() = Some(Box::new(connected));
     }
 
     /// NATS failed; the outage starts now unless it already runs.
@@ -64,21 +82,22 @@ impl Health {
         }
     }
 
-    /// NATS answered: the outage (if any) is over.
+    /// NATS answered: the requests' outage (if any) is over.
     pub fn ok(&self) {
         let mut st = self.state.lock();
         if let Some((since, _)) = st.outage.take() {
-            if st.reported {
+            if st.reported && st.link_down.is_none() {
                 eprintln!("[preconf-node] {}: recovered after {:.1} s", self.what, since.elapsed().as_secs_f64());
+                st.reported = false;
             }
-            st.reported = false;
             drop(st);
             self.publish();
         }
     }
 
     pub fn failing(&self) -> bool {
-        self.state.lock().outage.is_some()
+        let st = self.state.lock();
+        st.outage.is_some() || st.link_down.is_some()
     }
 
     pub fn set(&self, cause: Cause, reason: Option<String>) {
@@ -94,11 +113,22 @@ impl Health {
 
     /// Called periodically: an outage becomes a reason once it lasted `timeout`.
     pub fn tick(&self) {
+        let up = self.connected.lock().as_ref().is_some_and(|c| c());
         let mut st = self.state.lock();
-        if let Some((since, _)) = &st.outage {
-            if since.elapsed() >= self.timeout {
-                st.reported = true;
+        match (up, st.link_down) {
+            (true, Some(since)) => {
+                if st.reported && st.outage.is_none() {
+                    eprintln!("[preconf-node] {}: recovered after {:.1} s", self.what, since.elapsed().as_secs_f64());
+                    st.reported = false;
+                }
+                st.link_down = None;
             }
+            (false, None) => st.link_down = Some(Instant::now()),
+            _ => {}
+        }
+        let since = [st.link_down, st.outage.as_ref().map(|(s, _)| *s)].into_iter().flatten().min();
+        if since.is_some_and(|s| s.elapsed() >= self.timeout) {
+            st.reported = true;
         }
         drop(st);
         self.publish();
@@ -107,7 +137,12 @@ impl Health {
     fn publish(&self) {
         let st = self.state.lock();
         let mut reasons: Vec<String> = Vec::new();
-        if let (true, Some((since, error))) = (st.reported, &st.outage) {
+        let down = match (&st.outage, st.link_down) {
+            (Some((since, error)), link) => Some((link.map_or(*since, |l| l.min(*since)), error.clone())),
+            (None, Some(since)) => Some((since, "disconnected".to_string())),
+            (None, None) => None,
+        };
+        if let (true, Some((since, error))) = (st.reported, down) {
             let detail = self.detail.lock().as_ref().map(|d| d()).unwrap_or_default();
             reasons.push(format!("{} for {:.1} s ({error}){detail}", self.what, since.elapsed().as_secs_f64()));
         }

@@ -89,7 +89,6 @@ impl Replication {
             return Err("a replica must not build blocks (open it with build: false)".into());
         }
         let health = Health::new(chain.clone(), what, config.nats_timeout);
-        health.fail("not connected yet");
         if matches!(config.mode, Mode::Cluster(_)) {
             health.set(health::Cause::Starting, Some(preconf_chain::chain_state::STARTING.into()));
         }

@@ -36,15 +36,15 @@ pub async fn connect(servers: &[String], name: &str, health: Arc<Health>) -> Res
         .event_callback(move |e| {
             let health = events.clone();
             async move {
-                match e {
-                    Event::Disconnected => health.fail("disconnected"),
-                    Event::Connected => health.ok(),
-                    _ => {}
+                if let Event::Disconnected = e {
+                    health.fail("disconnected");
                 }
             }
         })
         .connect(addrs)
         .await?;
+    let state = client.clone();
+    health.set_connected(move || state.connection_state() == async_nats::connection::State::Connected);
     Ok(client)
 }
 
