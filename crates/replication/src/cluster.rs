@@ -279,10 +279,8 @@ impl Controller {
             let ledger = StreamLedger::start(
                 &self.rt,
                 chain.clone(),
-                self.link.js.clone(),
-                self.link.stream.clone(),
-                self.link.name.clone(),
-                self.config.node_id.clone(),
+                &self.link,
+                &self.config.node_id,
                 term,
                 self.following.applied(),
             );

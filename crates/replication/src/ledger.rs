@@ -22,7 +22,7 @@ use preconf_chain::ledger::{Ledger, LedgerError, Record};
 use preconf_chain::replica::codec::{self, Kind};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use crate::nats::{self, REQUEST_TIMEOUT};
+use crate::nats::{self, Link, REQUEST_TIMEOUT};
 
 /// The most transactions (and bytes) one message carries.
 const MAX_BATCH_TXS: usize = 1024;
@@ -69,18 +69,17 @@ enum Settled {
 }
 
 impl StreamLedger {
-    /// A ledger appending after stream sequence `last_seq`, for `term`, on the tokio runtime
-    /// `rt`. Message ids are `node.term.n`.
+    /// A ledger appending to `link`'s stream after sequence `last_seq`, for `term`, on the
+    /// tokio runtime `rt`. Message ids are `node.term.n`.
     pub fn start(
         rt: &tokio::runtime::Handle,
         chain: Arc<ChainState>,
-        js: jetstream::Context,
-        stream: stream::Stream,
-        name: String,
-        node: String,
+        link: &Link,
+        node: &str,
         term: u64,
         last_seq: u64,
     ) -> Arc<Self> {
+        let name = link.name.clone();
         let (requests, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             last_seq: AtomicU64::new(last_seq),
@@ -91,8 +90,8 @@ impl StreamLedger {
         });
         let writer = Writer {
             chain,
-            js,
-            stream,
+            js: link.js.clone(),
+            stream: link.stream.clone(),
             name: name.clone(),
             id_prefix: format!("{node}.{term}"),
             shared: shared.clone(),

@@ -11,7 +11,7 @@ use preconf_chain::{ChainConfig, Node};
 
 use super::StreamLedger;
 use crate::health::Health;
-use crate::nats;
+use crate::nats::{self, Link};
 
 /// The nats-server `npm install` fetched (scripts/ensure-nats.mjs), or $NATS_SERVER_BIN.
 fn nats_binary() -> std::path::PathBuf {
@@ -101,16 +101,8 @@ fn a_deposed_leaders_append_is_refused_and_batches_share_a_message() {
         (js, stream)
     });
     let start = |term: u64, last: u64| {
-        StreamLedger::start(
-            rt.handle(),
-            chain.clone(),
-            js.clone(),
-            stream.clone(),
-            "fence".into(),
-            format!("n{term}"),
-            term,
-            last,
-        )
+        let link = Link { js: js.clone(), stream: stream.clone(), name: "fence".into(), health: health.clone() };
+        StreamLedger::start(rt.handle(), chain.clone(), &link, &format!("n{term}"), term, last)
     };
     let old = start(1, 0);
     assert_eq!(old.append(record(1)).unwrap(), 1);
