@@ -16,6 +16,8 @@ pub enum Field {
     Nonce,
     OmmersHash,
     Ommers,
+    /// The body's transactions themselves (their encoding), not their root.
+    Transactions,
     TransactionsRoot,
     WithdrawalsRoot,
     BaseFee,
@@ -46,6 +48,7 @@ impl Field {
             Field::Nonce => "nonce",
             Field::OmmersHash => "sha3Uncles",
             Field::Ommers => "uncles",
+            Field::Transactions => "transactions",
             Field::TransactionsRoot => "transactionsRoot",
             Field::WithdrawalsRoot => "withdrawalsRoot",
             Field::BaseFee => "baseFeePerGas",
@@ -69,21 +72,67 @@ impl fmt::Display for Field {
     }
 }
 
-/// A block that breaks a consensus rule. `expected` is what the rules (or execution)
-/// give, `got` what the block carries; both are rendered as the values are written in
-/// JSON-RPC (`0x…` hashes, decimal numbers, `absent` for a missing optional field).
+/// What a header value is held against: the rules given the parent, the block's own body,
+/// or the result of executing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Basis {
+    Rules,
+    Body,
+    Execution,
+}
+
+impl fmt::Display for Basis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Basis::Rules => "the rules require",
+            Basis::Body => "the body gives",
+            Basis::Execution => "execution gives",
+        })
+    }
+}
+
+/// A block that breaks a consensus rule: `found` is what the block carries, `required`
+/// what the rules, its body or its execution give (see [`Basis`]). Rendered as in
+/// JSON-RPC (`0x…` hashes, decimal numbers, `absent` for a missing optional field), and
+/// worded so that the block's value and the node's are never confused:
+/// `block 3: invalid gasUsed: header has 53064, execution gives 200000`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("block {number}: invalid {field}: expected {expected}, got {got}")]
+#[error("block {number}: invalid {field}: {subject} has {found}, {basis} {required}")]
 pub struct ConsensusError {
     pub number: u64,
     pub field: Field,
-    pub expected: String,
-    pub got: String,
+    /// Whose value `found` is: `header`, `block` (its body), `uncle 0`, `transaction 2`.
+    pub subject: String,
+    pub found: String,
+    pub basis: Basis,
+    pub required: String,
 }
 
 impl ConsensusError {
-    pub fn new(number: u64, field: Field, expected: impl fmt::Display, got: impl fmt::Display) -> Self {
-        Self { number, field, expected: expected.to_string(), got: got.to_string() }
+    /// A header field that breaks a rule given the parent.
+    pub fn rule(number: u64, field: Field, required: impl fmt::Display, found: impl fmt::Display) -> Self {
+        Self::with(number, field, "header", found, Basis::Rules, required)
+    }
+
+    /// A header field that disagrees with the block's body (roots, blob gas).
+    pub fn body(number: u64, field: Field, gives: impl fmt::Display, found: impl fmt::Display) -> Self {
+        Self::with(number, field, "header", found, Basis::Body, gives)
+    }
+
+    /// A header field that disagrees with what executing the block produced.
+    pub fn execution(number: u64, field: Field, gives: impl fmt::Display, found: impl fmt::Display) -> Self {
+        Self::with(number, field, "header", found, Basis::Execution, gives)
+    }
+
+    pub fn with(
+        number: u64,
+        field: Field,
+        subject: impl Into<String>,
+        found: impl fmt::Display,
+        basis: Basis,
+        required: impl fmt::Display,
+    ) -> Self {
+        Self { number, field, subject: subject.into(), found: found.to_string(), basis, required: required.to_string() }
     }
 }
 

@@ -1,21 +1,21 @@
 //! Header rules: what a block must carry given its parent and its own body, and, after
 //! execution, what it must agree with. Each check returns the first failure as a
-//! [`ConsensusError`] naming the block, the field, the expected value and the block's.
+//! [`ConsensusError`] naming the block, the field, the block's value and what the rules,
+//! the body or execution give.
 
-use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Block, Header, TxEnvelope};
+use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Block, Header, TxEip4844Variant, TxEnvelope};
 use alloy_primitives::{Bloom, B256, B64, U256};
 
 use super::base_fee::{gas_limit_bounds, next_base_fee};
 use super::blob::{blob_gas_used, next_excess_blob_gas};
+use super::dao::check_dao_extra_data;
 use super::difficulty::{ethash_difficulty, expects_proof_of_stake};
-use super::error::{show, ConsensusError, Field};
+use super::error::{show, Basis, ConsensusError, Field};
+use super::uncles::MAX_OMMERS;
 use crate::spec::ChainSpec;
 
 /// geth's `MaximumExtraDataSize`.
 pub const MAX_EXTRA_DATA: usize = 32;
-/// A block may include at most two uncles, each at most seven generations older.
-pub const MAX_OMMERS: usize = 2;
-pub const MAX_OMMER_DEPTH: u64 = 7;
 /// EIP-7934 (Osaka): a block's RLP encoding may not exceed 10 MiB minus a 2 MiB margin.
 pub const MAX_RLP_BLOCK_SIZE: usize = 10_485_760 - 2_097_152;
 
@@ -39,43 +39,90 @@ pub struct Executed {
     pub requests_hash: Option<B256>,
 }
 
-fn expect<T: PartialEq + std::fmt::Display>(
+/// The header (or an uncle, `subject`) of block `number` must carry `required`.
+struct Check<'a> {
     number: u64,
-    field: Field,
-    expected: T,
-    got: T,
-) -> Result<(), ConsensusError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(ConsensusError::new(number, field, expected, got))
-    }
+    subject: &'a str,
 }
 
-fn expect_opt<T: PartialEq + std::fmt::Display>(
-    number: u64,
-    field: Field,
-    expected: Option<T>,
-    got: Option<T>,
-) -> Result<(), ConsensusError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(ConsensusError::new(number, field, show(expected), show(got)))
+impl Check<'_> {
+    fn fail(
+        &self,
+        field: Field,
+        basis: Basis,
+        required: impl std::fmt::Display,
+        found: impl std::fmt::Display,
+    ) -> ConsensusError {
+        ConsensusError::with(self.number, field, self.subject, found, basis, required)
     }
-}
 
-/// A field that a fork introduces: present from the fork on, absent before it.
-fn expect_presence<T: std::fmt::Display>(
-    number: u64,
-    field: Field,
-    active: bool,
-    got: Option<T>,
-) -> Result<(), ConsensusError> {
-    match (active, got) {
-        (true, None) => Err(ConsensusError::new(number, field, "present", "absent")),
-        (false, Some(v)) => Err(ConsensusError::new(number, field, "absent", v)),
-        _ => Ok(()),
+    fn equal<T: PartialEq + std::fmt::Display>(
+        &self,
+        field: Field,
+        basis: Basis,
+        required: T,
+        found: T,
+    ) -> Result<(), ConsensusError> {
+        if required == found {
+            Ok(())
+        } else {
+            Err(self.fail(field, basis, required, found))
+        }
+    }
+
+    fn equal_opt<T: PartialEq + std::fmt::Display>(
+        &self,
+        field: Field,
+        basis: Basis,
+        required: Option<T>,
+        found: Option<T>,
+    ) -> Result<(), ConsensusError> {
+        if required == found {
+            Ok(())
+        } else {
+            Err(self.fail(field, basis, show(required), show(found)))
+        }
+    }
+
+    /// A field that a fork introduces: present from the fork on, absent before it.
+    fn presence<T: std::fmt::Display>(
+        &self,
+        field: Field,
+        active: bool,
+        found: Option<T>,
+    ) -> Result<(), ConsensusError> {
+        match (active, found) {
+            (true, None) => Err(self.fail(field, Basis::Rules, "present", "absent")),
+            (false, Some(v)) => Err(self.fail(field, Basis::Rules, "absent", v)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The rules a header and an uncle share, given its parent: number, time, extra data
+    /// (DAO fork range included), gas limit and gas used bounds, base fee.
+    fn common(&self, spec: &ChainSpec, p: &Header, header: &Header) -> Result<(), ConsensusError> {
+        self.equal(Field::Number, Basis::Rules, p.number + 1, header.number)?;
+        if header.timestamp <= p.timestamp {
+            return Err(self.fail(Field::Timestamp, Basis::Rules, format!("after {}", p.timestamp), header.timestamp));
+        }
+        if header.extra_data.len() > MAX_EXTRA_DATA {
+            let found = format!("{} bytes", header.extra_data.len());
+            return Err(self.fail(Field::ExtraData, Basis::Rules, format!("at most {MAX_EXTRA_DATA} bytes"), found));
+        }
+        check_dao_extra_data(spec, header).map_err(|e| ConsensusError {
+            number: self.number,
+            subject: self.subject.into(),
+            ..e
+        })?;
+        let (low, high) = gas_limit_bounds(spec, p, header.number);
+        if !(low..=high).contains(&header.gas_limit) {
+            return Err(self.fail(Field::GasLimit, Basis::Rules, format!("{low}..={high}"), header.gas_limit));
+        }
+        if header.gas_used > header.gas_limit {
+            let required = format!("at most the gas limit {}", header.gas_limit);
+            return Err(self.fail(Field::GasUsed, Basis::Rules, required, header.gas_used));
+        }
+        self.equal_opt(Field::BaseFee, Basis::Rules, next_base_fee(spec, p, header.number), header.base_fee_per_gas)
     }
 }
 
@@ -86,87 +133,129 @@ fn expect_presence<T: std::fmt::Display>(
 pub fn check_header(spec: &ChainSpec, parent: &Parent<'_>, header: &Header) -> Result<(), ConsensusError> {
     let n = header.number;
     let p = parent.header;
-    expect(n, Field::ParentHash, parent.hash, header.parent_hash)?;
-    expect(n, Field::Number, p.number + 1, n)?;
-    if header.timestamp <= p.timestamp {
-        return Err(ConsensusError::new(n, Field::Timestamp, format!("after {}", p.timestamp), header.timestamp));
-    }
-    if header.extra_data.len() > MAX_EXTRA_DATA {
-        let got = format!("{} bytes", header.extra_data.len());
-        return Err(ConsensusError::new(n, Field::ExtraData, format!("at most {MAX_EXTRA_DATA} bytes"), got));
-    }
-    let (low, high) = gas_limit_bounds(spec, p, n);
-    if !(low..=high).contains(&header.gas_limit) {
-        return Err(ConsensusError::new(n, Field::GasLimit, format!("{low}..={high}"), header.gas_limit));
-    }
-    if header.gas_used > header.gas_limit {
-        return Err(ConsensusError::new(n, Field::GasUsed, format!("at most {}", header.gas_limit), header.gas_used));
-    }
+    let c = Check { number: n, subject: "header" };
+    c.equal(Field::ParentHash, Basis::Rules, parent.hash, header.parent_hash)?;
+    c.common(spec, p, header)?;
     if expects_proof_of_stake(spec, parent.total_difficulty) {
-        expect(n, Field::Difficulty, U256::ZERO, header.difficulty)?;
-        expect(n, Field::Nonce, B64::ZERO, header.nonce)?;
-        expect(n, Field::OmmersHash, EMPTY_OMMER_ROOT_HASH, header.ommers_hash)?;
+        c.equal(Field::Difficulty, Basis::Rules, U256::ZERO, header.difficulty)?;
+        c.equal(Field::Nonce, Basis::Rules, B64::ZERO, header.nonce)?;
+        c.equal(Field::OmmersHash, Basis::Rules, EMPTY_OMMER_ROOT_HASH, header.ommers_hash)?;
     } else {
-        expect(n, Field::Difficulty, ethash_difficulty(spec, header.timestamp, p), header.difficulty)?;
+        c.equal(Field::Difficulty, Basis::Rules, ethash_difficulty(spec, header.timestamp, p), header.difficulty)?;
     }
-    expect_opt(n, Field::BaseFee, next_base_fee(spec, p, n), header.base_fee_per_gas)?;
     let t = header.timestamp;
-    expect_presence(n, Field::WithdrawalsRoot, spec.is_shanghai(t), header.withdrawals_root)?;
-    expect_presence(n, Field::BlobGasUsed, spec.is_cancun(t), header.blob_gas_used)?;
-    expect_opt(n, Field::ExcessBlobGas, next_excess_blob_gas(spec, p, t), header.excess_blob_gas)?;
-    expect_presence(n, Field::ParentBeaconBlockRoot, spec.is_cancun(t), header.parent_beacon_block_root)?;
-    expect_presence(n, Field::RequestsHash, spec.is_prague(t), header.requests_hash)?;
+    c.presence(Field::WithdrawalsRoot, spec.is_shanghai(t), header.withdrawals_root)?;
+    c.presence(Field::BlobGasUsed, spec.is_cancun(t), header.blob_gas_used)?;
+    c.equal_opt(Field::ExcessBlobGas, Basis::Rules, next_excess_blob_gas(spec, p, t), header.excess_blob_gas)?;
+    c.presence(Field::ParentBeaconBlockRoot, spec.is_cancun(t), header.parent_beacon_block_root)?;
+    c.presence(Field::RequestsHash, spec.is_prague(t), header.requests_hash)?;
     // Amsterdam's fields: the importer does not implement that fork yet.
-    expect_presence(n, Field::BlockAccessListHash, false, header.block_access_list_hash)?;
-    expect_presence(n, Field::SlotNumber, false, header.slot_number)?;
+    c.presence(Field::BlockAccessListHash, false, header.block_access_list_hash)?;
+    c.presence(Field::SlotNumber, false, header.slot_number)?;
     Ok(())
 }
 
-/// The rules between the header and the body: encoded size (Osaka), transactions root,
-/// uncles (hash, count, depth), withdrawals (root, presence) and blob gas used (sum and
-/// per-block maximum).
+/// An uncle of block `number` on its parent (found among the block's ancestors): the
+/// rules of a proof-of-work header, seal aside.
+pub fn check_uncle_header(
+    spec: &ChainSpec,
+    parent: &Header,
+    uncle: &Header,
+    number: u64,
+    subject: &str,
+) -> Result<(), ConsensusError> {
+    let c = Check { number, subject };
+    c.common(spec, parent, uncle)?;
+    c.equal(Field::Difficulty, Basis::Rules, ethash_difficulty(spec, uncle.timestamp, parent), uncle.difficulty)
+}
+
+/// The rules between the header and the body that need no other block: encoded size
+/// (Osaka), transactions in their canonical form and their root, the uncles' hash,
+/// withdrawals (root, presence) and blob gas used (sum and per-block maximum). The
+/// uncles themselves need the ancestors: [`super::uncles::check_uncles`].
 pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), ConsensusError> {
     let header = &block.header;
     let body = &block.body;
     let n = header.number;
+    let c = Check { number: n, subject: "header" };
     if spec.is_osaka(header.timestamp) {
         let size = alloy_rlp::Encodable::length(block);
         if size > MAX_RLP_BLOCK_SIZE {
-            return Err(ConsensusError::new(n, Field::Size, format!("at most {MAX_RLP_BLOCK_SIZE} bytes"), size));
+            let e = ConsensusError::with(
+                n,
+                Field::Size,
+                "block",
+                size,
+                Basis::Rules,
+                format!("at most {MAX_RLP_BLOCK_SIZE} bytes"),
+            );
+            return Err(e);
         }
     }
-    expect(
-        n,
+    // A blob transaction with its sidecar (blobs, commitments, proofs) is the network form
+    // for the pool; a block holds only the canonical form.
+    for (i, tx) in body.transactions.iter().enumerate() {
+        if let TxEnvelope::Eip4844(signed) = tx {
+            if matches!(signed.tx(), TxEip4844Variant::TxEip4844WithSidecar(_)) {
+                let subject = format!("transaction {i}");
+                let found = "its blob sidecar (the network form)";
+                let required = "the canonical form, without blobs, commitments and proofs";
+                return Err(ConsensusError::with(n, Field::Transactions, subject, found, Basis::Rules, required));
+            }
+        }
+    }
+    c.equal(
         Field::TransactionsRoot,
+        Basis::Body,
         proofs::calculate_transaction_root(&body.transactions),
         header.transactions_root,
     )?;
-    expect(n, Field::OmmersHash, proofs::calculate_ommers_root(&body.ommers), header.ommers_hash)?;
+    c.equal(Field::OmmersHash, Basis::Body, proofs::calculate_ommers_root(&body.ommers), header.ommers_hash)?;
     if body.ommers.len() > MAX_OMMERS {
-        let got = format!("{} uncles", body.ommers.len());
-        return Err(ConsensusError::new(n, Field::Ommers, format!("at most {MAX_OMMERS} uncles"), got));
-    }
-    for uncle in &body.ommers {
-        if uncle.number >= n || n - uncle.number > MAX_OMMER_DEPTH {
-            let expected = format!("an uncle numbered {}..={}", n.saturating_sub(MAX_OMMER_DEPTH), n.saturating_sub(1));
-            return Err(ConsensusError::new(n, Field::Ommers, expected, format!("uncle number {}", uncle.number)));
-        }
+        let found = format!("{} uncles", body.ommers.len());
+        return Err(ConsensusError::with(
+            n,
+            Field::Ommers,
+            "block",
+            found,
+            Basis::Rules,
+            format!("at most {MAX_OMMERS}"),
+        ));
     }
     let withdrawals_root = body.withdrawals.as_ref().map(|w| proofs::calculate_withdrawals_root(w));
-    expect_presence(n, Field::WithdrawalsRoot, header.withdrawals_root.is_some(), withdrawals_root)?;
-    expect_opt(n, Field::WithdrawalsRoot, withdrawals_root, header.withdrawals_root)?;
+    if header.withdrawals_root.is_some() != withdrawals_root.is_some() {
+        let (required, found) =
+            if header.withdrawals_root.is_some() { ("present", "absent") } else { ("absent", "present") };
+        return Err(ConsensusError::with(
+            n,
+            Field::WithdrawalsRoot,
+            "body's withdrawals",
+            found,
+            Basis::Rules,
+            required,
+        ));
+    }
+    c.equal_opt(Field::WithdrawalsRoot, Basis::Body, withdrawals_root, header.withdrawals_root)?;
     let used = blob_gas_used(&body.transactions);
     match (spec.blob_params_at(header.timestamp), header.blob_gas_used) {
-        (Some(params), Some(got)) => {
-            expect(n, Field::BlobGasUsed, used, got)?;
+        (Some(params), Some(found)) => {
+            c.equal(Field::BlobGasUsed, Basis::Body, used, found)?;
             let max = params.max_blob_gas_per_block();
             if used > max {
-                return Err(ConsensusError::new(n, Field::BlobGasUsed, format!("at most {max}"), used));
+                return Err(c.fail(Field::BlobGasUsed, Basis::Rules, format!("at most {max}"), used));
             }
         }
         // Blob transactions before Cancun: no header field to carry them.
         (None, None) if used > 0 => {
-            return Err(ConsensusError::new(n, Field::BlobGasUsed, "no blobs before Cancun", used))
+            let e = ConsensusError::with(
+                n,
+                Field::BlobGasUsed,
+                "block",
+                format!("{used} blob gas"),
+                Basis::Rules,
+                "no blobs before Cancun",
+            );
+            return Err(e);
         }
         _ => {}
     }
@@ -175,11 +264,11 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
 
 /// After execution: the header must agree with what the block did.
 pub fn check_executed(header: &Header, executed: &Executed) -> Result<(), ConsensusError> {
-    let n = header.number;
-    expect(n, Field::GasUsed, executed.gas_used, header.gas_used)?;
-    expect(n, Field::ReceiptsRoot, executed.receipts_root, header.receipts_root)?;
-    expect(n, Field::LogsBloom, executed.logs_bloom, header.logs_bloom)?;
-    expect_opt(n, Field::RequestsHash, executed.requests_hash, header.requests_hash)?;
-    expect(n, Field::StateRoot, executed.state_root, header.state_root)?;
+    let c = Check { number: header.number, subject: "header" };
+    c.equal(Field::GasUsed, Basis::Execution, executed.gas_used, header.gas_used)?;
+    c.equal(Field::ReceiptsRoot, Basis::Execution, executed.receipts_root, header.receipts_root)?;
+    c.equal(Field::LogsBloom, Basis::Execution, executed.logs_bloom, header.logs_bloom)?;
+    c.equal_opt(Field::RequestsHash, Basis::Execution, executed.requests_hash, header.requests_hash)?;
+    c.equal(Field::StateRoot, Basis::Execution, executed.state_root, header.state_root)?;
     Ok(())
 }

@@ -1,12 +1,59 @@
 //! The system calls around a block (EIP-4788 and EIP-2935 before its transactions,
-//! EIP-7002 and EIP-7251 after them), in one place for the builder and for eth_simulateV1.
+//! EIP-7002 and EIP-7251 after them), in one place for the builder and for eth_simulateV1,
+//! and the gas each one gets.
 
 use alloy_consensus::Header;
 use alloy_eips::{eip2935, eip4788, eip7002, eip7251, eip7685::Requests};
 use alloy_primitives::{Address, Bytes};
+use revm::context::result::{EVMError, ExecResultAndState, ExecutionResult};
+use revm::context::{Cfg, ContextSetters, ContextTr, Evm, JournalTr, TxEnv};
+use revm::database_interface::Database;
+use revm::handler::{
+    instructions::InstructionProvider, EthFrame, ExecuteEvm, Handler, MainnetHandler, PrecompileProvider, SystemCallTx,
+};
+use revm::interpreter::{interpreter::EthInterpreter, InterpreterResult};
 use revm::primitives::hardfork::SpecId;
+use revm::state::EvmState;
 
 use crate::error::ChainResult;
+
+/// The gas of a system call (EIP-4788, EIP-2935, EIP-7002, EIP-7251): 30 million. revm's
+/// `SYSTEM_CALL_GAS_LIMIT` adds Amsterdam's state-gas reservoir (EIP-8037) whatever the
+/// fork, so a system contract that needs more than 30 million would succeed where the
+/// protocol fails it; the reservoir is left to revm from Amsterdam on.
+pub const SYSTEM_CALL_GAS: u64 = 30_000_000;
+
+pub fn system_call_gas(spec_id: SpecId) -> u64 {
+    if spec_id.is_enabled_in(SpecId::AMSTERDAM) {
+        revm::handler::system_call::SYSTEM_CALL_GAS_LIMIT
+    } else {
+        SYSTEM_CALL_GAS
+    }
+}
+
+/// A system call from the system address with the protocol's gas for the EVM's fork,
+/// finalized (the state changes returned, not committed). What revm's
+/// `SystemCallEvm::system_call` does, but with [`system_call_gas`].
+#[allow(clippy::type_complexity)]
+pub fn run<CTX, INSP, INST, PRECOMPILES>(
+    evm: &mut Evm<CTX, INSP, INST, PRECOMPILES, EthFrame<EthInterpreter>>,
+    address: Address,
+    input: Bytes,
+) -> Result<ExecResultAndState<ExecutionResult>, EVMError<<CTX::Db as Database>::Error>>
+where
+    CTX: ContextTr<Journal: JournalTr<State = EvmState>, Tx = TxEnv> + ContextSetters,
+    INST: InstructionProvider<Context = CTX, InterpreterTypes = EthInterpreter>,
+    PRECOMPILES: PrecompileProvider<CTX, Output = InterpreterResult>,
+{
+    let spec_id: SpecId = evm.ctx.cfg().spec().into();
+    let mut tx = TxEnv::new_system_tx(address, input);
+    tx.gas_limit = system_call_gas(spec_id);
+    evm.ctx.set_tx(tx);
+    let mut handler = MainnetHandler::<_, EVMError<<CTX::Db as Database>::Error>, _>::default();
+    let result = handler.run_system_call(evm)?;
+    let state = evm.finalize();
+    Ok(ExecResultAndState::new(result, state))
+}
 
 /// Whatever can run a system call and fold its state changes into the block.
 pub trait SystemCalls {

@@ -13,12 +13,16 @@ use preconf_trie::{Overlay, TrieAt, TrieDiff};
 use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::context_interface::JournalTr;
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, SystemCallEvm};
+use revm::handler::{ExecuteCommitEvm, ExecuteEvm, MainBuilder};
 use revm::primitives::hardfork::SpecId;
+use revm::state::{Account, AccountInfo, EvmState};
+use revm::Database as _;
 
 use super::deposits::deposit_requests;
 use super::error::ImportError;
-use crate::consensus::{block_rewards, receipts::uses_post_state_root, Executed};
+use crate::consensus::{
+    block_rewards, is_dao_fork_block, receipts::uses_post_state_root, Executed, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT,
+};
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{errors::invalid_tx_message, evm_context_with_spec, tx_env_from_signed, Evm, ExecBlock, Mode};
@@ -70,6 +74,9 @@ pub fn execute_block(
         post_state: uses_post_state_root(spec_id).then(TrieDiff::default),
     };
     let in_block = |e: ChainError| ImportError::block(number, e);
+    if is_dao_fork_block(spec, number) {
+        run.dao_refund(&base)?;
+    }
     system::pre_block(&mut run, header, spec_id).map_err(in_block)?;
     let txs = run.transactions(header, &block.body.transactions, senders, &base)?;
 
@@ -172,6 +179,35 @@ impl Run {
         Ok(out)
     }
 
+    /// The DAO fork block, before anything else: every drained account's balance moves to
+    /// the refund contract, and each account is written even where it is left empty (clients
+    /// create missing ones; before Spurious Dragon empty accounts stay in the state). Not
+    /// through the journal: its pre-EIP-161 normalization drops the touch of an existing
+    /// account left empty, which would lose the drained balances.
+    fn dao_refund(&mut self, base: &TrieAt<'_>) -> Result<(), ImportError> {
+        let db = &mut self.evm.ctx.journaled_state.database;
+        let mut state = EvmState::default();
+        let mut refund = U256::ZERO;
+        for address in DAO_DRAIN_LIST {
+            let mut info = db.basic(address)?.unwrap_or_default();
+            refund += std::mem::take(&mut info.balance);
+            state.insert(address, touched(info));
+        }
+        let mut info = db.basic(DAO_REFUND_CONTRACT)?.unwrap_or_default();
+        info.balance += refund;
+        state.insert(DAO_REFUND_CONTRACT, touched(info));
+        // The first receipt's state root (before Byzantium) includes the refund.
+        if let Some(running) = &mut self.post_state {
+            let mut changed = StateChanges::default();
+            changed.apply_evm_state(&state, self.spec_id);
+            let (_, diff) = trie::state_root(&Overlay::new(running, base), &changed)?;
+            running.merge(diff);
+        }
+        self.changes.apply_evm_state(&state, self.spec_id);
+        self.evm.commit(state);
+        Ok(())
+    }
+
     /// Balance increments after the transactions (rewards, withdrawals), in order. They go
     /// through the EVM's journal so that, as for transactions, an increment of zero to an
     /// empty account touches it and EIP-161 removes it.
@@ -190,6 +226,13 @@ impl Run {
     }
 }
 
+/// An account as a state change to write.
+fn touched(info: AccountInfo) -> Account {
+    let mut account = Account::from(info);
+    account.mark_touch();
+    account
+}
+
 impl SystemCalls for Run {
     /// A system call folded into the block. The request contracts (EIP-7002, EIP-7251) must
     /// exist and succeed, or the block is invalid; the beacon-root and history contracts
@@ -205,9 +248,7 @@ impl SystemCalls for Run {
                 false => Ok(None),
             };
         }
-        let out = self
-            .evm
-            .system_call(address, input)
+        let out = system::run(&mut self.evm, address, input)
             .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
         if required && !out.result.is_success() {
             return Err(ChainError::Internal(format!("system call to {address} failed: {:?}", out.result)));

@@ -13,9 +13,10 @@ use revm::primitives::hardfork::SpecId;
 
 use super::error::ImportError;
 use super::execute::execute_block;
+use crate::consensus::uncles::UNCLE_GENERATIONS;
 use crate::consensus::{
-    check_body, check_executed, check_header, expects_proof_of_stake, total_difficulty, BlockFileError, FileBlock,
-    Parent,
+    check_body, check_executed, check_header, check_uncles, expects_proof_of_stake, total_difficulty, Ancestor,
+    BlockFileError, FileBlock, Parent,
 };
 use crate::error::ChainError;
 use crate::spec::ChainSpec;
@@ -116,12 +117,15 @@ impl<'a> Importer<'a> {
         let parent = Parent { header: &tip.header, hash: tip.hash, total_difficulty: tip.total_difficulty };
         check_header(self.spec, &parent, header)?;
         check_body(self.spec, block)?;
+        let hash = header.hash_slow();
+        if !block.body.ommers.is_empty() {
+            check_uncles(self.spec, block, hash, &self.ancestors(header.number)?)?;
+        }
         let senders = self.senders(block)?;
         let snapshot = self.store.snapshot()?;
         let executed = execute_block(self.spec, &snapshot, &self.codes, block, &senders)?;
         check_executed(header, &executed.executed)?;
 
-        let hash = header.hash_slow();
         let body = StoredBody {
             txs: executed.txs.iter().map(|t| t.stored_tx()).collect(),
             ommers: block.body.ommers.clone(),
@@ -141,6 +145,22 @@ impl<'a> Importer<'a> {
             trie: &executed.trie,
         })?;
         Ok(hash)
+    }
+
+    /// The stored ancestors of block `number`, parent first, as many as the uncle rules
+    /// look at. Import is linear, so they are the store's canonical blocks.
+    fn ancestors(&self, number: u64) -> Result<Vec<Ancestor>, ImportError> {
+        let snapshot = self.store.snapshot()?;
+        let missing = |n: u64| ChainError::Internal(format!("the store has no block {n}"));
+        let mut out = Vec::with_capacity(UNCLE_GENERATIONS);
+        for n in (number.saturating_sub(UNCLE_GENERATIONS as u64)..number).rev() {
+            let header = snapshot.header(n)?.ok_or_else(|| missing(n))?;
+            let hash = snapshot.block_hash(n)?.ok_or_else(|| missing(n))?;
+            let uncles =
+                snapshot.body(n)?.map(|b| b.ommers.iter().map(Header::hash_slow).collect()).unwrap_or_default();
+            out.push(Ancestor { hash, header, uncles });
+        }
+        Ok(out)
     }
 
     /// Recovers every sender; before Homestead high-s signatures were valid (EIP-2).

@@ -6,3 +6,4 @@ mod chain;
 mod errors;
 mod kit;
 mod rewards;
+mod uncles;

@@ -29,8 +29,8 @@ fn execution_results_must_match_the_header() {
     let e = import_tampered(20, |b| b.header.state_root = B256::repeat_byte(1));
     assert_eq!(field(&e), Field::StateRoot);
     let msg = e.to_string();
-    assert!(msg.starts_with("block 20: invalid stateRoot: expected 0x"), "{msg}");
-    assert!(msg.ends_with("got 0x0101010101010101010101010101010101010101010101010101010101010101"), "{msg}");
+    let header = "0x0101010101010101010101010101010101010101010101010101010101010101";
+    assert!(msg.starts_with(&format!("block 20: invalid stateRoot: header has {header}, execution gives 0x")), "{msg}");
     // Before Byzantium the receipts hold state roots: the receipts root covers them.
     assert_eq!(field(&import_tampered(5, |b| b.header.receipts_root = B256::ZERO)), Field::ReceiptsRoot);
     assert_eq!(field(&import_tampered(30, |b| b.header.receipts_root = B256::ZERO)), Field::ReceiptsRoot);

@@ -21,7 +21,7 @@ use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, TransactionReque
 use revm::context::Evm;
 use revm::database::CacheDB;
 use revm::handler::instructions::EthInstructions;
-use revm::handler::{EthFrame, ExecuteCommitEvm, MainBuilder, SystemCallEvm};
+use revm::handler::{EthFrame, ExecuteCommitEvm, MainBuilder};
 use revm::inspector::InspectEvm;
 use revm::interpreter::interpreter::EthInterpreter;
 use revm::Database;
@@ -373,7 +373,7 @@ impl SystemCalls for SimEvm {
         if !exists {
             return Ok(None);
         }
-        let out = SystemCallEvm::system_call(self, address, input)
+        let out = super::system::run(self, address, input)
             .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
         let output = out.result.output().cloned();
         self.commit(out.state);

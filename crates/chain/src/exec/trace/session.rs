@@ -10,7 +10,7 @@ use alloy_rpc_types_trace::geth::GethTrace;
 use revm::context::TxEnv;
 use revm::context_interface::result::EVMError;
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainnetEvm, SystemCallEvm};
+use revm::handler::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainnetEvm};
 use revm::inspector::InspectEvm;
 use revm::Database;
 use revm_inspectors::tracing::{DebugInspector, DebugInspectorError, TransactionContext};
@@ -134,7 +134,7 @@ impl SystemCalls for TraceSession<'_> {
         if db.basic(address)?.is_none_or(|a| a.code_hash == KECCAK256_EMPTY) {
             return Ok(None);
         }
-        let out = SystemCallEvm::system_call(&mut self.evm, address, input)
+        let out = crate::exec::system::run(&mut self.evm, address, input)
             .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
         let output = out.result.output().cloned();
         self.evm.commit(out.state);
