@@ -4,6 +4,7 @@
 
 pub mod access_list;
 pub mod call;
+pub mod create_guard;
 pub mod errors;
 pub mod estimate;
 pub mod overrides;
@@ -15,18 +16,19 @@ pub mod trace;
 use alloy_consensus::{Header, Transaction as _, TxEnvelope};
 use alloy_eips::{eip7840::BlobParams, Typed2718};
 use alloy_primitives::{Address, B256, U256};
-use revm::context::{BlockEnv, CfgEnv, Context, Journal, TxEnv};
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
 use revm::database::CacheDB;
-use revm::database_interface::DatabaseRef;
 use revm::handler::{MainBuilder, MainnetEvm};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::TxKind;
 
 use crate::spec::ChainSpec;
+use create_guard::{GuardedJournal, StorageSlots};
 
-/// The revm context over an overlay database `CacheDB<DB>`.
-pub type EvmContext<DB> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<DB>, Journal<CacheDB<DB>>, ()>;
+/// The revm context over an overlay database `CacheDB<DB>`, with revm's journal guarded
+/// for EIP-7610 (creation collides with storage too: `create_guard`).
+pub type EvmContext<DB> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<DB>, GuardedJournal<DB>, ()>;
 pub type Evm<DB> = MainnetEvm<EvmContext<DB>>;
 
 /// The block a transaction or call executes in.
@@ -110,7 +112,7 @@ pub fn cfg_env(spec: &ChainSpec, spec_id: SpecId, mode: Mode) -> CfgEnv {
 
 /// The revm context (rules, block, database) for one block. Every EVM is built from it,
 /// whatever inspector or precompile set it then gets (eth_simulateV1 adds both).
-pub fn evm_context<DB: DatabaseRef>(
+pub fn evm_context<DB: StorageSlots>(
     db: CacheDB<DB>,
     spec: &ChainSpec,
     block: &ExecBlock,
@@ -124,7 +126,7 @@ pub fn evm_context<DB: DatabaseRef>(
 /// header says (`ChainSpec::spec_for_header`: a chain merged by total difficulty has no
 /// block number for the Merge). The blob limits follow the block's timestamp (EIP-7840
 /// schedule, BPO forks, Osaka's per-transaction cap of EIP-7594).
-pub fn evm_context_with_spec<DB: DatabaseRef>(
+pub fn evm_context_with_spec<DB: StorageSlots>(
     db: CacheDB<DB>,
     spec: &ChainSpec,
     block: &ExecBlock,
@@ -140,7 +142,7 @@ pub fn evm_context_with_spec<DB: DatabaseRef>(
 }
 
 /// An EVM over `CacheDB<DB>` for one block.
-pub fn build_evm<DB: DatabaseRef>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
+pub fn build_evm<DB: StorageSlots>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
     evm_context(db, spec, block, mode).build_mainnet()
 }
 

@@ -136,6 +136,18 @@ impl StateView {
     }
 }
 
+impl crate::exec::create_guard::StorageSlots for StateView {
+    fn storage_slots_ref(&self, address: Address) -> Result<Vec<U256>, ChainError> {
+        let mut slots = self.snapshot.storage_slots(&address, self.block)?;
+        for layer in self.overlay.iter().flat_map(|o| o.layers()) {
+            if let Some(change) = layer.accounts.get(&address) {
+                slots.extend(change.storage.keys().copied());
+            }
+        }
+        Ok(slots)
+    }
+}
+
 impl DatabaseRef for StateView {
     type Error = ChainError;
 

@@ -132,6 +132,28 @@ impl StoreSnapshot {
         }
     }
 
+    /// Every slot the account has written up to the end of `block` (zeroed ones included:
+    /// read the values with [`Self::storage`]).
+    pub fn storage_slots(&self, address: &Address, block: u64) -> ChainResult<Vec<U256>> {
+        let mut from = [0u8; 60];
+        from[..20].copy_from_slice(address.as_slice());
+        let mut to = [0xffu8; 60];
+        to[..20].copy_from_slice(address.as_slice());
+        let mut slots = Vec::new();
+        for entry in self.storage.range::<&[u8; 60]>(&from..=&to)? {
+            let key = *entry?.0.value();
+            let written = u64::from_be_bytes(key[52..].try_into().expect("8 bytes"));
+            let slot = U256::from_be_slice(&key[20..52]);
+            if written <= block && slots.last() != Some(&slot) {
+                slots.push(slot);
+            }
+        }
+        if let Some(change) = self.tip_at(block).and_then(|t| t.changes.accounts.get(address)) {
+            slots.extend(change.storage.keys().copied());
+        }
+        Ok(slots)
+    }
+
     pub fn code(&self, hash: &B256) -> ChainResult<Option<Bytes>> {
         if let Some(code) = self.tip.as_ref().and_then(|t| t.changes.codes.get(hash)) {
             return Ok(Some(code.clone()));

@@ -223,7 +223,7 @@ impl Simulator<'_> {
             self.run_call(&mut evm, &mut block, call)?;
         }
         let requests = system::post_block(&mut evm, spec_id)?;
-        let mut db = evm.ctx.journaled_state.database;
+        let mut db = evm.ctx.journaled_state.journal.database;
         credit_withdrawals(&mut db, &block.withdrawals)?;
         credit_rewards(&mut db, spec, &block.header, &mut self.written)?;
         if self.ctx.profile == Profile::Geth {
