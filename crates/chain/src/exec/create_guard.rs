@@ -22,7 +22,7 @@ use revm::database::{AccountState, CacheDB};
 use revm::database_interface::{Database, DatabaseRef};
 use revm::inspector::JournalExt;
 use revm::primitives::hardfork::SpecId;
-use revm::primitives::{AddressMap, AddressSet, HashSet, StorageKey, StorageValue};
+use revm::primitives::{AddressMap, AddressSet, HashSet, StorageKey, StorageValue, KECCAK_EMPTY};
 use revm::state::{Account, EvmState};
 
 /// A database that can list the storage slots an account may hold (a superset is fine:
@@ -51,8 +51,12 @@ impl<D: DatabaseRef> DerefMut for GuardedJournal<D> {
 }
 
 impl<D: StorageSlots> GuardedJournal<D> {
-    /// Whether `address` holds any non-zero slot, as this transaction sees it: the
-    /// journal's writes, then the block's (the cache), then the stored state.
+    /// Whether `address` (which has neither nonce nor code now) holds any non-zero slot, as
+    /// this transaction sees it: the journal's writes, then the block's (the cache), then
+    /// the stored state, unless the account's storage was wiped in this block. The cache
+    /// forgets a wipe once the destroyed account is touched again (`NotExisting` becomes
+    /// `Touched` and reads fall through to the stored slots), so an account that had a nonce
+    /// or code when the block started and has neither now counts as destroyed here.
     fn has_storage(&self, address: Address) -> Result<bool, D::Error> {
         let journaled = self.journal.state.get(&address);
         if journaled.is_some_and(|a| a.storage.values().any(|s| !s.present_value.is_zero())) {
@@ -60,8 +64,12 @@ impl<D: StorageSlots> GuardedJournal<D> {
         }
         let cache = &self.journal.database;
         let cached = cache.cache.accounts.get(&address);
-        let cleared =
-            cached.is_some_and(|a| matches!(a.account_state, AccountState::StorageCleared | AccountState::NotExisting));
+        let destroyed = || -> Result<bool, D::Error> {
+            Ok(cache.db.basic_ref(address)?.is_some_and(|a| a.nonce != 0 || a.code_hash != KECCAK_EMPTY))
+        };
+        let cleared = cached
+            .is_some_and(|a| matches!(a.account_state, AccountState::StorageCleared | AccountState::NotExisting))
+            || destroyed()?;
         let mut slots: Vec<U256> = cached.map(|a| a.storage.keys().copied().collect()).unwrap_or_default();
         if !cleared {
             slots.extend(cache.db.storage_slots_ref(address)?);
@@ -106,7 +114,7 @@ impl<D: StorageSlots> JournalTr for GuardedJournal<D> {
     ) -> Result<JournalCheckpoint, TransferError> {
         // revm's own check (nonce, code) comes first; storage only matters without them.
         let target = self.journal.state.get(&address);
-        let bare = target.is_some_and(|a| a.info.nonce == 0 && a.info.code_hash == revm::primitives::KECCAK_EMPTY);
+        let bare = target.is_some_and(|a| a.info.nonce == 0 && a.info.code_hash == KECCAK_EMPTY);
         // A database error here cannot be returned as one: count it as a collision, the
         // safe side (the creation fails; the block it would make is refused on import).
         if bare && self.has_storage(address).unwrap_or(true) {
