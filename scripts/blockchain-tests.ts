@@ -44,7 +44,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error('--jobs must be a positive integer');
   const regression = paths.length === 0;
-  const tests = collectTests(regression ? [REGRESSION_DIR] : paths, only);
+  let unreadable = 0;
+  const tests = collectTests(regression ? [REGRESSION_DIR] : paths, only, (file, e) => {
+    unreadable++;
+    process.stderr.write(`blockchain-tests: cannot read ${file}: ${e.message}\n`);
+  });
   process.stderr.write(`blockchain-tests: ${tests.length} tests\n`);
   const started = performance.now();
   const results = await runSuite(tests, {
@@ -61,7 +65,8 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`${renderReport(summary, { verbose })}\n`);
   process.stdout.write(`in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   if (report) writeFileSync(report, `${JSON.stringify(jsonReport(summary), null, 2)}\n`);
-  let ok = summary.total.fail === 0;
+  if (unreadable > 0) process.stdout.write(`${unreadable} fixture files could not be read (listed above)\n`);
+  let ok = summary.total.fail === 0 && unreadable === 0;
   if (regression && only.length === 0) {
     const floor = loadFloor();
     if (raise && summary.total.pass > floor) writeFloor(summary.total.pass);

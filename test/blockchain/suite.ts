@@ -17,11 +17,20 @@ export interface SuiteOptions {
   onResult?: (r: Result, done: number) => void;
 }
 
-/** The tests of the files (or directories) in `paths`, filtered by `only`. */
-export function collectTests(paths: string[], only: string[] = []): TestCase[] {
+/** The tests of the files (or directories) in `paths`, filtered by `only`. A file that is
+ *  not JSON (a truncated download, a Git LFS pointer) is reported through `onUnreadable`. */
+export function collectTests(paths: string[], only: string[] = [], onUnreadable?: (file: string, e: Error) => void): TestCase[] {
   const tests: TestCase[] = [];
   for (const file of fixtureFiles(paths)) {
-    for (const tc of loadTests(file)) {
+    let loaded: TestCase[];
+    try {
+      loaded = loadTests(file);
+    } catch (e) {
+      if (!onUnreadable) throw e;
+      onUnreadable(file, e as Error);
+      continue;
+    }
+    for (const tc of loaded) {
       if (only.length === 0 || only.some((o) => tc.file.includes(o) || tc.name.includes(o))) tests.push(tc);
     }
   }
