@@ -1,5 +1,5 @@
-// The checks a reviewer would make, as CI runs them: TypeScript typecheck, clippy with
-// warnings as errors, rustfmt, and that native/native.d.ts (the generated contract between
+// The checks a reviewer would make, as CI runs them: TypeScript typecheck, no cycle between
+// the chain's modules, clippy with warnings as errors, rustfmt, and that native/native.d.ts (the generated contract between
 // the addon and TypeScript) matches the Rust source it is generated from.
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,6 +19,7 @@ function step(name, cmd, args, env = {}) {
 }
 
 step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+step('module cycles', 'node', ['scripts/module-cycles.mjs', 'crates/chain/src']);
 step('rustfmt', 'cargo', ['fmt', '--all', '--check']);
 step('clippy', 'cargo', ['clippy', '--release', '--target', host, '--workspace', '--all-targets', '--', '-D', 'warnings']);
 

@@ -29,49 +29,40 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
   });
   afterAll(() => t?.stop());
 
-  it('a transfer is pre-confirmed within two intervals, visible to pending reads before its block is sealed', async () => {
+  it('a transfer is pre-confirmed, visible to pending reads before its block is sealed', async () => {
     const wallet = t.wallet(1);
-    // A transaction that lands in a block's last pre-confirmation is sealed at once; then
-    // there is no "before sealing" to look at, so try again with the next one.
-    let hash: Hex = '0x';
-    let to: Hex = '0x';
-    let preconf: { status: string; blockNumber: Hex } | null = null;
-    for (let attempt = 0; attempt < 5 && preconf === null; attempt++) {
-      to = privateKeyToAccount(generatePrivateKey()).address;
-      const sent = Date.now();
-      hash = await wallet.sendTransaction({ to, value: 12345n, chain: t.chain, account: devAccount(1) });
-      const s = await waitFor(async () => {
-        const r = (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result as { status: string; blockNumber: Hex };
-        return r.status === 'preconfirmed' || r.status === 'included' ? r : null;
-      }, 5_000, 'the transfer to be pre-confirmed', 5);
-      const preconfMs = Date.now() - sent;
-      expect(preconfMs).toBeLessThan(2 * 200 + 150); // two intervals, plus scheduling slack
-      if (s.status === 'preconfirmed') preconf = s;
-    }
-    expect(preconf, 'pre-confirmed before sealing in one of five tries').not.toBeNull();
-    const number = BigInt(preconf!.blockNumber);
+    // Sent right after a block opened, so the 2 s until its seal leave room to look at the
+    // transaction before it is sealed. (How soon a pre-confirmation goes out is the
+    // builder's schedule, unit-tested in crates/chain/src/builder/schedule.rs.)
+    const opened = await t.publicClient.getBlockNumber();
+    await waitFor(async () => (await t.publicClient.getBlockNumber()) > opened, 5_000, 'a block to be sealed', 5);
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await wallet.sendTransaction({ to, value: 12345n, chain: t.chain, account: devAccount(1) });
+    const preconf = await waitFor(async () => {
+      const r = (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result as { status: string; blockNumber: Hex };
+      return r.status === 'preconfirmed' ? r : null;
+    }, 5_000, 'the transfer to be pre-confirmed', 5);
+    const number = BigInt(preconf.blockNumber);
     // Pre-confirmed, not sealed: it is in the block being built, after the sealed head.
-    const latest = await t.publicClient.getBlockNumber();
-    expect(number).toBeGreaterThan(latest - 1n);
+    expect(number).toBe((await t.publicClient.getBlockNumber()) + 1n);
     expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(12345n);
     const pendingBlock = await t.publicClient.getBlock({ blockTag: 'pending' });
-    if (pendingBlock.number === number) {
-      // Still not sealed: latest does not have it, pending does; eth_getBlockReceipts
-      // ("pending") has its receipt, eth_getTransactionReceipt does not yet (as geth), and
-      // the transaction object has no block fields.
-      expect(await t.publicClient.getBalance({ address: to, blockTag: 'latest' })).toBe(0n);
-      expect(pendingBlock.transactions).toContain(hash);
-      const pendingReceipts = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result as { transactionHash: Hex; status: Hex; gasUsed: Hex }[];
-      const mine = pendingReceipts.find((r) => r.transactionHash === hash);
-      expect(mine?.status).toBe('0x1');
-      expect(mine?.gasUsed).toBe('0x5208');
-      const byHash = (await rpc(t.node.url, 'eth_getTransactionByHash', [hash])).result;
-      const stillPending = byHash.blockHash === null;
-      if (stillPending) {
-        expect(byHash.blockNumber).toBeNull();
-        expect(byHash.transactionIndex).toBeNull();
-      }
-    }
+    // Latest does not have it, pending does; eth_getBlockReceipts("pending") has its
+    // receipt, eth_getTransactionReceipt does not yet (as geth), and the transaction object
+    // has no block fields.
+    expect(pendingBlock.number).toBe(number);
+    expect(await t.publicClient.getBalance({ address: to, blockTag: 'latest' })).toBe(0n);
+    expect(pendingBlock.transactions).toContain(hash);
+    const pendingReceipts = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result as { transactionHash: Hex; status: Hex; gasUsed: Hex }[];
+    const mine = pendingReceipts.find((r) => r.transactionHash === hash);
+    expect(mine?.status).toBe('0x1');
+    expect(mine?.gasUsed).toBe('0x5208');
+    const byHash = (await rpc(t.node.url, 'eth_getTransactionByHash', [hash])).result;
+    expect(byHash.blockHash).toBeNull();
+    expect(byHash.blockNumber).toBeNull();
+    expect(byHash.transactionIndex).toBeNull();
+    expect((await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result).toBeNull();
+    expect(await t.publicClient.getBlockNumber(), 'still not sealed while we looked').toBe(number - 1n);
 
     // Then it is sealed: the receipt appears with the sealed block, whose header re-hashes
     // to the block hash.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use alloy_primitives::B256;
 use parking_lot::Mutex;
 
-use crate::state::changes::StateChanges;
+use crate::changes::StateChanges;
 use crate::types::BlockData;
 
 #[derive(Clone, Debug)]

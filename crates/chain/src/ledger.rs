@@ -10,9 +10,9 @@
 
 use alloy_primitives::Bytes;
 
-use crate::replica::codec::Kind;
+use crate::wire::Kind;
 
-/// One message about the chain, encoded by `replica::codec`.
+/// One message about the chain, encoded by `wire`.
 #[derive(Clone, Debug)]
 pub struct Record {
     pub kind: Kind,

@@ -3,12 +3,21 @@
 //! transaction pool and the pre-confirmation builder, and a typed read API. The
 //! `preconf-rpc` crate renders its results; `preconf-napi` adapts both to Node.
 //!
-//! Dependencies point one way: `node` → `builder`, `api` → `chain_state` → `store`,
-//! `state`, `pool`, `exec` → `spec`, `types`.
+//! Dependencies point one way (`npm run check` fails on a cycle: scripts/module-cycles.mjs),
+//! each layer using only those before it:
+//!
+//! 1. `changes`, `config`, `doorbell`, `error`, `metrics`, `spec`
+//! 2. `pool`, `store`
+//! 3. `genesis`, `state`, `types`
+//! 4. `consensus`, `events`, `view`, `wire`
+//! 5. `exec`, `ledger`
+//! 6. `chain_state`, `import`
+//! 7. `api` · 8. `replica` · 9. `builder` · 10. `node`
 
 pub mod api;
 pub mod builder;
 pub mod chain_state;
+pub mod changes;
 pub mod config;
 pub mod consensus;
 pub mod doorbell;
@@ -27,6 +36,7 @@ pub mod state;
 pub mod store;
 pub mod types;
 pub mod view;
+pub mod wire;
 
 pub use config::{ChainConfig, Profile};
 pub use error::{ChainError, ChainResult, SimulateError};

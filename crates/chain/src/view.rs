@@ -7,8 +7,9 @@ use std::sync::Arc;
 use alloy_consensus::Header;
 use alloy_primitives::{map::B256Map, B256};
 
+use crate::changes::StateChanges;
 use crate::error::{ChainError, ChainResult};
-use crate::state::{changes::StateChanges, CodeCache, Overlay, StateView};
+use crate::state::{CodeCache, Overlay, StateView};
 use crate::store::StoreSnapshot;
 use crate::types::{BlockData, BlockId, ExecutedTx};
 

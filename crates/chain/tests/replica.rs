@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use alloy_primitives::{Address, Bytes, TxKind, U256};
 use alloy_rpc_types_eth::TransactionRequest;
 use preconf_chain::events::ChainEvent;
-use preconf_chain::replica::codec::{self, Message};
 use preconf_chain::replica::{Applied, ApplyError, Follower, Kind, Publication, Publisher, StreamMark};
+use preconf_chain::wire::{self as codec, Message};
 use preconf_chain::{ChainConfig, Node};
 
 const STREAM: &str = "test";

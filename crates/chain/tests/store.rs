@@ -2,7 +2,7 @@
 
 use alloy_consensus::Header;
 use alloy_primitives::{Address, B256, U256};
-use preconf_chain::state::changes::{AccountChange, AccountState, StateChanges};
+use preconf_chain::changes::{AccountChange, AccountState, StateChanges};
 use preconf_chain::store::{BlockWrite, Store, StoredBody, StoredReceipts};
 
 fn account(balance: u64, nonce: u64) -> AccountState {

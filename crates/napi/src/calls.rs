@@ -53,8 +53,8 @@ impl NativeNode {
     }
 
     /// eth_sendRawTransaction on the calling event loop, for a node without a pool journal
-    /// (`ChainInfo::submits_inline`): there, accepting a transaction is ~50 µs of CPU and
-    /// never waits, and a hop to a submit thread and back cost two wake-ups on a busy core.
+    /// (`ChainInfo::submits_inline`): there, accepting a transaction never waits, and a hop to
+    /// a submit thread and back costs more than the work (docs/architecture.md).
     #[napi(ts_return_type = "string | NativeFailure")]
     pub fn send_raw_transaction_inline(&self, raw: String) -> Outcome {
         self.sync(|n| submit_raw(n, &raw))

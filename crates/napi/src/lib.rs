@@ -37,7 +37,7 @@ use failure::{outcome, Outcome};
 use work::Class;
 
 /// mimalloc: the chain allocates many small objects per request (EVM state, rendering);
-/// measured faster than glibc malloc under concurrent load.
+/// docs/architecture.md says why and how it is configured.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use preconf_chain::ledger::{LedgerError, Record};
-use preconf_chain::replica::codec::{self, Kind, TermStart};
+use preconf_chain::wire::{self as codec, Kind, TermStart};
 use preconf_chain::Node;
 use tokio::runtime::Handle;
 use tokio::sync::{watch, Notify};

@@ -13,8 +13,8 @@ use std::time::Duration;
 use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
 use futures_util::StreamExt;
 use parking_lot::Mutex;
-use preconf_chain::replica::codec::{self, Kind, TermStart};
 use preconf_chain::replica::{Applied, ApplyError, Follower};
+use preconf_chain::wire::{self as codec, Kind, TermStart};
 use tokio::sync::watch;
 
 use crate::health::Cause;

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 use preconf_chain::chain_state::ChainState;
 use preconf_chain::ledger::{Ledger, LedgerError, Record};
-use preconf_chain::replica::codec::{self, Kind};
+use preconf_chain::wire::{self as codec, Kind};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::nats::{self, Link, REQUEST_TIMEOUT};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use preconf_chain::ledger::{Ledger, LedgerError, Record};
-use preconf_chain::replica::codec::{self, Kind, Message};
+use preconf_chain::wire::{self as codec, Kind, Message};
 use preconf_chain::{ChainConfig, Node};
 
 use super::StreamLedger;

@@ -23,7 +23,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use preconf_chain::replica::{codec::TermStart, Follower};
+use preconf_chain::replica::Follower;
+use preconf_chain::wire::TermStart;
 use preconf_chain::Node;
 use tokio::sync::watch;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_nats::jetstream::{self, kv, stream};
 use async_nats::{Client, ConnectOptions, Event, HeaderMap};
 use bytes::Bytes;
-use preconf_chain::replica::codec::Kind;
+use preconf_chain::wire::Kind;
 
 use crate::health::Health;
 use std::sync::Arc;

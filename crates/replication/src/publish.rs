@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use async_nats::jetstream::message::PublishMessage;
 use parking_lot::Mutex;
-use preconf_chain::replica::codec::{self, Kind};
 use preconf_chain::replica::{Publisher, StreamMark};
+use preconf_chain::wire::{self as codec, Kind};
 use preconf_chain::Node;
 use tokio::sync::{watch, Notify};
 

@@ -1,9 +1,8 @@
 //! The transactions and receipts tries of a block being built: keys `rlp(index)`, values
 //! appended in order and never changed. Every pre-confirmation publishes a header with both
-//! roots, so the builder asks for them about five times a second while the block grows;
-//! recomputing them from all leaves (alloy's `ordered_trie_root_encoded`) cost ~3 ms of the
-//! builder's CPU at 1,000 transactions per tick and made publications late on a busy core.
-//! This trie keeps each node's reference between root computations and rehashes only the
+//! roots, so the builder asks for them at every tick while the block grows, and
+//! recomputing them from all leaves would make a tick's cost grow with the block. This trie
+//! keeps each node's reference between root computations and rehashes only the
 //! nodes on the paths of the leaves appended since: O(new leaves × depth) per root.
 
 use alloy_primitives::{keccak256, Bytes, B256};

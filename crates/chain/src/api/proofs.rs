@@ -8,8 +8,8 @@ use alloy_primitives::{keccak256, Address, B256, U256};
 use preconf_trie::{account_proof, AccountProof, NodeReader, Overlay};
 
 use crate::chain_state::ChainState;
+use crate::changes::StateChanges;
 use crate::error::ChainResult;
-use crate::state::changes::StateChanges;
 use crate::store::trie::state_root;
 use crate::types::BlockId;
 use crate::view::Resolved;

@@ -13,11 +13,12 @@ use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
 use revm::primitives::hardfork::SpecId;
 
 use crate::chain_state::ChainState;
+use crate::changes::StateChanges;
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::pool::PooledTx;
-use crate::state::{changes::StateChanges, StateView};
+use crate::state::StateView;
 use crate::types::ExecutedTx;
 use crate::view::{ChainView, PendingBlock};
 
@@ -40,8 +41,7 @@ pub struct OpenBlock {
     pub warm: WarmTrie,
     /// The transactions' and receipts' encodings, tries and bloom, grown as each
     /// transaction executes: every pre-confirmation's header has the roots over all of
-    /// them, and encoding and hashing the whole block again at each tick (~3 ms of the
-    /// builder's CPU at 1,000 transfers) made publications late on a busy core.
+    /// them, and a tick must not encode and hash the whole block again.
     pub leaves: RootLeaves,
 }
 

@@ -10,6 +10,7 @@
 
 mod block;
 mod commit;
+mod schedule;
 mod seal;
 mod tick;
 mod warm;
@@ -24,10 +25,11 @@ use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
-use crate::replica::codec::{self, Kind};
 use crate::view::{ChainView, PendingBlock};
+use crate::wire::{self as codec, Kind};
 use block::{unix_now_ms, OpenBlock};
 use commit::Committer;
+use schedule::{Action, Facts, Schedule};
 use tick::Executed;
 
 /// How the builder is told to stop.
@@ -180,34 +182,23 @@ impl Builder {
 
     /// Executes pooled transactions as they arrive and publishes what it executed at each
     /// tick, so a pre-confirmation goes out on the clock however long its transactions
-    /// took to run; every `preconfs_per_block` ticks it seals.
+    /// took to run; every `preconfs_per_block` ticks it seals. What to do when is the
+    /// schedule's (schedule.rs); this loop sleeps and acts.
     fn run(&mut self, stop: mpsc::Receiver<Stop>) {
         let interval = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1));
-        let per_block = self.chain.config.preconfs_per_block();
-        let poll = tick::exec_poll(interval);
         let bell = self.chain.pool_bell.clone();
-        // A new leader continuing a block shows its first pre-confirmation at once: the time
-        // since the old leader's last one already passed while the lease lapsed.
-        let mut next = Instant::now() + if self.ledger.is_some() { Duration::ZERO } else { interval };
-        // No pass between ticks before this: under a stream of arrivals the builder wakes
-        // at most once per `poll`, and executes whatever came meanwhile in one pass.
-        let mut rest_until = Instant::now();
+        let now = Instant::now();
+        // A new leader shows its first pre-confirmation at once: the old leader's interval
+        // already passed while the lease lapsed.
+        let first = if self.ledger.is_some() { now } else { now + interval };
+        let mut schedule = Schedule::new(interval, self.chain.config.preconfs_per_block(), now, first);
+        let mut rung = false;
         loop {
-            // Asleep until the tick, or until a transaction arrives, a commit lands or the
-            // handle stops it (polling instead cost an idle node a wake-up every `poll`);
-            // a prefetch the last tick cut short resumes after `poll`.
-            let resume = self.block.warm.behind() && Instant::now() < tick::stop_before(next, interval);
-            let wake_at = if resume { next.min(rest_until) } else { next };
-            bell.wait_until(wake_at);
-            let now = Instant::now();
-            if now < rest_until && now < next {
-                std::thread::sleep(rest_until.min(next) - now);
-            }
-            match stop.try_recv() {
+            let stopping = match stop.try_recv() {
                 Ok(Stop::Abandon) => return,
-                Ok(Stop::Seal) | Err(TryRecvError::Disconnected) => break,
-                Err(TryRecvError::Empty) => {}
-            }
+                Ok(Stop::Seal) | Err(TryRecvError::Disconnected) => true,
+                Err(TryRecvError::Empty) => false,
+            };
             if self.fenced.is_some() {
                 return;
             }
@@ -216,34 +207,38 @@ impl Builder {
                     return self.fail(e);
                 }
             }
-            let stop_at = tick::stop_before(next, interval);
-            let now = Instant::now();
-            if now < stop_at {
-                self.execute_pool(stop_at);
-                // Idle until the tick: load the trie paths the seal will need.
-                self.block.warm.prefetch(&self.block.changes, stop_at);
-                rest_until = Instant::now() + poll;
-                continue;
-            }
-            if now < next {
-                continue; // the last moments before the tick: wait for it
-            }
-            let due = next;
-            self.execute_pool(Instant::now() + tick::at_tick(interval));
-            next += interval;
-            let now = Instant::now();
-            if next < now {
-                // Fell behind: skip the missed ticks instead of bursting.
-                next = now + interval;
-            }
-            self.preconfirm(Some(due));
-            if self.fenced.is_some() {
-                return;
-            }
-            if self.block.preconf_index >= per_block {
-                if let Err(e) = self.seal() {
-                    return self.fail(e);
+            let facts = Facts {
+                now: Instant::now(),
+                rung,
+                prefetch_behind: self.block.warm.behind(),
+                preconf_index: self.block.preconf_index,
+                stopping,
+            };
+            rung = false;
+            match schedule.next(facts) {
+                // Asleep until something happens (polling cost an idle node a wake-up a poll).
+                Action::Wait { until } => rung = bell.wait_until(until),
+                Action::Rest { until } => std::thread::sleep(until.saturating_duration_since(Instant::now())),
+                Action::Pass { until } => {
+                    self.execute_pool(until);
+                    // Idle until the tick: load the trie paths the seal will need.
+                    self.block.warm.prefetch(&self.block.changes, until);
+                    schedule.passed(Instant::now());
                 }
+                Action::Tick { due, execute_until, seal } => {
+                    self.execute_pool(execute_until);
+                    schedule.ticked(Instant::now());
+                    self.preconfirm(Some(due));
+                    if self.fenced.is_some() {
+                        return;
+                    }
+                    if seal {
+                        if let Err(e) = self.seal() {
+                            return self.fail(e);
+                        }
+                    }
+                }
+                Action::Stop => break,
             }
         }
         if !self.executed.included.is_empty() {
@@ -321,6 +316,6 @@ impl Builder {
 }
 
 /// What the newest pre-confirmation of `p` changed (its top overlay layer).
-fn last_layer(p: &PendingBlock) -> Arc<crate::state::changes::StateChanges> {
+fn last_layer(p: &PendingBlock) -> Arc<crate::changes::StateChanges> {
     p.overlay.layers().last().cloned().unwrap_or_default()
 }

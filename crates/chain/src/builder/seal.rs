@@ -11,12 +11,12 @@ use super::{last_layer, Builder};
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
-use crate::replica::codec::{self, Kind};
 use crate::replica::Position;
 use crate::store::codec::StoredTx;
 use crate::store::{InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::BlockData;
 use crate::view::ChainView;
+use crate::wire::{self as codec, Kind};
 
 impl Builder {
     pub(super) fn seal(&mut self) -> ChainResult<()> {

@@ -1,8 +1,7 @@
 //! Between ticks the builder executes pooled transactions as they arrive; at each tick it
 //! publishes what it executed as the next pre-confirmation. Publishing is then a constant,
 //! small step, so pre-confirmations go out on the clock whatever a burst of transactions
-//! costs to execute (executing at the tick, as a first version did, moved each publication
-//! by its execution time: intervals of 250 ms under load).
+//! costs to execute (docs/architecture.md, "The clock").
 
 use std::time::{Duration, Instant};
 
@@ -11,24 +10,7 @@ use alloy_primitives::B256;
 use super::block::{unix_now_ms, Outcome};
 use super::{last_layer, Builder};
 use crate::pool::BestTxs;
-use crate::replica::codec::{self, Kind};
-
-/// How often the builder looks for newly arrived transactions between ticks.
-pub fn exec_poll(interval: Duration) -> Duration {
-    (interval / 4).clamp(Duration::from_micros(200), Duration::from_millis(10))
-}
-
-/// When a pass between ticks stops: a little before the tick, so the tick is not late.
-pub fn stop_before(tick: Instant, interval: Duration) -> Instant {
-    let margin = (interval / 8).min(Duration::from_millis(2));
-    tick.checked_sub(margin).unwrap_or(tick)
-}
-
-/// How long the pass at the tick itself may run (transactions that arrived since the last
-/// pass; with short intervals most execution happens here): it delays the publication.
-pub fn at_tick(interval: Duration) -> Duration {
-    (interval / 2).min(Duration::from_millis(5))
-}
+use crate::wire::{self as codec, Kind};
 
 /// What the builder executed since the last pre-confirmation.
 #[derive(Default)]

@@ -16,8 +16,8 @@ use alloy_primitives::map::{AddressSet, HashSet};
 use alloy_primitives::{keccak256, Address, B256, U256};
 use preconf_trie::{NodeReader, Overlay, TrieDiff, WarmTries};
 
+use crate::changes::StateChanges;
 use crate::error::ChainResult;
-use crate::state::changes::StateChanges;
 use crate::store::{trie, StoreSnapshot};
 
 pub struct WarmTrie {
@@ -61,8 +61,8 @@ impl WarmTrie {
         let done = with_parent_trie(&parent, |reader| {
             let mut slots = Vec::new();
             for (address, change) in changes.accounts.iter() {
-                // A clock read per account (~25 ns) against a cold path read (tens of µs):
-                // the tick must not wait for the prefetch.
+                // A clock read per account is cheap next to a cold path read: the tick must
+                // not wait for the prefetch.
                 if Instant::now() >= stop_at {
                     return Ok(false);
                 }

@@ -25,6 +25,9 @@ use revm::primitives::hardfork::SpecId;
 use revm::primitives::{AddressMap, AddressSet, HashSet, StorageKey, StorageValue, KECCAK_EMPTY};
 use revm::state::{Account, EvmState};
 
+use crate::error::ChainError;
+use crate::state::StateView;
+
 /// A database that can list the storage slots an account may hold (a superset is fine:
 /// the values are read before anything is decided).
 pub trait StorageSlots: DatabaseRef {
@@ -278,5 +281,18 @@ impl<D: StorageSlots> JournalTr for GuardedJournal<D> {
 impl<D: StorageSlots> JournalExt for GuardedJournal<D> {
     fn journal(&self) -> &[JournalEntry] {
         &self.journal.journal
+    }
+}
+
+/// The state's slots of an account: the store's, and those the pre-confirmed layers wrote.
+impl StorageSlots for StateView {
+    fn storage_slots_ref(&self, address: Address) -> Result<Vec<U256>, ChainError> {
+        let mut slots = self.snapshot.storage_slots(&address, self.block)?;
+        for layer in self.overlay.iter().flat_map(|o| o.layers()) {
+            if let Some(change) = layer.accounts.get(&address) {
+                slots.extend(change.storage.keys().copied());
+            }
+        }
+        Ok(slots)
     }
 }

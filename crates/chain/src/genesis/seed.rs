@@ -7,11 +7,12 @@ use std::path::PathBuf;
 
 use alloy_genesis::Genesis;
 
-use super::stream::{read_genesis, AllocAccount, AllocSink};
+use super::stream::read_genesis;
 use super::{dev_genesis, genesis_header};
 use crate::error::{ChainError, ChainResult};
 use crate::spec::ChainSpec;
 use crate::store::genesis::GenesisWriter;
+use crate::store::genesis::{AllocAccount, AllocSink};
 use crate::store::Store;
 use alloy_primitives::B256;
 

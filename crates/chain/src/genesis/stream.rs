@@ -12,24 +12,10 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::Deserializer;
 
 use crate::error::{ChainError, ChainResult};
+use crate::store::genesis::{AllocAccount, AllocSink};
 
 /// Slots handed to the sink at once, at most.
 pub const STORAGE_CHUNK: usize = 50_000;
-
-/// An account of the alloc, once all its fields were read.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AllocAccount {
-    pub nonce: u64,
-    pub balance: U256,
-    pub code: Option<Bytes>,
-}
-
-/// Receives the alloc as it is parsed. For one address, `storage` may come several times
-/// (in chunks, possibly before `account`), then `account` once.
-pub trait AllocSink {
-    fn storage(&mut self, address: Address, slots: Vec<(U256, U256)>) -> ChainResult<()>;
-    fn account(&mut self, address: Address, account: AllocAccount) -> ChainResult<()>;
-}
 
 /// Parses `reader`; the alloc goes to `sink` (or is skipped when `sink` is `None`), the
 /// rest is returned as a `Genesis` with an empty alloc.

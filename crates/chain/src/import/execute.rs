@@ -20,6 +20,7 @@ use revm::Database as _;
 
 use super::deposits::deposit_requests;
 use super::error::ImportError;
+use crate::changes::StateChanges;
 use crate::consensus::{
     block_rewards, is_dao_fork_block, receipts::uses_post_state_root, Executed, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT,
 };
@@ -27,7 +28,7 @@ use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{errors::invalid_tx_message, evm_context_with_spec, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::spec::ChainSpec;
-use crate::state::{changes::StateChanges, CodeCache, StateView};
+use crate::state::{CodeCache, StateView};
 use crate::store::{trie, StoreSnapshot};
 use crate::types::ExecutedTx;
 

@@ -13,7 +13,6 @@ use alloy_consensus::proofs;
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Bloom, Bytes, B256};
 
-use super::codec::{self, CodecError, Message, PendingUpdate, SealedBlock, TermStart};
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
 use crate::error::ChainError;
@@ -21,6 +20,7 @@ use crate::events::ChainEvent;
 use crate::store::{BlockWrite, StoredBody, StoredReceipts};
 use crate::types::{BlockData, ExecutedTx};
 use crate::view::{ChainView, PendingBlock};
+use crate::wire::{self as codec, CodecError, Message, PendingUpdate, SealedBlock, TermStart};
 
 /// `meta` key of the stream position: the sequence of the message that sealed the head
 /// (u64 BE) followed by the stream's name.

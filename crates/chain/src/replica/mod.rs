@@ -2,7 +2,6 @@
 //! pre-confirmation, each sealed block) to a stream, and replicas apply them to their own
 //! store and view, so that they answer every read as the leader does.
 //!
-//! - `codec`: the wire format (compact RLP, versioned).
 //! - `publish`: the leader's ordering and recovery (bounded queue, republishing sealed blocks
 //!   from the store, snapshots of the block being built).
 //! - `apply`: the replica's checks and writes (state root over its own trie, stream position
@@ -12,11 +11,10 @@
 //! sequences.
 
 pub mod apply;
-pub mod codec;
 pub mod publish;
 
+pub use crate::wire::{Envelope, Kind};
 pub use apply::{Applied, ApplyError, Follower, Position, POSITION_KEY};
-pub use codec::{Envelope, Kind};
 pub use publish::{Publication, PublishError, Publisher, PublisherStats, StreamMark};
 
 /// Wall-clock milliseconds: when a message's state became visible.

@@ -16,12 +16,12 @@ use std::sync::Arc;
 
 use alloy_primitives::B256;
 
-use super::codec::{self, Kind};
 use crate::chain_state::ChainState;
+use crate::changes::StateChanges;
 use crate::error::ChainError;
 use crate::events::ChainEvent;
-use crate::state::changes::StateChanges;
 use crate::types::{BlockData, ExecutedTx};
+use crate::wire::{self as codec, Kind};
 
 /// One message to publish.
 #[derive(Clone, Debug)]

@@ -1,7 +1,5 @@
 //! Read views of the state for the EVM and for RPC reads.
 
-pub mod changes;
-
 use std::sync::Arc;
 
 use alloy_primitives::{map::B256Map, Address, Bytes, B256, KECCAK256_EMPTY, U256};
@@ -10,9 +8,9 @@ use revm::bytecode::Bytecode;
 use revm::database_interface::{DBErrorMarker, DatabaseRef};
 use revm::state::AccountInfo;
 
+use crate::changes::{AccountState, StateChanges};
 use crate::error::{ChainError, ChainResult};
 use crate::store::StoreSnapshot;
-use changes::{AccountState, StateChanges};
 
 impl DBErrorMarker for ChainError {}
 
@@ -133,18 +131,6 @@ impl StateView {
             }
             self.snapshot.code(&hash)
         })
-    }
-}
-
-impl crate::exec::create_guard::StorageSlots for StateView {
-    fn storage_slots_ref(&self, address: Address) -> Result<Vec<U256>, ChainError> {
-        let mut slots = self.snapshot.storage_slots(&address, self.block)?;
-        for layer in self.overlay.iter().flat_map(|o| o.layers()) {
-            if let Some(change) = layer.accounts.get(&address) {
-                slots.extend(change.storage.keys().copied());
-            }
-        }
-        Ok(slots)
     }
 }
 

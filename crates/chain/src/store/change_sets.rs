@@ -11,8 +11,8 @@ use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
 use redb::{ReadableDatabase, TableDefinition};
 
 use super::Store;
+use crate::changes::{AccountChange, AccountState, StateChanges};
 use crate::error::{ChainError, ChainResult};
-use crate::state::changes::{AccountChange, AccountState, StateChanges};
 
 /// block number -> encoded `StateChanges`
 pub(crate) const CHANGE_SETS: TableDefinition<u64, &[u8]> = TableDefinition::new("change_sets");

@@ -3,7 +3,7 @@
 use alloy_primitives::{Address, Bytes, B256, U256};
 use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
 
-use super::super::state::changes::AccountState;
+use crate::changes::AccountState;
 
 /// A transaction as stored in a block body: its EIP-2718 bytes and the recovered sender.
 #[derive(Clone, Debug, RlpEncodable, RlpDecodable)]

@@ -4,7 +4,7 @@
 //! bounded by the chunk size and a crash leaves either no genesis or all of it.
 
 use alloy_consensus::Header;
-use alloy_primitives::{keccak256, map::AddressMap, Address, B256, KECCAK256_EMPTY, U256};
+use alloy_primitives::{keccak256, map::AddressMap, Address, Bytes, B256, KECCAK256_EMPTY, U256};
 use alloy_trie::EMPTY_ROOT_HASH;
 use preconf_trie::{AccountFields, AccountUpdate, TrieDiff, TrieWriter};
 use redb::WriteTransaction;
@@ -12,9 +12,23 @@ use redb::WriteTransaction;
 use super::{
     codec, write_block, BlockWrite, Store, StoredBody, StoredReceipts, ACCOUNTS, CODES, META, META_SPEC, STORAGE,
 };
+use crate::changes::{AccountState, StateChanges};
 use crate::error::ChainResult;
-use crate::genesis::stream::{AllocAccount, AllocSink};
-use crate::state::changes::{AccountState, StateChanges};
+
+/// An account of the alloc, once all its fields were read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AllocAccount {
+    pub nonce: u64,
+    pub balance: U256,
+    pub code: Option<Bytes>,
+}
+
+/// Receives the alloc as it is parsed. For one address, `storage` may come several times
+/// (in chunks, possibly before `account`), then `account` once.
+pub trait AllocSink {
+    fn storage(&mut self, address: Address, slots: Vec<(U256, U256)>) -> ChainResult<()>;
+    fn account(&mut self, address: Address, account: AllocAccount) -> ChainResult<()>;
+}
 
 /// Accounts and slots buffered before they go to the tables and the trie.
 const CHUNK: usize = 50_000;

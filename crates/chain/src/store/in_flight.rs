@@ -11,7 +11,7 @@ use alloy_primitives::{map::B256Map, B256};
 use preconf_trie::TrieDiff;
 
 use super::{BlockWrite, StoredBody, StoredReceipts};
-use crate::state::changes::StateChanges;
+use crate::changes::StateChanges;
 
 pub struct InFlightBlock {
     pub header: Header,

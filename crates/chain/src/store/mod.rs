@@ -33,8 +33,8 @@ pub use snapshot::StoreSnapshot;
 
 use preconf_trie::TrieDiff;
 
+use crate::changes::StateChanges;
 use crate::error::{ChainError, ChainResult};
-use crate::state::changes::StateChanges;
 
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("headers");

@@ -14,7 +14,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 use super::codec::{self, StoredBody, StoredReceipts};
 use super::in_flight::InFlightBlock;
 use super::*;
-use crate::state::changes::AccountState;
+use crate::changes::AccountState;
 
 pub struct StoreSnapshot {
     head: Option<u64>,

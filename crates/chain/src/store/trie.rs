@@ -4,8 +4,8 @@
 use alloy_primitives::{keccak256, B256};
 use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError, WarmTries};
 
+use crate::changes::StateChanges;
 use crate::error::ChainError;
-use crate::state::changes::StateChanges;
 
 /// How many recent blocks keep a complete trie (proofs at them); older versions are pruned.
 /// geth's path scheme keeps 128 by default.

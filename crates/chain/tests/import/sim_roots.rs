@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use alloy_primitives::{map::AddressSet, Address, U256};
+use preconf_chain::changes::{AccountChange, AccountState, StateChanges};
 use preconf_chain::exec::simulate::state_root::simulated_state_root;
-use preconf_chain::state::changes::{AccountChange, AccountState, StateChanges};
 use preconf_chain::state::{CodeCache, Overlay, StateView};
 use preconf_chain::store::trie;
 use revm::database::CacheDB;

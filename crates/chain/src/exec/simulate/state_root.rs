@@ -8,8 +8,8 @@ use alloy_primitives::{map::AddressSet, Address};
 use revm::database::{AccountState as DbState, CacheDB};
 use revm::primitives::hardfork::SpecId;
 
+use crate::changes::{AccountChange, AccountState, StateChanges};
 use crate::error::ChainResult;
-use crate::state::changes::{AccountChange, AccountState, StateChanges};
 use crate::state::StateView;
 use crate::store::trie;
 

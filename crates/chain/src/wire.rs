@@ -1,5 +1,6 @@
-//! The replication wire format: one message per change of the leader's published view,
-//! compact binary (RLP), fixed by this file and versioned by its first byte.
+//! The replication wire format (the stream's messages): one message per change of the
+//! leader's published view, compact binary (RLP), fixed by this file and versioned by its
+//! first byte. Replicas read it (`replica`), a cluster's leader writes it (`ledger`).
 //!
 //! ```text
 //! message  = version (1 byte, 1) · kind (1 byte) · number (u64 BE) · index (u64 BE) · body (RLP)
@@ -28,7 +29,7 @@ use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Address, Bytes, Log, B256};
 use alloy_rlp::{BufMut, Decodable, Encodable};
 
-use crate::state::changes::StateChanges;
+use crate::changes::StateChanges;
 use crate::store::change_sets::{decode_changes, encode_changes, ChangeSetError};
 use crate::types::{BlockData, ExecutedTx};
 

@@ -1,0 +1,220 @@
+//! The builder's clock as a pure function: given the time and what happened (a ring of the
+//! pool's bell, a prefetch left unfinished, the open block's pre-confirmation count), what
+//! the builder does next. The loop in `mod.rs` only sleeps and acts.
+//!
+//! Between ticks the builder passes over the pool when something arrived (at most once per
+//! `poll`, so a stream of arrivals is executed in batches), and stops passing a little
+//! before the tick so the tick is on time; at the tick it runs what arrived meanwhile for a
+//! short while and publishes; every `per_block` ticks it seals. A tick that comes late does
+//! not burst: the ticks it missed are skipped.
+
+use std::time::{Duration, Instant};
+
+/// What the builder does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Sleep until `until`, or until the bell rings (an arrival, a landed commit, a stop).
+    Wait { until: Instant },
+    /// Sleep until `until` whatever rings: too soon after the last pass.
+    Rest { until: Instant },
+    /// Execute what the pool offers and load the seal's trie paths, stopping at `until`.
+    Pass { until: Instant },
+    /// The tick due at `due`: execute what arrived (stopping at `execute_until`), publish
+    /// the next pre-confirmation, and seal the block when `seal`.
+    Tick { due: Instant, execute_until: Instant, seal: bool },
+    /// Stop building (the handle asked).
+    Stop,
+}
+
+/// What the builder knows when it asks.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
+    pub now: Instant,
+    /// The bell rang during the last wait.
+    pub rung: bool,
+    /// A prefetch was cut short and has more to load.
+    pub prefetch_behind: bool,
+    /// Pre-confirmations the open block has so far.
+    pub preconf_index: u64,
+    /// The handle asked the builder to stop.
+    pub stopping: bool,
+}
+
+#[derive(Debug)]
+pub struct Schedule {
+    interval: Duration,
+    per_block: u64,
+    /// Passes between ticks are at least this far apart.
+    poll: Duration,
+    /// When the next tick is due.
+    next: Instant,
+    /// No pass before this.
+    rest_until: Instant,
+    /// A ring heard while resting: the pass after the rest is owed to it.
+    owed: bool,
+}
+
+/// How often the builder looks for newly arrived transactions between ticks.
+pub fn exec_poll(interval: Duration) -> Duration {
+    (interval / 4).clamp(Duration::from_micros(200), Duration::from_millis(10))
+}
+
+/// When a pass between ticks stops: a little before the tick, so the tick is not late.
+pub fn stop_before(tick: Instant, interval: Duration) -> Instant {
+    let margin = (interval / 8).min(Duration::from_millis(2));
+    tick.checked_sub(margin).unwrap_or(tick)
+}
+
+/// How long the pass at the tick itself may run (transactions that arrived since the last
+/// pass; with short intervals most execution happens here): it delays the publication.
+pub fn at_tick(interval: Duration) -> Duration {
+    (interval / 2).min(Duration::from_millis(5))
+}
+
+impl Schedule {
+    /// A clock whose first tick is due at `first_tick`.
+    pub fn new(interval: Duration, per_block: u64, now: Instant, first_tick: Instant) -> Self {
+        Self {
+            interval,
+            per_block: per_block.max(1),
+            poll: exec_poll(interval),
+            next: first_tick,
+            rest_until: now,
+            owed: false,
+        }
+    }
+
+    pub fn next(&mut self, f: Facts) -> Action {
+        if f.stopping {
+            return Action::Stop;
+        }
+        if f.now >= self.next {
+            let due = self.next;
+            self.next += self.interval;
+            return Action::Tick {
+                due,
+                execute_until: f.now + at_tick(self.interval),
+                seal: f.preconf_index + 1 >= self.per_block,
+            };
+        }
+        let stop_at = stop_before(self.next, self.interval);
+        self.owed |= f.rung;
+        if f.now >= stop_at || !(self.owed || f.prefetch_behind) {
+            // The last moments before the tick, or nothing to do: wait for either.
+            self.owed = false;
+            return Action::Wait { until: self.next };
+        }
+        if f.now < self.rest_until {
+            return Action::Rest { until: self.rest_until.min(self.next) };
+        }
+        self.owed = false;
+        Action::Pass { until: stop_at }
+    }
+
+    /// A pass between ticks ended at `now`: the next one not before `poll` from here.
+    pub fn passed(&mut self, now: Instant) {
+        self.rest_until = now + self.poll;
+    }
+
+    /// The tick's work ended at `now`: ticks missed meanwhile are skipped, not burst.
+    pub fn ticked(&mut self, now: Instant) {
+        if self.next < now {
+            self.next = now + self.interval;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn clock() -> (Schedule, Instant) {
+        let t0 = Instant::now();
+        (Schedule::new(200 * MS, 10, t0, t0 + 200 * MS), t0)
+    }
+
+    fn at(now: Instant) -> Facts {
+        Facts { now, rung: false, prefetch_behind: false, preconf_index: 0, stopping: false }
+    }
+
+    #[test]
+    fn idle_it_sleeps_on_the_bell_until_the_tick() {
+        let (mut s, t0) = clock();
+        assert_eq!(s.next(at(t0)), Action::Wait { until: t0 + 200 * MS });
+    }
+
+    #[test]
+    fn an_arrival_is_executed_at_once_until_just_before_the_tick() {
+        let (mut s, t0) = clock();
+        let now = t0 + 50 * MS;
+        assert_eq!(s.next(Facts { rung: true, ..at(now) }), Action::Pass { until: t0 + 198 * MS });
+    }
+
+    #[test]
+    fn arrivals_right_after_a_pass_wait_for_the_poll_then_are_executed_together() {
+        let (mut s, t0) = clock();
+        s.passed(t0 + 50 * MS);
+        // Poll is a quarter interval capped at 10 ms.
+        assert_eq!(s.next(Facts { rung: true, ..at(t0 + 52 * MS) }), Action::Rest { until: t0 + 60 * MS });
+        // The ring heard while resting is owed a pass even if nothing rings again.
+        assert_eq!(s.next(at(t0 + 60 * MS)), Action::Pass { until: t0 + 198 * MS });
+        assert_eq!(s.next(at(t0 + 61 * MS)), Action::Wait { until: t0 + 200 * MS });
+    }
+
+    #[test]
+    fn an_arrival_in_the_last_moments_before_the_tick_waits_for_the_tick() {
+        let (mut s, t0) = clock();
+        assert_eq!(s.next(Facts { rung: true, ..at(t0 + 199 * MS) }), Action::Wait { until: t0 + 200 * MS });
+    }
+
+    #[test]
+    fn a_prefetch_cut_short_resumes_after_the_poll_without_a_ring() {
+        let (mut s, t0) = clock();
+        s.passed(t0 + 20 * MS);
+        let behind = |now| Facts { prefetch_behind: true, ..at(now) };
+        assert_eq!(s.next(behind(t0 + 21 * MS)), Action::Rest { until: t0 + 30 * MS });
+        assert_eq!(s.next(behind(t0 + 30 * MS)), Action::Pass { until: t0 + 198 * MS });
+    }
+
+    #[test]
+    fn the_tick_comes_on_its_due_time_and_the_next_one_an_interval_later() {
+        let (mut s, t0) = clock();
+        let now = t0 + 200 * MS;
+        assert_eq!(s.next(at(now)), Action::Tick { due: t0 + 200 * MS, execute_until: now + 5 * MS, seal: false });
+        s.ticked(now + MS);
+        assert_eq!(s.next(at(now + MS)), Action::Wait { until: t0 + 400 * MS });
+    }
+
+    #[test]
+    fn the_last_pre_confirmation_of_a_block_seals_it() {
+        let (mut s, t0) = clock();
+        let now = t0 + 200 * MS;
+        let facts = Facts { preconf_index: 9, ..at(now) };
+        assert_eq!(s.next(facts), Action::Tick { due: t0 + 200 * MS, execute_until: now + 5 * MS, seal: true });
+    }
+
+    #[test]
+    fn a_late_wake_up_ticks_once_and_skips_what_it_missed() {
+        let (mut s, t0) = clock();
+        let late = t0 + 900 * MS;
+        assert!(matches!(s.next(at(late)), Action::Tick { due, .. } if due == t0 + 200 * MS));
+        s.ticked(late + MS);
+        // Not four ticks in a row: the next is an interval after the late one.
+        assert_eq!(s.next(at(late + 2 * MS)), Action::Wait { until: late + MS + 200 * MS });
+    }
+
+    #[test]
+    fn a_stop_comes_before_anything_due() {
+        let (mut s, t0) = clock();
+        assert_eq!(s.next(Facts { stopping: true, rung: true, ..at(t0 + 500 * MS) }), Action::Stop);
+    }
+
+    #[test]
+    fn a_first_tick_due_at_once_comes_first() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(200 * MS, 10, t0, t0);
+        assert!(matches!(s.next(Facts { rung: true, ..at(t0) }), Action::Tick { .. }));
+    }
+}
