@@ -29,12 +29,19 @@ async function accepting(n: number): Promise<void> {
 /** Waits until every node says it is healthy and names the same leader. */
 async function settled(): Promise<number> {
   const leader = await c.leader(30_000);
+  let said = '';
   await waitFor(
-    async () => (await Promise.all(c.running().map((i) => health(c.url(i))))).every((h) => h.status === 200),
+    async () => {
+      const all = await Promise.all(c.running().map((i) => health(c.url(i))));
+      said = JSON.stringify(all.map((h) => h.body.reason ?? 'ok'));
+      return all.every((h) => h.status === 200);
+    },
     30_000,
     'every node healthy',
     100,
-  );
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; they say ${said}`);
+  });
   return leader;
 }
 

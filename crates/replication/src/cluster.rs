@@ -150,7 +150,10 @@ impl Controller {
                 released: false,
             };
             match self.lease.take(&now, &mine).await {
-                Ok(revision) => break Some((mine.term, revision, Instant::now())),
+                Ok(revision) => {
+                    self.link.health.ok();
+                    break Some((mine.term, revision, Instant::now()));
+                }
                 Err(LeaseError::Lost(_)) => {} // somebody was faster; the watch brings it
                 Err(e) => self.link.health.fail(e),
             }
@@ -210,7 +213,14 @@ impl Controller {
         let held = Arc::new(Mutex::new(Held { revision, valid_until: taken_at + self.config.lease, lost: false }));
         let lost = Arc::new(Notify::new());
         let (renew_stop, renew_rx) = watch::channel(false);
-        self.rt.spawn(renew(self.lease.clone(), me.clone(), held.clone(), lost.clone(), self.config.lease, renew_rx));
+        let renewal = Renewal {
+            lease: self.lease.clone(),
+            me: me.clone(),
+            held: held.clone(),
+            lost: lost.clone(),
+            health: self.link.health.clone(),
+        };
+        self.rt.spawn(renewal.run(self.config.lease, renew_rx));
 
         let ledger = match self.take_over(term, &held).await {
             Ok(l) => l,
@@ -351,34 +361,40 @@ impl Controller {
     }
 }
 
-/// Renews the lease every quarter of its duration until stopped, or until it is lost.
-async fn renew(
+/// The lease while this node holds it, renewed in the background.
+struct Renewal {
     lease: Lease,
     me: LeaseValue,
     held: Arc<Mutex<Held>>,
     lost: Arc<Notify>,
-    duration: Duration,
-    mut stop: watch::Receiver<bool>,
-) {
-    loop {
-        if wait_or_stop(&mut stop, duration / 4).await {
-            return;
-        }
-        let revision = held.lock().revision;
-        let sent = Instant::now();
-        match tokio::time::timeout(duration / 2, lease.put(revision, &me)).await {
-            Ok(Ok(revision)) => {
-                let mut h = held.lock();
-                h.revision = revision;
-                h.valid_until = sent + duration;
-            }
-            Ok(Err(LeaseError::Lost(_))) => {
-                held.lock().lost = true;
-                lost.notify_one();
+    health: Arc<crate::health::Health>,
+}
+
+impl Renewal {
+    /// Renews the lease every quarter of its duration until stopped, or until it is lost.
+    async fn run(self, duration: Duration, mut stop: watch::Receiver<bool>) {
+        loop {
+            if wait_or_stop(&mut stop, duration / 4).await {
                 return;
             }
-            Ok(Err(e)) => eprintln!("[preconf-node] cluster: lease renewal failed: {e}"),
-            Err(_) => eprintln!("[preconf-node] cluster: lease renewal timed out"),
+            let revision = self.held.lock().revision;
+            let sent = Instant::now();
+            match tokio::time::timeout(duration / 2, self.lease.put(revision, &self.me)).await {
+                Ok(Ok(revision)) => {
+                    let mut h = self.held.lock();
+                    h.revision = revision;
+                    h.valid_until = sent + duration;
+                    drop(h);
+                    self.health.ok();
+                }
+                Ok(Err(LeaseError::Lost(_))) => {
+                    self.held.lock().lost = true;
+                    self.lost.notify_one();
+                    return;
+                }
+                Ok(Err(e)) => self.health.fail(format!("lease renewal failed: {e}")),
+                Err(_) => self.health.fail("lease renewal timed out"),
+            }
         }
     }
 }

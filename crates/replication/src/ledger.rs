@@ -22,6 +22,7 @@ use preconf_chain::ledger::{Ledger, LedgerError, Record};
 use preconf_chain::wire::{self as codec, Kind};
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use crate::health::Health;
 use crate::nats::{self, Link, REQUEST_TIMEOUT};
 
 /// The most transactions (and bytes) one message carries.
@@ -92,6 +93,7 @@ impl StreamLedger {
             chain,
             js: link.js.clone(),
             stream: link.stream.clone(),
+            health: link.health.clone(),
             name: name.clone(),
             id_prefix: format!("{node}.{term}"),
             shared: shared.clone(),
@@ -164,6 +166,7 @@ struct Writer {
     chain: Arc<ChainState>,
     js: jetstream::Context,
     stream: stream::Stream,
+    health: Arc<Health>,
     name: String,
     id_prefix: String,
     shared: Arc<Shared>,
@@ -286,7 +289,10 @@ impl Writer {
                 _ = closed => return Err(LedgerError::Closed),
             };
             let refused = match outcome {
-                Ok(Ok(ack)) if ack.sequence == expected + 1 => return Ok(ack.sequence),
+                Ok(Ok(ack)) if ack.sequence == expected + 1 => {
+                    self.health.ok();
+                    return Ok(ack.sequence);
+                }
                 Ok(Ok(ack)) => format!("the stream placed it at {} instead of {}", ack.sequence, expected + 1),
                 Ok(Err(e)) if e.kind() == PublishErrorKind::WrongLastSequence => e.to_string(),
                 Ok(Err(e)) => format!("publish failed: {e}"),
@@ -302,7 +308,7 @@ impl Writer {
                     )))
                 }
                 Ok(Settled::Absent) => {}
-                Err(e) => eprintln!("[preconf-node] ledger: cannot read the stream after \"{refused}\": {e}"),
+                Err(e) => self.health.fail(format!("cannot append to the stream ({refused}), nor read it: {e}")),
             }
             tokio::time::sleep(RETRY).await;
         }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use async_nats::jetstream::{self, kv, stream};
-use async_nats::{Client, ConnectOptions, Event, HeaderMap};
+use async_nats::{Client, ConnectOptions, HeaderMap};
 use bytes::Bytes;
 use preconf_chain::wire::Kind;
 
@@ -22,10 +22,9 @@ pub fn subject(stream: &str, kind: Kind) -> String {
     format!("{stream}.{}", kind.subject())
 }
 
-/// A connection to any of `servers` that reconnects forever; connection changes feed `health`.
+/// A connection to any of `servers` that reconnects forever; `health` polls its state.
 pub async fn connect(servers: &[String], name: &str, health: Arc<Health>) -> Result<Client, Error> {
     let addrs = servers.iter().map(|s| s.parse()).collect::<Result<Vec<async_nats::ServerAddr>, _>>()?;
-    let events = health.clone();
     let client = ConnectOptions::new()
         .name(name)
         .retry_on_initial_connect()
@@ -33,14 +32,6 @@ pub async fn connect(servers: &[String], name: &str, health: Arc<Health>) -> Res
         .connection_timeout(REQUEST_TIMEOUT)
         .request_timeout(Some(REQUEST_TIMEOUT))
         .reconnect_delay_callback(|attempts| Duration::from_millis((50 * attempts as u64).min(250)))
-        .event_callback(move |e| {
-            let health = events.clone();
-            async move {
-                if let Event::Disconnected = e {
-                    health.fail("disconnected");
-                }
-            }
-        })
         .connect(addrs)
         .await?;
     let state = client.clone();
