@@ -18,9 +18,9 @@ export interface NodeProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-export async function spawnNode(args: string[], port?: number): Promise<NodeProcess> {
+export async function spawnNode(args: string[], port?: number, env?: Record<string, string>): Promise<NodeProcess> {
   const p = port ?? (await freePort());
-  const child = spawn(process.execPath, [bin, '--port', String(p), '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, '--port', String(p), '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   // Started when it prints its listening line; failed when it exits or stays silent too long.
