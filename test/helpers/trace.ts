@@ -1,6 +1,7 @@
 // Small helpers shared by the tracing and access-list tests: raw JSON-RPC that throws on
 // an error, and waiting on conditions (pre-confirmed, sealed) rather than on time.
 
+import { vi } from 'vitest';
 import { rpc } from './node.js';
 
 /** The result of a JSON-RPC call; an error response throws with its code and message. */
@@ -10,16 +11,16 @@ export async function call(url: string, method: string, params: unknown[] = []):
   return r.result;
 }
 
-/** Polls `f` until it returns something truthy. */
-export async function until<T>(f: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits (vitest's vi.waitFor) until `f` returns something truthy. */
+export const until = <T>(f: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> =>
+  vi.waitFor(
+    async () => {
+      const v = await f();
+      if (!v) throw new Error(`timed out waiting for ${what}`);
+      return v;
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 
 /** The receipt, once the transaction's block is sealed (receipts wait for the seal). */
 export const sealedReceipt = (url: string, hash: string): Promise<any> =>

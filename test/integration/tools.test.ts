@@ -3,7 +3,7 @@
 // so every tool that waits for a receipt and then reads `latest` sees its own transaction.
 // With --preconf-receipts (Base-style) the same flows behave as the README documents.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
 import { DEV_KEYS, devAccount, rpc } from '../helpers/node.js';
@@ -13,15 +13,16 @@ import { cast, ForgeProject, ok } from '../helpers/foundry.js';
 const ZERO_HASH = `0x${'0'.repeat(64)}`;
 const SCRIPT = 'Deploy.s.sol';
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits (vitest's vi.waitFor) until `probe` gives something. */
+const until = <T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> =>
+  vi.waitFor(
+    async () => {
+      const v = await probe();
+      if (v === null || v === undefined) throw new Error(`timed out waiting for ${what}`);
+      return v;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 
 const field = (out: string, name: string): string => {
   const m = new RegExp(`^${name}\\s+(\\S+)`, 'm').exec(out);

@@ -3,7 +3,7 @@
 // executable, "queued" waits behind a nonce gap. Compared with anvil (which keys senders in
 // lower case) on the same signed transactions.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getAddress, parseGwei, type Hex } from 'viem';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
@@ -15,13 +15,14 @@ const lowerKeys = <T>(l: Listing<T>): Listing<T> => ({
   queued: Object.fromEntries(Object.entries(l.queued).map(([k, v]) => [k.toLowerCase(), v])),
 });
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits (vitest's vi.waitFor) until `probe` holds. */
+const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> =>
+  vi.waitFor(
+    async () => {
+      if (!(await probe())) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 
 const transfer = (i: number, nonce: number): Promise<Hex> =>
   devAccount(i).signTransaction({

@@ -48,15 +48,16 @@ mod tests {
     #[test]
     fn a_ring_wakes_the_sleeper_before_its_deadline() {
         let bell = Arc::new(Doorbell::default());
-        let ringer = bell.clone();
+        let (asleep, waiting) = std::sync::mpsc::channel();
+        let sleeper = bell.clone();
+        // The sleeper reports what woke it: a ring (true) or its far deadline (false).
         let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            ringer.ring();
+            asleep.send(()).unwrap();
+            sleeper.wait_until(Instant::now() + Duration::from_secs(10))
         });
-        let started = Instant::now();
-        assert!(bell.wait_until(started + Duration::from_secs(30)));
-        assert!(started.elapsed() < Duration::from_secs(30));
-        t.join().unwrap();
+        waiting.recv().unwrap();
+        bell.ring();
+        assert!(t.join().unwrap(), "woken by the ring, not by its deadline");
     }
 
     #[test]
