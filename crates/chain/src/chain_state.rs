@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
 
@@ -22,23 +22,23 @@ use crate::view::ChainView;
 pub const STARTING: &str = "starting: catching up with the stream";
 
 pub struct ChainState {
-    pub spec: Arc<ChainSpec>,
-    pub config: ChainConfig,
-    pub store: Arc<Store>,
+    spec: Arc<ChainSpec>,
+    config: ChainConfig,
+    store: Arc<Store>,
     view: ArcSwap<ChainView>,
-    /// Transactions waiting to be executed. Whoever changes the pool and the published
-    /// view together (the builder, taking included transactions out) does both under this
-    /// lock, and readers that combine the two take it before loading the view, so no read
-    /// sees a transaction gone from the pool but not yet in the view.
-    pub pool: Mutex<Pool>,
+    /// Transactions waiting to be executed. The pool and the published view change
+    /// together only through `publish_including` (under this lock), and readers that combine
+    /// the two (`with_pool`) take it before loading the view, so no read sees a transaction
+    /// gone from the pool but not yet in the view.
+    pool: Mutex<Pool>,
     /// Durable record of accepted transactions (`None` with an in-memory store).
-    pub journal: Option<Journal>,
+    journal: Option<Journal>,
     /// Rung when the pool gains a transaction: whoever executes the pool (the builder)
     /// sleeps on it between ticks instead of polling.
-    pub pool_bell: Arc<Doorbell>,
-    pub events: EventBus,
+    pool_bell: Arc<Doorbell>,
+    events: EventBus,
     /// The builder's tick and seal measurements (read at scrape time).
-    pub metrics: ChainMetrics,
+    metrics: ChainMetrics,
     unhealthy: Mutex<Option<String>>,
     /// Why replication (publishing to or following a stream) is degraded, if it is.
     replication: Mutex<Option<String>>,
@@ -90,17 +90,47 @@ impl ChainState {
         self.view.load_full()
     }
 
-    /// Publishes a new view (the builder's only way to change what readers see).
+    /// Publishes a new view that changes nothing the pool holds (a landed commit, a
+    /// replica's new pending block without transactions).
     pub fn publish(&self, view: ChainView) {
         self.view.store(Arc::new(view));
     }
 
-    /// Adds a validated transaction to the pool and rings `pool_bell`: the one way in, so no
+    /// Publishes `view`, which includes `included`, and takes those transactions out of the
+    /// pool in the same step: a reader combining pool and view never sees a transaction in
+    /// neither (a pre-confirmation, a seal, a replica applying either).
+    pub fn publish_including(&self, view: ChainView, included: impl IntoIterator<Item = B256>) {
+        let mut pool = self.pool.lock();
+        self.view.store(Arc::new(view));
+        for h in included {
+            pool.remove(&h);
+        }
+    }
+
+    /// Admits a validated transaction to the pool and rings the bell: the one way in, so no
     /// arrival leaves the builder asleep until its next tick.
     pub fn add_to_pool(&self, tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {
         let added = self.pool.lock().add(tx, state_nonce)?;
         self.pool_bell.ring();
         Ok(added)
+    }
+
+    /// Whether the pool would take `tx` (nothing changes).
+    pub fn pool_accepts(&self, tx: &PooledTx, state_nonce: u64) -> Result<(), ChainError> {
+        self.pool.lock().check(tx, state_nonce)
+    }
+
+    /// Drops transactions that can never execute as they are, with the reason, from the
+    /// pool and its journal.
+    pub fn drop_from_pool(&self, dropped: &[(B256, String)]) {
+        let mut pool = self.pool.lock();
+        for (h, reason) in dropped {
+            pool.drop_tx(h, reason.clone());
+        }
+        drop(pool);
+        if let Some(journal) = &self.journal {
+            journal.forget(dropped.iter().map(|(h, _)| h));
+        }
     }
 
     /// Reads the pool, and the view it is consistent with (see `pool`). Keep `read` short:
@@ -109,6 +139,41 @@ impl ChainState {
         let pool = self.pool.lock();
         let view = self.view();
         (read(&pool), view)
+    }
+
+    /// Reads the pool alone (the builder, choosing what to execute).
+    pub fn read_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> R {
+        read(&self.pool.lock())
+    }
+
+    pub fn spec(&self) -> &Arc<ChainSpec> {
+        &self.spec
+    }
+
+    pub fn config(&self) -> &ChainConfig {
+        &self.config
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The pool journal, on a node with a datadir.
+    pub fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
+    }
+
+    /// What the builder sleeps on between ticks.
+    pub fn pool_bell(&self) -> &Arc<Doorbell> {
+        &self.pool_bell
+    }
+
+    pub fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    pub fn metrics(&self) -> &ChainMetrics {
+        &self.metrics
     }
 
     pub fn chain_id(&self) -> u64 {

@@ -74,8 +74,11 @@ impl Node {
             eprintln!("[preconf-node] pool journal: {kept} transactions restored, {dropped} already included or no longer valid");
         }
         // A cluster's node builds only while it leads (`lead`).
-        let builder =
-            if chain.config.build && !chain.config.cluster { Some(builder::spawn(chain.clone(), None)?) } else { None };
+        let builder = if chain.config().build && !chain.config().cluster {
+            Some(builder::spawn(chain.clone(), None)?)
+        } else {
+            None
+        };
         Ok(Self { chain, api, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
     }
 
@@ -141,7 +144,7 @@ impl Node {
         if let Some(b) = self.builder.lock().take() {
             b.stop();
         }
-        if let Err(e) = self.chain.store.checkpoint_for_restart() {
+        if let Err(e) = self.chain.store().checkpoint_for_restart() {
             eprintln!("[preconf-node] could not record the store's allocator state (the next start checks the whole file): {e}");
         }
     }

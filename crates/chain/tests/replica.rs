@@ -45,7 +45,7 @@ struct Pair {
 impl Pair {
     fn new(leader: ChainConfig, replica: ChainConfig, capacity: usize) -> Self {
         let leader = Node::open(leader).expect("leader opens");
-        let events = leader.chain().events.subscribe();
+        let events = leader.chain().events().subscribe();
         let publisher = Publisher::new(leader.chain().clone(), 7, capacity);
         let replica = Node::open(replica).expect("replica opens");
         let follower =

@@ -112,8 +112,8 @@ impl NativeNode {
     #[napi(factory)]
     pub fn open(options: NodeOptions) -> napi::Result<Self> {
         let node = Arc::new(Node::open(options.into_config()?).map_err(|e| napi::Error::from_reason(e.to_string()))?);
-        let fanout = Arc::new(Fanout::new(node.chain().events.pool_interest()));
-        let events = node.chain().events.subscribe();
+        let fanout = Arc::new(Fanout::new(node.chain().events().pool_interest()));
+        let events = node.chain().events().subscribe();
         let renderer = fanout.clone();
         std::thread::Builder::new()
             .name("preconf-events".into())
@@ -164,7 +164,7 @@ impl NativeNode {
             client_version: preconf_chain::node::CLIENT_VERSION.to_string(),
             accounts,
             // A cluster's leader waits for the replicated log: never on an event loop.
-            submits_inline: chain.journal.is_none() && !chain.config.cluster,
+            submits_inline: chain.journal().is_none() && !chain.config().cluster,
         }
     }
 

@@ -75,14 +75,14 @@ impl NativeNode {
         let chain = self.node.chain();
         let pool = self.node.api().txpool.counts().map_err(|e| napi::Error::from_reason(e.to_string()))?;
         Ok(NativeMetrics {
-            preconf_tick_seconds: chain.metrics.preconf_tick.snapshot().into(),
-            tick_delay_seconds: chain.metrics.tick_delay.snapshot().into(),
-            seal_seconds: chain.metrics.seal.snapshot().into(),
-            commit_seconds: chain.metrics.commit.snapshot().into(),
-            preconf_transactions: chain.metrics.preconf_txs.snapshot().into(),
+            preconf_tick_seconds: chain.metrics().preconf_tick.snapshot().into(),
+            tick_delay_seconds: chain.metrics().tick_delay.snapshot().into(),
+            seal_seconds: chain.metrics().seal.snapshot().into(),
+            commit_seconds: chain.metrics().commit.snapshot().into(),
+            preconf_transactions: chain.metrics().preconf_txs.snapshot().into(),
             pool_pending: pool.pending as u32,
             pool_queued: pool.queued as u32,
-            store_bytes: chain.store.size_bytes().map(|b| b as f64),
+            store_bytes: chain.store().size_bytes().map(|b| b as f64),
             head: chain.view().head_number() as f64,
             work_queues: work::snapshot()
                 .into_iter()

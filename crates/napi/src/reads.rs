@@ -78,7 +78,7 @@ impl NativeNode {
             Ok(n.api()
                 .blocks
                 .by_id(params::block(&block)?)?
-                .map_or("null".into(), |b| receipt::block_receipts(&b, &n.chain().spec)))
+                .map_or("null".into(), |b| receipt::block_receipts(&b, n.chain().spec())))
         })
     }
 
@@ -116,7 +116,7 @@ impl NativeNode {
             Ok(n.api()
                 .transactions
                 .receipt(params::hash(&hash)?)?
-                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, &n.chain().spec)))
+                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec())))
         })
     }
 
@@ -126,7 +126,7 @@ impl NativeNode {
     pub fn get_preconfirmed_receipt(&self, hash: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
             let found = n.api().transactions.preconfirmed_receipt(params::hash(&hash)?)?;
-            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, &n.chain().spec)))
+            Ok(found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec())))
         })
     }
 

@@ -86,7 +86,7 @@ impl Replication {
             }
             Mode::Cluster(_) => (format!("cluster: cannot reach NATS at {servers}"), Role::Replica),
         };
-        if matches!(config.mode, Mode::Follow) && chain.config.build {
+        if matches!(config.mode, Mode::Follow) && chain.config().build {
             return Err("a replica must not build blocks (open it with build: false)".into());
         }
         let health = Health::new(chain.clone(), what, config.nats_timeout);

@@ -39,7 +39,7 @@ impl Publishing {
             .unwrap_or(1);
         let publisher = Arc::new(Mutex::new(Publisher::new(chain.clone(), build, queue)));
         let ready = Arc::new(Notify::new());
-        let events = chain.events.subscribe();
+        let events = chain.events().subscribe();
         let (feed, wake) = (publisher.clone(), ready.clone());
         std::thread::Builder::new()
             .name("preconf-publish-events".into())

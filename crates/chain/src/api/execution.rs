@@ -38,11 +38,11 @@ impl Execution {
             apply_block_overrides(&mut exec_block, o)?;
         }
         Ok(CallContext {
-            spec: &self.chain.spec,
+            spec: self.chain.spec(),
             state: view.state(at),
             block: exec_block,
-            gas_cap: self.chain.config.gas_cap,
-            unpriced_sees_zero_fees: self.chain.config.profile == Profile::Geth,
+            gas_cap: self.chain.config().gas_cap,
+            unpriced_sees_zero_fees: self.chain.config().profile == Profile::Geth,
         })
     }
 
@@ -66,7 +66,7 @@ impl Execution {
     }
 
     pub fn simulate(&self, payload: &SimulatePayload, block: BlockId) -> ChainResult<Vec<SimulatedBlock>> {
-        let config = &self.chain.config;
+        let config = self.chain.config();
         let limits = Limits {
             max_blocks: config.simulate_max_blocks,
             max_calls_per_block: config.simulate_max_calls_per_block,
@@ -83,7 +83,7 @@ impl Execution {
             Resolved::Sealed(_) => view.block_hash(at)?.unwrap_or_default(),
         };
         let ctx = SimulateContext {
-            spec: &self.chain.spec,
+            spec: self.chain.spec(),
             limits,
             timeout: Duration::from_millis(config.simulate_timeout_ms),
             gas_cap: config.gas_cap,

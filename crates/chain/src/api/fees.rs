@@ -116,7 +116,7 @@ impl Fees {
         if let Some(h) = &last {
             history
                 .base_fee_per_gas
-                .push(h.next_block_base_fee(self.chain.spec.base_fee_params()).unwrap_or_default() as u128);
+                .push(h.next_block_base_fee(self.chain.spec().base_fee_params()).unwrap_or_default() as u128);
         }
         let n = history.gas_used_ratio.len();
         history.base_fee_per_blob_gas = vec![1; n + 1];

@@ -72,7 +72,7 @@ impl Logs {
             return Err(ChainError::InvalidParams("block range extends beyond current head block".into()));
         }
         let span = to - from + 1;
-        let max = self.chain.config.logs_max_range;
+        let max = self.chain.config().logs_max_range;
         if span > max {
             return Err(ChainError::LimitExceeded(format!("block range too large: {span} blocks, the limit is {max}")));
         }
@@ -114,10 +114,10 @@ impl Logs {
         for (tx_index, etx) in block.txs.iter().enumerate() {
             for (log_in_tx, log) in etx.receipt.logs.iter().enumerate() {
                 if q.matches(log) {
-                    if out.len() >= self.chain.config.logs_max_results {
+                    if out.len() >= self.chain.config().logs_max_results {
                         return Err(ChainError::LimitExceeded(format!(
                             "query returned more than {} results; narrow the block range or the filter",
-                            self.chain.config.logs_max_results
+                            self.chain.config().logs_max_results
                         )));
                     }
                     out.push(FoundLog { block: block.clone(), tx_index, log_in_tx, log_index });

@@ -51,7 +51,7 @@ impl Submission {
     /// Blob transactions are taken only by `--profile geth` serving a stored chain: the
     /// product's chain has no blobs, and nothing here executes what the pool holds.
     fn accepts_blobs(&self) -> bool {
-        let config = &self.chain.config;
+        let config = self.chain.config();
         config.profile == Profile::Geth && !config.build
     }
 
@@ -65,21 +65,21 @@ impl Submission {
         let ptx = self.validate_raw(raw)?;
         let hash = ptx.hash;
         let state_nonce = self.pending_nonce(&ptx.sender)?;
-        self.chain.pool.lock().check(&ptx, state_nonce)?;
-        if self.chain.config.cluster {
+        self.chain.pool_accepts(&ptx, state_nonce)?;
+        if self.chain.config().cluster {
             let ledger = self.chain.ledger().ok_or_else(|| ChainError::NotLeader("this node follows".into()))?;
             ledger.append_tx(ptx.raw.clone()).map_err(|e| ChainError::NotLeader(e.to_string()))?;
             self.journal_buffered(hash, &ptx.raw);
-        } else if let Some(journal) = &self.chain.journal {
+        } else if let Some(journal) = &self.chain.journal() {
             journal
                 .append(hash, &ptx.raw)
                 .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
         }
         let added = self.chain.add_to_pool(ptx, state_nonce)?;
-        if let Some(journal) = &self.chain.journal {
+        if let Some(journal) = &self.chain.journal() {
             journal.forget(added.replaced.iter().chain(added.evicted.iter()));
         }
-        self.chain.events.send_pooled(hash);
+        self.chain.events().send_pooled(hash);
         Ok(hash)
     }
 
@@ -99,7 +99,7 @@ impl Submission {
     /// A clustered node's journal only spares a restart from reading the log again; the
     /// log is what makes a transaction durable, so nothing waits for the disk here.
     fn journal_buffered(&self, hash: B256, raw: &Bytes) {
-        if let Some(journal) = &self.chain.journal {
+        if let Some(journal) = &self.chain.journal() {
             if let Err(e) = journal.append_buffered(hash, raw) {
                 eprintln!("[preconf-node] pool journal: {e}");
             }
@@ -127,7 +127,7 @@ impl Submission {
             _ => {}
         }
         let tx = if blob {
-            blobs::decode_blob_tx(&raw, &self.chain.spec, self.chain.view().pending_header().timestamp)?
+            blobs::decode_blob_tx(&raw, self.chain.spec(), self.chain.view().pending_header().timestamp)?
         } else {
             TxEnvelope::decode_2718_exact(&raw)
                 .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?
@@ -143,7 +143,7 @@ impl Submission {
         }
         let view = self.chain.view();
         let context = view.pending_header();
-        let spec_id = self.chain.spec.spec_at(context.number, context.timestamp);
+        let spec_id = self.chain.spec().spec_at(context.number, context.timestamp);
         if tx.is_eip7702() && !spec_id.is_enabled_in(revm::primitives::hardfork::SpecId::PRAGUE) {
             return Err(ChainError::Rejected("transaction type not supported".into()));
         }
@@ -197,7 +197,7 @@ impl Submission {
     /// Replays the journal after a restart: every record goes through validation again;
     /// included or no-longer-valid ones are dropped, the rest return to the pool.
     pub fn replay_journal(&self, records: Vec<Bytes>) -> (usize, usize) {
-        let Some(journal) = &self.chain.journal else { return (0, 0) };
+        let Some(journal) = &self.chain.journal() else { return (0, 0) };
         let (mut kept, mut dropped) = (0, 0);
         for raw in records {
             let result = self.validate_raw(raw.clone()).and_then(|ptx| {

@@ -48,7 +48,7 @@ impl Tracing {
     }
 
     fn limits(&self) -> TraceLimits {
-        let c = &self.chain.config;
+        let c = self.chain.config();
         TraceLimits {
             default_timeout: DEFAULT_TIMEOUT,
             max_timeout: Duration::from_millis(c.trace_max_timeout_ms),
@@ -58,7 +58,7 @@ impl Tracing {
 
     /// The largest trace output a request may produce (the edge checks what it rendered).
     pub fn max_bytes(&self) -> usize {
-        self.chain.config.trace_max_bytes
+        self.chain.config().trace_max_bytes
     }
 
     /// The block at `at` with its parent's state, ready to replay.
@@ -86,7 +86,7 @@ impl Tracing {
         })?;
         let block = self.block_to_trace(&view, at)?;
         let inspectors = inspectors(opts, &self.limits())?;
-        block.trace(&self.chain.spec, 0..block.txs.len(), inspectors)
+        block.trace(self.chain.spec(), 0..block.txs.len(), inspectors)
     }
 
     /// debug_traceTransaction: a sealed transaction, or a pre-confirmed one in the block
@@ -102,7 +102,7 @@ impl Tracing {
             },
         };
         let block = self.block_to_trace(&view, at)?;
-        let mut traces = block.trace(&self.chain.spec, index..index + 1, inspectors)?;
+        let mut traces = block.trace(self.chain.spec(), index..index + 1, inspectors)?;
         traces.pop().map(|(_, t)| t).ok_or_else(|| ChainError::Internal("no trace for the transaction".into()))
     }
 
@@ -110,7 +110,7 @@ impl Tracing {
     /// before that transaction of it), in that block's context; `pending` included.
     pub fn trace_call(&self, tx: &TransactionRequest, id: BlockId, opts: &TraceCallOptions) -> ChainResult<GethTrace> {
         let inspectors = inspectors(&opts.trace, &self.limits())?;
-        let spec = &self.chain.spec;
+        let spec = self.chain.spec();
         let view = self.chain.view();
         let at = view.resolve(id)?;
         let mut exec_block = ExecBlock::from_header(&view.context_header(at)?);
@@ -140,7 +140,7 @@ impl Tracing {
             Some(n) => n,
             None => session.db().load_account(sender(tx))?.info().map(|a| a.nonce).unwrap_or_default(),
         };
-        let gas_cap = self.chain.config.gas_cap;
+        let gas_cap = self.chain.config().gas_cap;
         let gas = tx.gas.unwrap_or(gas_cap).min(gas_cap);
         let env = call_tx_env(tx, spec.chain_id(), gas, nonce, Some(exec_block.base_fee))?;
         session.trace_call(env)
@@ -156,11 +156,11 @@ impl Tracing {
         let view = self.chain.view();
         let at = view.resolve(id)?;
         let ctx = CallContext {
-            spec: &self.chain.spec,
+            spec: self.chain.spec(),
             state: view.state(at),
             block: ExecBlock::from_header(&view.context_header(at)?),
-            gas_cap: self.chain.config.gas_cap,
-            unpriced_sees_zero_fees: self.chain.config.profile == crate::config::Profile::Geth,
+            gas_cap: self.chain.config().gas_cap,
+            unpriced_sees_zero_fees: self.chain.config().profile == crate::config::Profile::Geth,
         };
         access_list::create_access_list(&ctx, tx, state_overrides)
     }

@@ -55,7 +55,7 @@ impl Transactions {
 
     /// Only sealed blocks, unless pre-confirmed receipts were asked for (`--preconf-receipts`).
     fn visible(&self, found: Option<(Arc<BlockData>, usize)>) -> Option<(Arc<BlockData>, usize)> {
-        found.filter(|(block, _)| block.hash.is_some() || self.chain.config.preconf_receipts)
+        found.filter(|(block, _)| block.hash.is_some() || self.chain.config().preconf_receipts)
     }
 
     /// A transaction: in a sealed block, else waiting (pre-confirmed or pooled).

@@ -89,7 +89,7 @@ impl OpenBlock {
         let parent_hash = view.head_hash();
         let number = parent.number + 1;
         let timestamp = (unix_now_ms() / 1000).max(parent.timestamp + 1);
-        let spec = &chain.spec;
+        let spec = chain.spec();
         let mut header = Header {
             parent_hash,
             ommers_hash: EMPTY_OMMER_ROOT_HASH,
@@ -171,7 +171,7 @@ impl OpenBlock {
     /// The block after `view`'s head with this context, and its pre-block system calls.
     fn with_header(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
         let parent = &view.head.header;
-        let spec = &chain.spec;
+        let spec = chain.spec();
         let spec_id = spec.spec_at(header.number, header.timestamp);
         let base = view.state_at(parent.number);
         let evm = build_evm(CacheDB::new(base), spec, &ExecBlock::from_header(&header), Mode::Transaction);

@@ -42,7 +42,7 @@ impl Committer {
                         break;
                     }
                     // The builder sleeps on the pool's bell between ticks: land it now.
-                    chain.pool_bell.ring();
+                    chain.pool_bell().ring();
                 }
             })
             .map_err(ChainError::internal)?;
@@ -107,16 +107,16 @@ fn commit(chain: &ChainState, block: &InFlightBlock, position: Option<&Position>
         Some(p) => {
             // A cluster's journal is written without waiting; what came before this block
             // must be on disk with it (a restart reads the log on after its position).
-            if let Some(journal) = &chain.journal {
+            if let Some(journal) = &chain.journal() {
                 journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
             }
-            chain.store.commit_block_with_meta(block.write(), &[(POSITION_KEY, &p.encode())], true)?
+            chain.store().commit_block_with_meta(block.write(), &[(POSITION_KEY, &p.encode())], true)?
         }
-        None => chain.store.commit_block(block.write())?,
+        None => chain.store().commit_block(block.write())?,
     }
-    if let Some(journal) = &chain.journal {
+    if let Some(journal) = &chain.journal() {
         journal.forget(block.tx_hashes.iter());
     }
-    chain.metrics.commit.observe(started.elapsed().as_secs_f64());
+    chain.metrics().commit.observe(started.elapsed().as_secs_f64());
     Ok(block.number())
 }

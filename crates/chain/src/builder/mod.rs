@@ -87,7 +87,7 @@ impl Drop for BuilderHandle {
 /// the log shows open is continued rather than opened anew.
 pub fn spawn(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
-    let bell = chain.pool_bell.clone();
+    let bell = chain.pool_bell().clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
@@ -185,13 +185,13 @@ impl Builder {
     /// took to run; every `preconfs_per_block` ticks it seals. What to do when is the
     /// schedule's (schedule.rs); this loop sleeps and acts.
     fn run(&mut self, stop: mpsc::Receiver<Stop>) {
-        let interval = Duration::from_millis(self.chain.config.preconf_interval_ms.max(1));
-        let bell = self.chain.pool_bell.clone();
+        let interval = Duration::from_millis(self.chain.config().preconf_interval_ms.max(1));
+        let bell = self.chain.pool_bell().clone();
         let now = Instant::now();
         // A new leader shows its first pre-confirmation at once: the old leader's interval
         // already passed while the lease lapsed.
         let first = if self.ledger.is_some() { now } else { now + interval };
-        let mut schedule = Schedule::new(interval, self.chain.config.preconfs_per_block(), now, first);
+        let mut schedule = Schedule::new(interval, self.chain.config().preconfs_per_block(), now, first);
         let mut rung = false;
         loop {
             let stopping = match stop.try_recv() {
@@ -263,9 +263,9 @@ impl Builder {
     fn land(&mut self, landed: ChainResult<u64>) -> ChainResult<()> {
         let number = landed?;
         let mut view = (*self.chain.view()).clone();
-        view.snapshot = self.chain.store.snapshot()?;
+        view.snapshot = self.chain.store().snapshot()?;
         self.chain.publish(view);
-        self.chain.events.send(ChainEvent::Durable { number });
+        self.chain.events().send(ChainEvent::Durable { number });
         Ok(())
     }
 
@@ -277,7 +277,7 @@ impl Builder {
     /// `view` with the open block as its pending block: one more overlay layer holding
     /// what changed since the last pre-confirmation.
     fn with_pending(&mut self, mut view: ChainView) -> ChainView {
-        if !self.chain.config.preconf {
+        if !self.chain.config().preconf {
             view.pending = None;
             return view;
         }
@@ -297,7 +297,7 @@ impl Builder {
     fn announce_open(&self) {
         let Some(p) = &self.published else { return };
         let changes = p.overlay.layers().last().cloned().unwrap_or_default();
-        self.chain.events.send(ChainEvent::Opened { block: p.block.clone(), unix_ms: unix_now_ms(), changes });
+        self.chain.events().send(ChainEvent::Opened { block: p.block.clone(), unix_ms: unix_now_ms(), changes });
     }
 
     /// Tells listeners about the pre-confirmation just published.
@@ -306,7 +306,7 @@ impl Builder {
         let first_new = self.block.announced;
         self.block.announced = self.block.txs.len();
         let changes = p.overlay.layers().last().cloned().unwrap_or_default();
-        self.chain.events.send(ChainEvent::Preconfirmed {
+        self.chain.events().send(ChainEvent::Preconfirmed {
             block: p.block.clone(),
             first_new,
             unix_ms: unix_now_ms(),

@@ -48,13 +48,13 @@ impl Builder {
         }
         // Reads the store as it is now, this block on top from memory (whether or not its
         // commit, started below, has landed by the time a reader looks).
-        let snapshot = self.chain.store.snapshot_with_tip(tip.clone())?;
+        let snapshot = self.chain.store().snapshot_with_tip(tip.clone())?;
 
         let head = Arc::new(BlockData { header, hash: Some(hash), txs, ..Default::default() });
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot,
-            finalized: head.header.number.saturating_sub(self.chain.config.finality_depth),
+            finalized: head.header.number.saturating_sub(self.chain.config().finality_depth),
             head: head.clone(),
             pending: None,
             codes: old.codes.clone(),
@@ -79,8 +79,8 @@ impl Builder {
         self.committer.submit(tip.clone(), position)?;
         self.chain.publish(view);
         // Measured before the announcement, so whoever hears of the seal finds it counted.
-        self.chain.metrics.seal.observe(started.elapsed().as_secs_f64());
-        self.chain.events.send(ChainEvent::Sealed { block: head, changes });
+        self.chain.metrics().seal.observe(started.elapsed().as_secs_f64());
+        self.chain.events().send(ChainEvent::Sealed { block: head, changes });
         self.announce_open();
         Ok(())
     }

@@ -29,15 +29,13 @@ impl Builder {
     /// transaction per pass, so short intervals still make progress).
     pub(super) fn execute_pool(&mut self, stop_at: Instant) {
         let number = self.block.header.number;
-        let queues = {
-            let pool = self.chain.pool.lock();
+        let exhausted = self.executed.exhausted;
+        let queues = self.chain.read_pool(|pool| {
             let state = (number, pool.arrivals());
-            if self.executed.exhausted == Some(state) {
-                return;
-            }
-            self.executed.exhausted = Some(state);
-            pool.snapshot()
-        };
+            (exhausted != Some(state)).then(|| (state, pool.snapshot()))
+        });
+        let Some((state, queues)) = queues else { return };
+        self.executed.exhausted = Some(state);
         let started = Instant::now();
         let base_fee = self.block.header.base_fee_per_gas.unwrap_or_default();
         let block = &mut self.block;
@@ -62,14 +60,7 @@ impl Builder {
             }
         }
         if !dropped.is_empty() {
-            let mut pool = self.chain.pool.lock();
-            for (h, reason) in &dropped {
-                pool.drop_tx(h, reason.clone());
-            }
-            drop(pool);
-            if let Some(journal) = &self.chain.journal {
-                journal.forget(dropped.iter().map(|(h, _)| h));
-            }
+            self.chain.drop_from_pool(&dropped);
         }
         self.executed.time += started.elapsed();
     }
@@ -89,17 +80,9 @@ impl Builder {
             }
         }
         let included = std::mem::take(&mut self.executed.included);
-        {
-            // Publish and take the included transactions out of the pool together: a
-            // reader combining the two never sees a transaction in neither.
-            let mut pool = self.chain.pool.lock();
-            self.chain.publish(view);
-            for h in &included {
-                pool.remove(h);
-            }
-        }
+        self.chain.publish_including(view, included.iter().copied());
         // Measured before the announcement, so whoever hears of it finds it counted.
-        let metrics = &self.chain.metrics;
+        let metrics = self.chain.metrics();
         metrics.preconf_txs.observe(included.len() as f64);
         let spent = std::mem::take(&mut self.executed.time) + tick.elapsed();
         metrics.preconf_tick.observe(spent.as_secs_f64());

@@ -123,7 +123,7 @@ pub struct Follower {
 impl Follower {
     /// Resumes after the position stored with the head, when it is a position in `stream`.
     pub fn new(chain: Arc<ChainState>, submit: Arc<Submission>, stream: String) -> Result<Self, ChainError> {
-        let stored = chain.store.meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
+        let stored = chain.store().meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
         Ok(Self { chain, submit, stream, last_seq, build: None, stopped: None, volatile: 0 })
     }
@@ -214,7 +214,7 @@ impl Follower {
     /// Whether this node shows no block being built (it just started: a view opened from
     /// the store has none) although the stream has one.
     fn needs_open_block(&self) -> bool {
-        self.chain.config.preconf && self.chain.view().pending.is_none()
+        self.chain.config().preconf && self.chain.view().pending.is_none()
     }
 
     /// The block opened with the head's seal, from the head's own message read again: a
@@ -228,7 +228,11 @@ impl Follower {
         let mut opened = view.clone();
         opened.pending = Some(pending.clone());
         self.chain.publish(opened);
-        self.chain.events.send(ChainEvent::Opened { block: pending.block.clone(), unix_ms: u.unix_ms, changes: layer });
+        self.chain.events().send(ChainEvent::Opened {
+            block: pending.block.clone(),
+            unix_ms: u.unix_ms,
+            changes: layer,
+        });
     }
 
     fn apply_txs(&mut self, raw: Vec<Bytes>) -> Applied {
@@ -236,18 +240,8 @@ impl Follower {
         Applied::Txs { admitted }
     }
 
-    /// Publishes `view`, taking `included` out of the pool in the same step (as the builder
-    /// does): a reader combining pool and view never sees a transaction in neither.
-    fn publish_including(&self, view: ChainView, included: &[Arc<ExecutedTx>]) {
-        let mut pool = self.chain.pool.lock();
-        self.chain.publish(view);
-        for t in included {
-            pool.remove(&t.hash());
-        }
-    }
-
     fn apply_pending(&mut self, u: PendingUpdate) -> Applied {
-        if !self.chain.config.preconf {
+        if !self.chain.config().preconf {
             return Applied::Skipped { reason: "pre-confirmations are off on this node".into() };
         }
         let view = self.chain.view();
@@ -291,9 +285,9 @@ impl Follower {
         let pending = Arc::new(pending);
         let mut next = (*view).clone();
         next.pending = Some(pending.clone());
-        self.publish_including(next, &pending.block.txs[first_new..]);
+        self.chain.publish_including(next, pending.block.txs[first_new..].iter().map(|t| t.hash()));
         let block = pending.block.clone();
-        self.chain.events.send(match (u.reset, index) {
+        self.chain.events().send(match (u.reset, index) {
             (true, 0) => ChainEvent::Opened { block, unix_ms: u.unix_ms, changes: layer },
             _ => ChainEvent::Preconfirmed { block, first_new, unix_ms: u.unix_ms, changes: layer },
         });
@@ -319,7 +313,7 @@ impl Follower {
         }
         check(number, "parent hash", view.head_hash(), b.header.parent_hash)?;
         verify_block(&b)?;
-        let (state_root, trie) = self.chain.store.state_root(&b.changes)?;
+        let (state_root, trie) = self.chain.store().state_root(&b.changes)?;
         check(number, "state root", state_root, b.header.state_root)?;
 
         let body = StoredBody {
@@ -334,7 +328,7 @@ impl Follower {
         let position = Position { stream: self.stream.clone(), seq }.encode();
         if durable {
             // Transactions admitted before this position must survive with it.
-            if let Some(journal) = &self.chain.journal {
+            if let Some(journal) = &self.chain.journal() {
                 journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
             }
         }
@@ -347,7 +341,7 @@ impl Follower {
             changes: &b.changes,
             trie: &trie,
         };
-        self.chain.store.commit_block_with_meta(write, &[(POSITION_KEY, &position)], durable)?;
+        self.chain.store().commit_block_with_meta(write, &[(POSITION_KEY, &position)], durable)?;
 
         let head = Arc::new(BlockData {
             header: b.header,
@@ -359,28 +353,30 @@ impl Follower {
         });
         // The block opened with the seal, published in the same view (as the leader does).
         let opened = match b.next {
-            Some(u) if self.chain.config.preconf && u.header.parent_hash == b.hash && u.header.number == number + 1 => {
+            Some(u)
+                if self.chain.config().preconf && u.header.parent_hash == b.hash && u.header.number == number + 1 =>
+            {
                 self.build = Some(u.build);
                 let layer = Arc::new(u.changes);
                 Some((Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone())), u.unix_ms, layer))
             }
             _ => None,
         };
-        let snapshot = self.chain.store.snapshot()?;
+        let snapshot = self.chain.store().snapshot()?;
         let sealed_view = ChainView {
             snapshot,
-            finalized: number.saturating_sub(self.chain.config.finality_depth),
+            finalized: number.saturating_sub(self.chain.config().finality_depth),
             head: head.clone(),
             pending: opened.as_ref().map(|(p, _, _)| p.clone()),
             codes: view.codes.clone(),
         };
-        self.publish_including(sealed_view, &head.txs);
-        if let Some(journal) = &self.chain.journal {
+        self.chain.publish_including(sealed_view, head.txs.iter().map(|t| t.hash()));
+        if let Some(journal) = &self.chain.journal() {
             journal.forget(head.txs.iter().map(|t| t.hash()).collect::<Vec<_>>().iter());
         }
-        self.chain.events.send(ChainEvent::Sealed { block: head, changes: Arc::new(b.changes) });
+        self.chain.events().send(ChainEvent::Sealed { block: head, changes: Arc::new(b.changes) });
         if let Some((p, unix_ms, changes)) = opened {
-            self.chain.events.send(ChainEvent::Opened { block: p.block.clone(), unix_ms, changes });
+            self.chain.events().send(ChainEvent::Opened { block: p.block.clone(), unix_ms, changes });
         }
         Ok(Applied::Sealed { number })
     }

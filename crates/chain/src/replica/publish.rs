@@ -120,7 +120,7 @@ pub struct Publisher {
 
 impl Publisher {
     pub fn new(chain: Arc<ChainState>, build: u64, capacity: usize) -> Self {
-        let durable = chain.store.head().ok().flatten().unwrap_or_default();
+        let durable = chain.store().head().ok().flatten().unwrap_or_default();
         Self {
             chain,
             build,
@@ -161,7 +161,7 @@ impl Publisher {
             }
             ChainEvent::Sealed { block, changes } => {
                 self.flush_held();
-                if self.chain.config.preconf {
+                if self.chain.config().preconf {
                     // The builder opens the next block and announces it right after.
                     self.held = Some((block, changes));
                 } else {
@@ -195,8 +195,8 @@ impl Publisher {
         let sealed = match mark {
             // From what the store holds: the newest sealed block may still be in flight.
             None => {
-                let durable = self.chain.store.head()?.unwrap_or_default();
-                self.chain.store.change_sets_from(durable)?.saturating_sub(1)
+                let durable = self.chain.store().head()?.unwrap_or_default();
+                self.chain.store().change_sets_from(durable)?.saturating_sub(1)
             }
             Some(m) if m.number > head => return Err(PublishError::StreamAhead { stream: m.number, head }),
             Some(m) => {
@@ -351,7 +351,7 @@ impl Publisher {
         let body = snap.body(number)?.ok_or_else(missing)?;
         let receipts = snap.receipts(number)?.ok_or_else(missing)?;
         let txs = ExecutedTx::from_stored(&body.txs, &receipts.receipts)?;
-        let changes = self.chain.store.change_set(number)?.ok_or(PublishError::MissingChangeSet(number))?;
+        let changes = self.chain.store().change_set(number)?.ok_or(PublishError::MissingChangeSet(number))?;
         let block = BlockData {
             header,
             hash: Some(hash),
