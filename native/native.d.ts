@@ -112,69 +112,12 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
 
-/**
- * Imports `blocksFile` into `datadir` (seeding it from `genesisFile` when empty), after
- * the store's head; `onProgress` is called about every `progressIntervalMs` and once at
- * the end. Resolves with the summary or the failure; never runs on the event loop.
- */
-export declare function importChain(options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure>
-
-/** Why the import stopped. `block` and `field` are set when a block broke a rule. */
-export interface ImportFailure {
-  message: string
-  block?: number
-  /** The header field (JSON-RPC name, e.g. `stateRoot`) that disagreed. */
-  field?: string
-}
-
-export interface ImportOptions {
-  datadir: string
-  /** The chain's geth-style genesis.json. */
-  genesisFile: string
-  /** Concatenated RLP blocks (`geth export`). */
-  blocksFile: string
-  /** `safe` after the import (default: the last block). */
-  safe?: number
-  /** `finalized` after the import (default: the last block, or `safe` when given). */
-  finalized?: number
-  dbCacheMb?: number
-  /** How often progress is reported (default 1000 ms). */
-  progressIntervalMs?: number
-}
-
-/** Where an import stands. */
-export interface ImportProgressInfo {
-  /** The newest block in the store. */
-  head: number
-  /** Blocks executed and committed by this import. */
-  imported: number
-  /** Blocks of the file the store already held. */
-  skipped: number
-  transactions: number
-  /** Gas of the imported blocks (a double: it can pass 2^53 only on very long chains). */
-  gas: number
-  elapsedMs: number
-  blocksPerSecond: number
-}
-
-export interface ImportResult {
-  progress: ImportProgressInfo
-  headHash: string
-  genesisHash: string
-  safe: number
-  finalized: number
-}
-
-export interface LeaderRef {
-  node: string
-  url: string
-  term: number
-}
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 export interface NativeFailure {
   kind: ErrorKind
@@ -201,8 +144,10 @@ export interface NativeMetrics {
   tickDelaySeconds: NativeHistogram
   /** Seconds per seal on the builder (roots, state root, publish). */
   sealSeconds: NativeHistogram
-  /** Seconds per durable store commit of a sealed block (committer thread). */
+  /** Seconds per durable store commit of one or more sealed blocks (committer thread). */
   commitSeconds: NativeHistogram
+  /** Sealed blocks per durable commit (above 1 when the disk fell behind the block time). */
+  commitBlocks: NativeHistogram
   /** Transactions added per pre-confirmation. */
   preconfTransactions: NativeHistogram
   /** Executable pooled transactions. */
@@ -211,8 +156,14 @@ export interface NativeMetrics {
   poolQueued: number
   /** Bytes of the store file; absent with `--ephemeral`. */
   storeBytes?: number
+  /** Bytes of keys and values the store holds (flat on a pruned node; the file is not). */
+  storeLiveBytes: number
   /** Newest sealed block. */
   head: number
+  /** Newest durable block (`safe`): `head` minus the blocks still being committed. */
+  durableHead: number
+  /** The oldest block whose body, receipts and state are kept (0: an archive). */
+  historyFrom: number
   workQueues: Array<NativeWorkQueue>
 }
 
@@ -280,6 +231,16 @@ export interface NodeOptions {
    * shows and accepts nothing before the replicated log holds it.
    */
   cluster?: boolean
+  /**
+   * Keep the bodies, receipts, transaction index and state history of the last N blocks
+   * only (`--history-blocks`; 0: everything).
+   */
+  historyBlocks?: number
+  /**
+   * Below this much free disk in the datadir (MiB) the node stops committing and sealing
+   * until space is freed (`--min-free-disk-mb`; 0: no check).
+   */
+  minFreeDiskMb?: number
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */
@@ -328,6 +289,12 @@ export interface ReplicationStatus {
   /** The stream sequence applied last. */
   applied?: number
 }
+
+/**
+ * Sends Rust's log lines at `minLevel` and above to `callback` (set it before opening a
+ * node, so start-up lines reach it too). `fieldsJson` is a JSON object.
+ */
+export declare function setLogSink(minLevel: LogLevel, callback: (level: LogLevel, component: string, message: string, fieldsJson: string) => void): void
 
 /** What `preconf-node verify` found. */
 export interface VerifyReport {

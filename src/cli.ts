@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultChainOptions, type NodeOptions } from './native.js';
+import { defaultLogConfig, LOG_LEVELS, type LogConfig, type LogLevel } from './log/index.js';
 
 export interface ServerConfig {
   host: string;
@@ -66,6 +67,8 @@ export interface Config {
   /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
   chain: NodeOptions;
   replication: ReplicationConfig;
+  /** --log-format, --log-level, --log-slow-ms (absent: the defaults, src/log). */
+  log?: LogConfig;
 }
 
 interface Flag {
@@ -76,6 +79,7 @@ interface Flag {
   chainDefault?: keyof NodeOptions;
   serverDefault?: keyof ServerConfig;
   replicationDefault?: keyof ReplicationConfig;
+  logDefault?: keyof LogConfig;
   apply(cfg: Config, v: string): void;
 }
 
@@ -191,6 +195,28 @@ const FLAGS: Flag[] = [
   { name: 'lease-ms', value: 'MS', help: "the leader's lease: a leader silent this long is replaced", replicationDefault: 'leaseMs', apply: (c, v) => void (c.replication.leaseMs = int('lease-ms', v, 200)) },
   { name: 'leader-wait-ms', value: 'MS', help: 'a write waits this long for a leader during an election; /health answers 503 after it', replicationDefault: 'leaderWaitMs', apply: (c, v) => void (c.replication.leaderWaitMs = int('leader-wait-ms', v, 1)) },
   { name: 'stream-replicas', value: 'N', help: 'copies NATS keeps of a stream this node creates (default 3 with --cluster, else 1)', apply: (c, v) => void (c.replication.streamReplicas = int('stream-replicas', v, 1)) },
+  { name: 'history-blocks', value: 'N', help: 'keep bodies, receipts, the transaction index and state history of the last N blocks only (0: everything)', chainDefault: 'historyBlocks', apply: (c, v) => void (c.chain.historyBlocks = int('history-blocks', v)) },
+  { name: 'min-free-disk-mb', value: 'MB', help: 'below this much free disk in the datadir, stop sealing and refuse transactions until space is freed (0: no check)', chainDefault: 'minFreeDiskMb', apply: (c, v) => void (c.chain.minFreeDiskMb = int('min-free-disk-mb', v)) },
+  {
+    name: 'log-format',
+    value: 'FORMAT',
+    help: 'log lines as "json" or "pretty" (default: pretty on a terminal, else json)',
+    apply: (c, v) => {
+      if (v !== 'json' && v !== 'pretty') throw new Error(`--log-format must be "json" or "pretty", got "${v}"`);
+      c.log = { ...(c.log ?? defaultLogConfig()), format: v };
+    },
+  },
+  {
+    name: 'log-level',
+    value: 'LEVEL',
+    help: 'debug, info, warn or error (debug adds a line per sealed block)',
+    logDefault: 'level',
+    apply: (c, v) => {
+      if (!LOG_LEVELS.includes(v as LogLevel)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      c.log = { ...(c.log ?? defaultLogConfig()), level: v as LogLevel };
+    },
+  },
+  { name: 'log-slow-ms', value: 'MS', help: 'log requests that take this long or longer at warn (method, duration, size; never parameters; 0: every request)', logDefault: 'slowMs', apply: (c, v) => void (c.log = { ...(c.log ?? defaultLogConfig()), slowMs: int('log-slow-ms', v) }) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
 
@@ -218,12 +244,13 @@ export function defaultConfig(): Config {
     },
     chain: { datadir: resolve('data') },
     replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000, leaseMs: 2000, leaderWaitMs: 3000 },
+    log: defaultLogConfig(),
   };
 }
 
 export function usage(): string {
   const chain = defaultChainOptions();
-  const { server, replication } = defaultConfig();
+  const { server, replication, log } = defaultConfig();
   const lines = FLAGS.map((f) => {
     const d =
       f.chainDefault !== undefined
@@ -232,10 +259,12 @@ export function usage(): string {
           ? server[f.serverDefault]
           : f.replicationDefault !== undefined
             ? replication[f.replicationDefault]
-            : undefined;
+            : f.logDefault !== undefined
+              ? log?.[f.logDefault]
+              : undefined;
     return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
   });
-  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n\n${lines.join('\n')}\n  --help                          this text\n`;
+  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n  --help                          this text\n`;
 }
 
 /** Parses argv (without node and script). Throws with a message naming the bad flag. */

@@ -4,6 +4,7 @@ import { parseArgs, usage } from './cli.js';
 import { runImport } from './commands/import.js';
 import { startNode } from './server.js';
 import { verifyCommand } from './commands/verify.js';
+import { logger } from './log/index.js';
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'import') {
@@ -26,7 +27,11 @@ async function main(): Promise<void> {
   }
   const node = await startNode(config);
   const info = node.chain.info();
-  if (config.server.printAccounts && info.accounts.length > 0) {
+  const log = logger();
+  // A person at a terminal gets anvil's banner; a log pipeline gets the addresses only.
+  if (config.server.printAccounts && info.accounts.length > 0 && config.log?.format !== 'pretty') {
+    log.info({ accounts: info.accounts.map((a) => a.address) }, 'dev accounts (anvil\'s well-known keys)');
+  } else if (config.server.printAccounts && info.accounts.length > 0) {
     const lines = ['', 'Available accounts (10000 ETH each)', '=================='];
     info.accounts.forEach((a, i) => lines.push(`(${i}) ${a.address}`));
     lines.push('', 'Private keys', '==================');
@@ -35,19 +40,24 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   const store = config.chain.datadir ?? 'in memory (--ephemeral)';
-  process.stdout.write(
-    `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}\n` +
-      `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})\n`,
+  const { server, chain } = config;
+  log.info(
+    { chainId: info.chainId, genesis: info.genesisHash, head: info.head, store, historyBlocks: chain.historyBlocks ?? 0, blockTimeMs: chain.blockTimeMs, preconfIntervalMs: chain.preconfIntervalMs, build: chain.build ?? true, logLevel: config.log?.level },
+    `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}`,
+  );
+  log.info(
+    { url: node.url, host: server.host, port: node.port, threads: node.threads },
+    `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})`,
   );
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal}: shutting down\n`);
+    log.info({ signal }, `${signal}: shutting down`);
     node.close().then(
       () => process.exit(0),
       (e: unknown) => {
-        process.stderr.write(`preconf-node: error during shutdown: ${(e as Error).message}\n`);
+        log.error({ err: e }, `error during shutdown: ${(e as Error).message}`);
         process.exit(1);
       },
     );

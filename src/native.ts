@@ -72,6 +72,12 @@ export function importChain(options: ImportOptions, onProgress?: (p: ImportProgr
   return loaded().importChain(options, onProgress);
 }
 
+/** Sends the addon's log lines (builder, store, replication) at `minLevel` and above to
+ *  `sink`; set before opening a node so that its start-up lines arrive too. */
+export function setLogSink(minLevel: Addon.LogLevel, sink: (level: Addon.LogLevel, component: string, message: string, fieldsJson: string) => void): void {
+  loaded().setLogSink(minLevel, sink);
+}
+
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();

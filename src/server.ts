@@ -12,6 +12,8 @@ import { mountHttp } from './transport/http.js';
 import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { logInternal } from './errors/index.js';
+import { componentLogger, createLogger, defaultLogConfig } from './log/index.js';
+import { forwardRustLogs } from './log/rust.js';
 import { LoopMetrics } from './metrics/loop.js';
 import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
@@ -55,6 +57,8 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
   const metrics = new LoopMetrics(methods.keys());
   const s = config.server;
   const rate = s.rateTable === undefined ? undefined : new RateLimiter({ rps: s.rateLimit, heavy: s.rateLimitHeavy }, s.rateTable);
+  const rpcLog = componentLogger('rpc');
+  const slowMs = (config.log ?? defaultLogConfig()).slowMs;
   const dispatcher = new Dispatcher(
     methods,
     {
@@ -64,6 +68,11 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
       batchMaxResponseBytes: s.batchMaxResponseBytes,
       rate,
       onRateLimited: (reason) => metrics.rateLimited(reason),
+      slow: {
+        ms: slowMs,
+        report: (method, durationMs, responseBytes, failed) =>
+          rpcLog.warn({ method, durationMs: Math.round(durationMs), responseBytes, failed, eventLoop: loop }, 'slow request'),
+      },
     },
     logInternal,
     metrics.rpc,
@@ -144,6 +153,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
     // One table for every event loop: the workers get it with the config (shared, not copied).
     config = { ...config, server: { ...config.server, rateTable: rateTable() } };
   }
+  const log = createLogger(config.log ?? defaultLogConfig());
+  forwardRustLogs(log, config.log?.level ?? 'info');
   const chain = Chain.open(config.chain);
   const info = chain.info();
   const { host } = config.server;

@@ -6,10 +6,12 @@ import uWS from './transport/uws.js';
 import { Chain } from './native.js';
 import { buildLoop, listen } from './server.js';
 import { workerMetrics } from './metrics/node.js';
+import { createLogger, defaultLogConfig } from './log/index.js';
 import type { Config } from './cli.js';
 
 const { handle, config, port, loop: index } = workerData as { handle: number; config: Config; port: number; loop: number };
 
+createLogger(config.log ?? defaultLogConfig());
 try {
   const chain = Chain.attach(handle);
   // This loop's GET /metrics asks the main thread, which sums every loop's figures.

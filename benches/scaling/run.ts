@@ -22,6 +22,7 @@ import { ROOT, percentile, rpc, rpcRaw, sleep } from '../util.js';
 import { accountAt, holderAt, TOKEN, writeGenesis } from './genesis.js';
 import { histogramQuantiles } from './metrics.js';
 import { watchStamps } from './stamps.js';
+import { watchLag } from './lag.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -134,6 +135,7 @@ async function sizeRun(n: number) {
     const head0 = Number(await rpc<string>(p.url, 'eth_blockNumber'));
     const stamps = await watchStamps(p.url);
     const watch = watchPending(p.url, TRAFFIC_S, 10);
+    const lag = watchLag(p.url);
     // One block's worth of transfers every block time (2 s), in batches of 100.
     const t0 = performance.now();
     for (let b = 0; b < blocks && performance.now() - t0 < TRAFFIC_S * 1000 - 2000; b++) {
@@ -146,6 +148,10 @@ async function sizeRun(n: number) {
     }
     const cadence = analyze(await watch, TRAFFIC_S);
     const builderCadence = stamps.stop();
+    const safeLag = await lag.stop();
+    // The histogram helper reports seconds as ms; blocks per commit are counts.
+    const perCommit = await histogramQuantiles(p.url, 'preconf_store_commit_blocks');
+    const commitBlocks = perCommit && { p50: perCommit.p50 / 1000, p99: perCommit.p99 / 1000, count: perCommit.count };
     const head1 = Number(await rpc<string>(p.url, 'eth_blockNumber'));
     const counts: number[] = [];
     for (let b = head0 + 1; b <= head1; b++) counts.push(((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length));
@@ -177,6 +183,8 @@ async function sizeRun(n: number) {
       txPerBlock: { p50: percentile(counts, 50), max: Math.max(...counts) },
       sealMs: seal ?? { p50: cadence.sealMs.p50, p99: cadence.sealMs.max, source: 'cadence watcher' },
       commitMs: commit,
+      commitBlocks,
+      safeLagBlocks: safeLag,
       cadenceMs: cadence.intervalMs,
       builderCadenceMs: builderCadence,
       tickDelayMs: tickDelay,
@@ -201,13 +209,13 @@ async function main() {
   }
   if (OUT) writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), results }, null, 2));
   const f = (x: number, d = 0) => x.toFixed(d);
-  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | tick delay p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | blocks per commit p99 | latest - safe p50 / p99 / max (blocks) | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | tick delay p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const a = r.anvil as { startMs?: number; reads?: { getBalance: { rps: number }; call: { rps: number } }; error?: string } | null;
     const anvilCols = !a ? '- | -' : a.error ? `failed: ${a.error} | -` : `${f(a.startMs! / 1000, 1)} s | ${a.reads!.getBalance.rps} / ${a.reads!.call.rps}`;
     console.log(
-      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${r.commitMs ? `${f(r.commitMs.p50)} / ${f(r.commitMs.p99)} ms` : '-'} | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${f(r.builderCadenceMs.p50)} / ${f(r.builderCadenceMs.p99)} ms | ${r.tickDelayMs ? `${f(r.tickDelayMs.p50, 1)} / ${f(r.tickDelayMs.p99, 1)} ms` : '-'} | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
+      `| ${r.n.toLocaleString('en')} | ${r.genesisMiB} MiB | ${f(r.firstStartS, 1)} s | ${f(r.restartMs)} ms | ${r.rssMiB.afterRestart} / ${r.rssMiB.afterTraffic} MiB | ${f(r.sealMs.p50)} / ${f(r.sealMs.p99)} ms | ${r.commitMs ? `${f(r.commitMs.p50)} / ${f(r.commitMs.p99)} ms` : '-'} | ${r.commitBlocks ? f(r.commitBlocks.p99, 1) : '-'} | ${r.safeLagBlocks.p50} / ${r.safeLagBlocks.p99} / ${r.safeLagBlocks.max} | ${f(r.cadenceMs.p50)} / ${f(r.cadenceMs.p99)} ms | ${f(r.builderCadenceMs.p50)} / ${f(r.builderCadenceMs.p99)} ms | ${r.tickDelayMs ? `${f(r.tickDelayMs.p50, 1)} / ${f(r.tickDelayMs.p99, 1)} ms` : '-'} | ${r.reads.getBalance.rps} | ${r.reads.call.rps} | ${anvilCols} |`,
     );
   }
 }

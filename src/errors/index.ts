@@ -2,6 +2,7 @@
 // JSON-RPC codes. Messages follow geth's wording: clients such as viem match on the text.
 
 import type { ErrorKind, Profile } from '../../native/native.js';
+import { componentLogger } from '../log/index.js';
 
 export type { Profile } from '../../native/native.js';
 
@@ -20,6 +21,8 @@ export const Code = {
   LimitExceeded: -32005,
   /** A batch's answer passed its size limit (geth's code and words: "response too large"). */
   ResponseTooLarge: -32003,
+  /** History older than the node keeps (geth's code and words: "pruned history unavailable"). */
+  PrunedHistory: 4444,
 } as const;
 
 /** An error that becomes a JSON-RPC error object as it is. */
@@ -84,6 +87,8 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   limitExceeded: Code.LimitExceeded,
   unavailable: Code.Server, // geth: -32000 "historical state … is not available"
   notFound: Code.Server, // geth: "transaction not found", "block #5 not found"
+  pruned: Code.PrunedHistory,
+  storeFault: Code.Server, // the disk is full or failing: transactions are refused until it writes again
   timeout: Code.Server, // geth: a trace's "execution timeout"
   overloaded: Code.LimitExceeded,
   notLeader: Code.Server, // a cluster's follower sends the transaction on to the leader first
@@ -121,7 +126,7 @@ export function nativeCode(kind: ErrorKind, profile: Profile = 'default'): numbe
 export type Logger = (message: string, error?: unknown) => void;
 
 export const logInternal: Logger = (message, error) => {
-  console.error(`[preconf-node] internal error: ${message}`, error ?? '');
+  componentLogger('rpc').error({ err: error }, `internal error: ${message}`);
 };
 
 /** Turns anything thrown by a handler into the JSON-RPC error the client sees. */

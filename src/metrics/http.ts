@@ -3,6 +3,7 @@
 
 import type { TemplatedApp } from 'uWebSockets.js';
 import { CONTENT_TYPE } from './node.js';
+import { componentLogger } from '../log/index.js';
 
 export function mountMetrics(app: TemplatedApp, scrape: () => Promise<string>): void {
   app.get('/metrics', (res) => {
@@ -19,7 +20,7 @@ export function mountMetrics(app: TemplatedApp, scrape: () => Promise<string>): 
     scrape().then(
       (text) => answer('200 OK', CONTENT_TYPE, text),
       (e: unknown) => {
-        console.error('[preconf-node] metrics scrape failed', e);
+        componentLogger('metrics').error({ err: e }, 'metrics scrape failed');
         answer('500 Internal Server Error', 'text/plain; charset=utf-8', `metrics scrape failed: ${(e as Error).message}\n`);
       },
     );

@@ -108,7 +108,8 @@ export class NodeMetrics {
     hist('preconf_builder_tick_duration_seconds', 'Wall time of one pre-confirmation: executing pooled transactions and publishing', (m) => m.preconfTickSeconds);
     hist('preconf_builder_tick_delay_seconds', 'How late each pre-confirmation was published after its tick was due (waking, transactions run at the tick, publishing)', (m) => m.tickDelaySeconds);
     hist('preconf_builder_seal_duration_seconds', 'Wall time of one seal on the builder: state root, hash, publishing the new head', (m) => m.sealSeconds);
-    hist('preconf_store_commit_duration_seconds', 'Wall time of one sealed block\'s durable store commit (committer thread, off the pre-confirmation clock)', (m) => m.commitSeconds);
+    hist('preconf_store_commit_duration_seconds', 'Wall time of one durable store commit of one or more sealed blocks (committer thread, off the pre-confirmation clock)', (m) => m.commitSeconds);
+    hist('preconf_store_commit_blocks', 'Sealed blocks written per durable commit (above 1 when the disk fell behind the block time)', (m) => m.commitBlocks);
     hist('preconf_builder_preconf_transactions', 'Transactions added per pre-confirmation', (m) => m.preconfTransactions);
     registerSnapshot(this.nodeWide, 'preconf_pool_transactions', 'Pooled transactions: pending (executable) and queued (after a nonce gap)', 'gauge', () => [
       { labels: { state: 'pending' }, value: n().poolPending },
@@ -118,7 +119,10 @@ export class NodeMetrics {
       const bytes = n().storeBytes;
       return bytes === undefined || bytes === null ? [] : [{ labels: {}, value: bytes }];
     });
+    registerSnapshot(this.nodeWide, 'preconf_store_live_bytes', 'Bytes of keys and values the store holds (flat on a node with --history-blocks; the file grows in steps and never shrinks)', 'gauge', () => [{ labels: {}, value: n().storeLiveBytes }]);
     registerSnapshot(this.nodeWide, 'preconf_head_block', 'Number of the newest sealed block', 'gauge', () => [{ labels: {}, value: n().head }]);
+    registerSnapshot(this.nodeWide, 'preconf_durable_block', 'Number of the newest durable sealed block (safe): the head minus the blocks still being committed', 'gauge', () => [{ labels: {}, value: n().durableHead }]);
+    registerSnapshot(this.nodeWide, 'preconf_history_oldest_block', 'Oldest block whose body, receipts and state are kept (0 on an archive node; --history-blocks)', 'gauge', () => [{ labels: {}, value: n().historyFrom }]);
     const queues = (name: string, help: string, kind: 'gauge' | 'counter', pick: (q: NativeMetrics['workQueues'][number]) => number): void =>
       registerSnapshot(this.nodeWide, name, help, kind, () => n().workQueues.map((q): Sample => ({ labels: { class: q.class }, value: pick(q) })));
     queues('preconf_work_queue_depth', 'Requests accepted by a cost class and waiting for one of its threads', 'gauge', (q) => q.queued);

@@ -51,6 +51,9 @@ export interface DispatchLimits {
   rate?: RateLimiter;
   /** Told of each refusal by a rate limit (metrics). */
   onRateLimited?(reason: 'rps' | 'heavy'): void;
+  /** Told of each request that took `slowMs` or longer (`--log-slow-ms`): its method, its
+   *  duration and the size of its answer. Never its parameters. */
+  slow?: { ms: number; report(method: string, durationMs: number, responseBytes: number, failed: boolean): void };
 }
 
 export const DEFAULT_BATCH_BUDGET: BatchBudget = { concurrency: 2, budgetMs: 10_000 };
@@ -308,6 +311,7 @@ export class Dispatcher {
       }
     }
     const params = (req.params ?? []) as unknown[];
+    const name = req.method;
     const method = local?.get(req.method) ?? this.methods.get(req.method);
     const stat = this.stats?.of(req.method);
     const started = stat === undefined ? 0 : performance.now();
@@ -333,9 +337,9 @@ export class Dispatcher {
       if (deep === -1) {
         out =
           gate === undefined
-            ? this.invoke(method, params, rid, ctx, stat, started)
+            ? this.invoke(name, method, params, rid, ctx, stat, started)
             : gate().run(
-                () => this.invoke(method, params, rid, ctx, stat, started),
+                () => this.invoke(name, method, params, rid, ctx, stat, started),
                 (why) => {
                   stat?.record(started, true);
                   return errorResponse(rid, why);
@@ -355,6 +359,7 @@ export class Dispatcher {
   }
 
   private invoke(
+    name: string,
     method: Method,
     params: unknown[],
     id: string,
@@ -362,25 +367,34 @@ export class Dispatcher {
     stat: MethodStat | undefined,
     started: number,
   ): string | Promise<string> {
+    const t0 = this.limits.slow === undefined ? 0 : performance.now();
+    const done = (text: string, failed: boolean): string => {
+      const slow = this.limits.slow;
+      if (slow !== undefined) {
+        const ms = performance.now() - t0;
+        if (ms >= slow.ms) slow.report(name, ms, text.length, failed);
+      }
+      return text;
+    };
     try {
       const result = method.handler(params, ctx);
       if (isPromise(result)) {
         return result.then(
           (r) => {
             stat?.record(started, false);
-            return resultResponse(id, r);
+            return done(resultResponse(id, r), false);
           },
           (e: unknown) => {
             stat?.record(started, true);
-            return errorResponse(id, toRpcError(e, this.log, this.limits.profile));
+            return done(errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true);
           },
         );
       }
       stat?.record(started, false);
-      return resultResponse(id, result);
+      return done(resultResponse(id, result), false);
     } catch (e) {
       stat?.record(started, true);
-      return errorResponse(id, toRpcError(e, this.log, this.limits.profile));
+      return done(errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true);
     }
   }
 }

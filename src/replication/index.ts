@@ -8,6 +8,7 @@ import type { Chain } from '../native.js';
 import type { Method } from '../protocol/jsonrpc.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import { clusterRoute, forwardedMethods, staticRoute, type Route } from './forward.js';
+import { componentLogger } from '../log/index.js';
 
 export interface Replication {
   /** Stops publishing or following (before the chain closes); a leader seals and
@@ -15,7 +16,6 @@ export interface Replication {
   close(): Promise<void>;
 }
 
-const log = (m: string): boolean => process.stderr.write(`[preconf-node] ${m}\n`);
 
 /** Where this node takes forwarded transactions, and what it calls itself in a cluster. */
 export interface Identity {
@@ -28,13 +28,13 @@ export function startReplication(chain: Chain, config: ReplicationConfig, self: 
   const { stream, natsTimeoutMs, streamReplicas } = config;
   const common = { stream, natsTimeoutMs, streamReplicas };
   if (config.publish !== undefined) {
-    log(`replication: publishing to stream "${stream}" on ${config.publish}`);
+    componentLogger('replication').info({ role: 'publisher', stream, nats: config.publish }, `publishing to stream ${stream} on ${config.publish}`);
     chain.replicationStart({ mode: 'publish', servers: [config.publish], queue: config.queue, ...common });
   } else if (config.follow !== undefined) {
-    log(`replica: following stream "${stream}" on ${config.follow}; transactions go to ${config.leader}`);
+    componentLogger('replica').info({ role: 'replica', stream, nats: config.follow, leader: config.leader }, `following stream ${stream} on ${config.follow}; transactions go to ${config.leader}`);
     chain.replicationStart({ mode: 'follow', servers: [config.follow], ...common });
   } else if (config.cluster !== undefined) {
-    log(`cluster: node "${self.nodeId}" (${self.advertise}) on stream "${stream}" at ${config.cluster.join(', ')}`);
+    componentLogger('cluster').info({ nodeId: self.nodeId, advertise: self.advertise, stream, nats: config.cluster }, `node ${self.nodeId} (${self.advertise}) on stream ${stream} at ${config.cluster.join(', ')}`);
     chain.replicationStart({
       mode: 'cluster',
       servers: config.cluster,

@@ -13,6 +13,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { HttpError, RateLimitedError } from '../errors/index.js';
 import type { Caller, Dispatcher } from '../protocol/jsonrpc.js';
 import { peerAddress } from './client.js';
+import { componentLogger } from '../log/index.js';
 
 export interface HttpLimits {
   maxBodyBytes: number;
@@ -97,7 +98,7 @@ function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body
   out.then(
     (text) => writeJson(res, state, '200 OK', text ?? ''),
     (e: unknown) => {
-      console.error('[preconf-node] internal error while answering a request', e);
+      componentLogger('http').error({ err: e }, 'internal error while answering a request');
       writeJson(res, state, '500 Internal Server Error', errorBody(-32603, 'internal error'));
     },
   );

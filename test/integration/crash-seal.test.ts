@@ -52,8 +52,8 @@ describe('kill -9 during seals', () => {
       // Let several blocks seal, then kill at a moment that depends on the round.
       await waitFor(async () => BigInt((await rpc(url, 'eth_blockNumber')).result) >= startHead + 5n, 10_000, 'five seals');
       await new Promise((r) => setTimeout(r, 37 * round + 13)); // vary where in the seal cycle the kill lands
-      // `safe` names the newest durable block; `latest` may be one ahead, its commit still
-      // in flight (docs/storage.md, Durability): a kill may lose that block, never its
+      // `safe` names the newest durable block; `latest` may be ahead, commits still in
+      // flight (docs/storage.md, Durability): a kill may lose those blocks, never their
       // transactions, and never a durable one.
       const durable = BigInt((await rpc(url, 'eth_getBlockByNumber', ['safe', false])).result.number);
       const published = BigInt((await rpc(url, 'eth_blockNumber')).result);
@@ -66,7 +66,9 @@ describe('kill -9 during seals', () => {
       expect(verify.status).toBe(0);
       const head = BigInt(/head block (\d+)/.exec(verify.stdout)![1]!);
       expect(head, `round ${round}: a block reported durable (safe) was kept`).toBeGreaterThanOrEqual(durable);
-      expect(head, `round ${round}: at most the one block in flight was lost`).toBeGreaterThanOrEqual(published - 1n);
+      // Blocks not yet durable are in memory (up to 16 when the disk falls behind:
+      // crash-batched.test.ts); their transactions are in the journal.
+      expect(head, `round ${round}: at most the blocks in flight were lost`).toBeGreaterThanOrEqual(published - 16n);
     }
     // And the node serves the store after the last kill.
     node = await spawnNode(['--datadir', datadir, '--block-time-ms', '50', '--preconf-interval-ms', '50']);

@@ -66,7 +66,7 @@ describe('replica faults', () => {
     await waitFor(async () => (await head(c.leader.url)) >= atKill + 3, 10_000, 'three more blocks while the replica is down');
     const restarted = await c.startReplica(0);
     await caughtUp(c.leader.url, restarted.url);
-    await waitFor(() => /resuming stream "preconf" after message [1-9]\d*/.test(restarted.output()), 10_000, 'the replica to resume at its stored position');
+    await waitFor(() => /resuming stream preconf after message [1-9]\d*/.test(restarted.output()), 10_000, 'the replica to resume at its stored position');
     await waitFor(async () => (await head(c.leader.url)) >= atKill + 6, 10_000, 'more blocks after the restart');
     await settle(c);
   }, 90_000);
@@ -162,7 +162,7 @@ describe('replica faults', () => {
     const copy = await c.copyLeaderDatadir();
     const copied = await c.startReplica(1, copy);
     // No position in a copy of the leader's datadir: its head is looked up in the stream.
-    await waitFor(() => /block \d+ is this replica's head; reading stream "preconf" from message [1-9]\d*/.test(copied.output()), 10_000, 'the copied replica to place its head in the stream');
+    await waitFor(() => /block \d+ is this replica's head; reading stream preconf from message [1-9]\d*/.test(copied.output()), 10_000, 'the copied replica to place its head in the stream');
     await caughtUp(c.leader.url, copied.url, 30_000);
     const top = await head(c.leader.url);
     await sameChain(c.leader.url, copied.url, top);

@@ -39,7 +39,8 @@ describe('restart', () => {
     await node.kill('SIGKILL');
 
     node = await start();
-    expect(node.output()).toContain(CHECKED);
+    // Logged by the store as it opens, through the logger (it may follow the listening line).
+    await waitFor(() => node!.output().includes(CHECKED), 5_000, 'the full check to be logged');
     expect(await head(node.url)).toBeGreaterThanOrEqual(reopened + 3);
   }, 60_000);
 });

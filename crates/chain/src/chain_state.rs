@@ -40,6 +40,9 @@ pub struct ChainState {
     /// The builder's tick and seal measurements (read at scrape time).
     metrics: ChainMetrics,
     unhealthy: Mutex<Option<String>>,
+    /// Why the store cannot write right now (disk full, I/O error): no sealing, no new
+    /// transactions, until a commit lands again.
+    store_fault: Mutex<Option<String>>,
     /// Why replication (publishing to or following a stream) is degraded, if it is.
     replication: Mutex<Option<String>>,
     /// A clustered node's ledger while it leads: submissions and the builder write to it
@@ -68,6 +71,7 @@ impl ChainState {
             events: EventBus::default(),
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
+            store_fault: Mutex::new(None),
             // A cluster's node shows nothing until it caught up with the stream: before it
             // read the stream, its pending block could be older than one a client saw.
             replication: Mutex::new(starting),
@@ -200,13 +204,22 @@ impl ChainState {
         self.unhealthy.lock().clone()
     }
 
+    /// Sets or clears the store fault; returns the one it replaces.
+    pub fn set_store_fault(&self, reason: Option<String>) -> Option<String> {
+        std::mem::replace(&mut *self.store_fault.lock(), reason)
+    }
+
+    /// Why the store cannot write, while it cannot.
+    pub fn store_fault(&self) -> Option<String> {
+        self.store_fault.lock().clone()
+    }
+
     /// `None` while healthy, or why the node is degraded.
     pub fn health(&self) -> Option<String> {
-        let node = self.unhealthy.lock().clone();
-        let replication = self.replication.lock().clone();
-        match (node, replication) {
-            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-            (a, b) => a.or(b),
-        }
+        let reasons: Vec<String> = [self.unhealthy.lock().clone(), self.store_fault(), self.replication.lock().clone()]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!reasons.is_empty()).then(|| reasons.join("; "))
     }
 }

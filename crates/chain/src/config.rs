@@ -45,6 +45,12 @@ pub struct ChainConfig {
     /// Keep each sealed block's state changes in the store, so it can be republished to a
     /// replication stream later (a leader, `--publish`).
     pub keep_change_sets: bool,
+    /// `--history-blocks`: keep bodies, receipts, the transaction index and the state
+    /// history of the last N blocks only (0: everything, an archive node).
+    pub history_blocks: u64,
+    /// `--min-free-disk-mb`, in bytes: below this much free space in the datadir the node
+    /// stops committing (and so sealing) until space is freed (0: no check).
+    pub min_free_disk_bytes: u64,
     /// A node of a cluster (`--cluster`): it builds only while it holds the leader's lease,
     /// and then shows nothing and accepts nothing before the replicated log holds it.
     pub cluster: bool,
@@ -86,6 +92,8 @@ impl Default for ChainConfig {
             preconf_receipts: false,
             profile: Profile::Default,
             keep_change_sets: false,
+            history_blocks: 0,
+            min_free_disk_bytes: 256 << 20,
             cluster: false,
         }
     }

@@ -35,6 +35,14 @@ pub enum ChainError {
     /// The data asked for is not kept (state older than the trie history, for proofs).
     #[error("{0}")]
     Unavailable(String),
+    /// The block's body, receipts or state were removed (`--history-blocks`): geth's
+    /// "pruned history unavailable", naming how far back this node goes.
+    #[error("{0}")]
+    Pruned(String),
+    /// The store cannot write (disk full, I/O error): the node stopped sealing and refuses
+    /// transactions until it can write again.
+    #[error("{0}")]
+    StoreFault(String),
     /// A transaction, block or other object a request names does not exist (geth's
     /// "transaction not found", "block #5 not found").
     #[error("{0}")]

@@ -27,6 +27,7 @@ pub mod exec;
 pub mod genesis;
 pub mod import;
 pub mod ledger;
+pub mod log;
 pub mod metrics;
 pub mod node;
 pub mod pool;

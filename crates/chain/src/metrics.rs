@@ -9,6 +9,8 @@ use parking_lot::Mutex;
 pub const TICK_SECONDS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1.0];
 /// Upper bounds (seconds) of the seal and commit histograms.
 pub const SEAL_SECONDS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+/// Upper bounds of the blocks-per-commit histogram (at most `MAX_IN_FLIGHT`, 16).
+pub const BLOCKS_PER_COMMIT: &[f64] = &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0];
 /// Upper bounds of the transactions-per-pre-confirmation histogram.
 pub const TXS_PER_PRECONF: &[f64] =
     &[0.0, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0];
@@ -25,6 +27,7 @@ struct Counts {
     buckets: Vec<u64>,
     sum: f64,
     count: u64,
+    last: f64,
 }
 
 /// A copy of a histogram at one moment.
@@ -39,7 +42,10 @@ pub struct HistogramSnapshot {
 
 impl Histogram {
     pub fn new(bounds: &'static [f64]) -> Self {
-        Self { bounds, counts: Mutex::new(Counts { buckets: vec![0; bounds.len() + 1], sum: 0.0, count: 0 }) }
+        Self {
+            bounds,
+            counts: Mutex::new(Counts { buckets: vec![0; bounds.len() + 1], sum: 0.0, count: 0, last: 0.0 }),
+        }
     }
 
     pub fn observe(&self, value: f64) {
@@ -48,6 +54,12 @@ impl Histogram {
         c.buckets[i] += 1;
         c.sum += value;
         c.count += 1;
+        c.last = value;
+    }
+
+    /// The newest value observed (0 before any).
+    pub fn last_seconds(&self) -> f64 {
+        self.counts.lock().last
     }
 
     pub fn snapshot(&self) -> HistogramSnapshot {
@@ -74,8 +86,10 @@ pub struct ChainMetrics {
     pub tick_delay: Histogram,
     /// Wall time of one seal on the builder: system calls, roots, state root, publishing.
     pub seal: Histogram,
-    /// Wall time of one sealed block's durable store commit, on the committer thread.
+    /// Wall time of one durable store commit (one or more sealed blocks), on the committer thread.
     pub commit: Histogram,
+    /// Sealed blocks each commit wrote: above 1 when the disk fell behind the block time.
+    pub commit_blocks: Histogram,
     /// Transactions a pre-confirmation added (0 for an empty tick).
     pub preconf_txs: Histogram,
 }
@@ -87,6 +101,7 @@ impl Default for ChainMetrics {
             tick_delay: Histogram::new(TICK_SECONDS),
             seal: Histogram::new(SEAL_SECONDS),
             commit: Histogram::new(SEAL_SECONDS),
+            commit_blocks: Histogram::new(BLOCKS_PER_COMMIT),
             preconf_txs: Histogram::new(TXS_PER_PRECONF),
         }
     }

@@ -34,6 +34,7 @@ impl Node {
             None => Store::in_memory()?,
         });
         store.keep_change_sets(config.keep_change_sets);
+        store.set_history_blocks(config.history_blocks);
         let source = match (&config.genesis, &config.genesis_file) {
             (Some(json), _) => GenesisSource::Json(json.clone()),
             (None, Some(path)) => GenesisSource::File(path.clone()),
@@ -71,7 +72,8 @@ impl Node {
         let api = ChainApi::new(chain.clone(), dev_accounts);
         if !records.is_empty() {
             let (kept, dropped) = api.submit.replay_journal(records);
-            eprintln!("[preconf-node] pool journal: {kept} transactions restored, {dropped} already included or no longer valid");
+            let fields = serde_json::json!({ "restored": kept, "dropped": dropped });
+            crate::log::info("pool", "pool journal replayed (dropped: already included or no longer valid)", fields);
         }
         // A cluster's node builds only while it leads (`lead`).
         let builder = if chain.config().build && !chain.config().cluster {
@@ -145,7 +147,8 @@ impl Node {
             b.stop();
         }
         if let Err(e) = self.chain.store().checkpoint_for_restart() {
-            eprintln!("[preconf-node] could not record the store's allocator state (the next start checks the whole file): {e}");
+            let fields = serde_json::json!({ "error": e.to_string() });
+            crate::log::warn("store", "could not record the allocator state (the next start checks the whole file)", fields);
         }
     }
 }

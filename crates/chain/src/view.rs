@@ -90,7 +90,7 @@ impl ChainView {
 
     /// The newest sealed block that is durable in the store.
     pub fn durable_head(&self) -> u64 {
-        match self.snapshot.tip() {
+        match self.snapshot.tips().first() {
             Some(t) => t.number().saturating_sub(1),
             None => self.head_number(),
         }

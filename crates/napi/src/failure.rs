@@ -17,6 +17,10 @@ pub enum ErrorKind {
     LimitExceeded,
     /// State the node no longer keeps (proofs older than the trie history).
     Unavailable,
+    /// History older than `--history-blocks` (geth's 4444 "pruned history unavailable").
+    Pruned,
+    /// The store cannot write (disk full, I/O error): transactions are refused for now.
+    StoreFault,
     /// The transaction or block a request names does not exist.
     NotFound,
     /// Work stopped at its wall-clock budget (a trace's `timeout`).
@@ -66,6 +70,8 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
         ChainError::Unavailable(_) => ErrorKind::Unavailable,
         ChainError::NotFound(_) => ErrorKind::NotFound,
+        ChainError::Pruned(_) => ErrorKind::Pruned,
+        ChainError::StoreFault(_) => ErrorKind::StoreFault,
         ChainError::Timeout(_) => ErrorKind::Timeout,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,

@@ -8,6 +8,7 @@ mod calls;
 mod events;
 mod failure;
 pub mod import;
+mod log;
 mod metrics;
 mod options;
 mod reads;
@@ -29,6 +30,7 @@ use preconf_chain::{ChainResult, Node};
 
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
+pub use log::{set_log_sink, LogLevel};
 pub use options::{default_options, NodeOptions};
 pub use tools::verify_store;
 

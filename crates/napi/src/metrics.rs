@@ -52,8 +52,10 @@ pub struct NativeMetrics {
     pub tick_delay_seconds: NativeHistogram,
     /// Seconds per seal on the builder (roots, state root, publish).
     pub seal_seconds: NativeHistogram,
-    /// Seconds per durable store commit of a sealed block (committer thread).
+    /// Seconds per durable store commit of one or more sealed blocks (committer thread).
     pub commit_seconds: NativeHistogram,
+    /// Sealed blocks per durable commit (above 1 when the disk fell behind the block time).
+    pub commit_blocks: NativeHistogram,
     /// Transactions added per pre-confirmation.
     pub preconf_transactions: NativeHistogram,
     /// Executable pooled transactions.
@@ -62,8 +64,14 @@ pub struct NativeMetrics {
     pub pool_queued: u32,
     /// Bytes of the store file; absent with `--ephemeral`.
     pub store_bytes: Option<f64>,
+    /// Bytes of keys and values the store holds (flat on a pruned node; the file is not).
+    pub store_live_bytes: f64,
     /// Newest sealed block.
     pub head: f64,
+    /// Newest durable block (`safe`): `head` minus the blocks still being committed.
+    pub durable_head: f64,
+    /// The oldest block whose body, receipts and state are kept (0: an archive).
+    pub history_from: f64,
     pub work_queues: Vec<NativeWorkQueue>,
 }
 
@@ -73,17 +81,22 @@ impl NativeNode {
     #[napi]
     pub fn metrics(&self) -> napi::Result<NativeMetrics> {
         let chain = self.node.chain();
+        let view = chain.view();
         let pool = self.node.api().txpool.counts().map_err(|e| napi::Error::from_reason(e.to_string()))?;
         Ok(NativeMetrics {
             preconf_tick_seconds: chain.metrics().preconf_tick.snapshot().into(),
             tick_delay_seconds: chain.metrics().tick_delay.snapshot().into(),
             seal_seconds: chain.metrics().seal.snapshot().into(),
             commit_seconds: chain.metrics().commit.snapshot().into(),
+            commit_blocks: chain.metrics().commit_blocks.snapshot().into(),
             preconf_transactions: chain.metrics().preconf_txs.snapshot().into(),
             pool_pending: pool.pending as u32,
             pool_queued: pool.queued as u32,
             store_bytes: chain.store().size_bytes().map(|b| b as f64),
-            head: chain.view().head_number() as f64,
+            store_live_bytes: chain.store().live_bytes().map_err(|e| napi::Error::from_reason(e.to_string()))? as f64,
+            head: view.head_number() as f64,
+            durable_head: view.durable_head() as f64,
+            history_from: view.snapshot.history_from() as f64,
             work_queues: work::snapshot()
                 .into_iter()
                 .map(|q| NativeWorkQueue {

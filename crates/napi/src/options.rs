@@ -55,6 +55,12 @@ pub struct NodeOptions {
     /// A cluster's node (`--cluster`): builds only while it holds the leader's lease, and then
     /// shows and accepts nothing before the replicated log holds it.
     pub cluster: Option<bool>,
+    /// Keep the bodies, receipts, transaction index and state history of the last N blocks
+    /// only (`--history-blocks`; 0: everything).
+    pub history_blocks: Option<u32>,
+    /// Below this much free disk in the datadir (MiB) the node stops committing and sealing
+    /// until space is freed (`--min-free-disk-mb`; 0: no check).
+    pub min_free_disk_mb: Option<u32>,
 }
 
 impl NodeOptions {
@@ -96,6 +102,8 @@ impl NodeOptions {
             },
             keep_change_sets: self.keep_change_sets.unwrap_or(d.keep_change_sets),
             cluster: self.cluster.unwrap_or(d.cluster),
+            history_blocks: self.history_blocks.map_or(d.history_blocks, u64::from),
+            min_free_disk_bytes: self.min_free_disk_mb.map_or(d.min_free_disk_bytes, |mb| u64::from(mb) << 20),
         })
     }
 }
@@ -132,5 +140,7 @@ pub fn default_options() -> NodeOptions {
         }),
         keep_change_sets: Some(d.keep_change_sets),
         cluster: Some(d.cluster),
+        history_blocks: Some(d.history_blocks as u32),
+        min_free_disk_mb: Some((d.min_free_disk_bytes >> 20) as u32),
     }
 }

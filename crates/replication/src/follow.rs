@@ -135,7 +135,7 @@ pub async fn follow(
                 if gaps.1 >= 3 {
                     link.health.fail(format!("{what} ({} times: is it deleted from the stream?)", gaps.1));
                 } else {
-                    eprintln!("[preconf-node] replica: {what}");
+                    preconf_chain::log::warn("replica", &what, serde_json::json!({}));
                 }
                 *f.next.lock() = Some(expected);
             }
@@ -233,15 +233,15 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
             let env = peek(&data)?;
             if env.kind == Kind::Sealed && env.number == head && codec::peek_sealed_hash(&data).ok() == Some(head_hash)
             {
-                eprintln!(
-                    "[preconf-node] replica: resuming stream \"{}\" after message {seq} (block {head})",
-                    link.name
-                );
+                let fields = serde_json::json!({ "stream": link.name, "seq": seq, "block": head });
+                let message = format!("resuming stream {} after message {seq} (block {head})", link.name);
+                preconf_chain::log::info("replica", &message, fields);
                 // From the head's own message: it also brings the block opened with it.
                 return Ok(seq);
             }
         }
-        eprintln!("[preconf-node] replica: stream message {seq} is not this replica's block {head} any more; looking the head up");
+        let message = format!("stream message {seq} is not this replica's block {head} any more; looking the head up");
+        preconf_chain::log::warn("replica", &message, serde_json::json!({ "seq": seq, "block": head }));
     }
     let info = link.stream.get_info().await.map_err(|e| e.to_string())?;
     let (first, last) = (info.state.first_sequence, info.state.last_sequence);
@@ -273,9 +273,7 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
             lo = mid + 1;
         }
     }
-    eprintln!(
-        "[preconf-node] replica: block {head} is this replica's head; reading stream \"{}\" from message {lo}",
-        link.name
-    );
+    let message = format!("block {head} is this replica's head; reading stream {} from message {lo}", link.name);
+    preconf_chain::log::info("replica", &message, serde_json::json!({ "stream": link.name, "seq": lo, "block": head }));
     Ok(lo)
 }

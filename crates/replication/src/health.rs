@@ -76,7 +76,11 @@ impl Health {
         match &mut st.outage {
             Some((_, e)) => *e = error,
             None => {
-                eprintln!("[preconf-node] {}: {error}", self.what);
+                preconf_chain::log::warn(
+                    "nats",
+                    &format!("{}: {error}", self.what),
+                    serde_json::json!({ "link": self.what, "error": error }),
+                );
                 st.outage = Some((Instant::now(), error));
             }
         }
@@ -87,7 +91,7 @@ impl Health {
         let mut st = self.state.lock();
         if let Some((since, _)) = st.outage.take() {
             if st.reported && st.link_down.is_none() {
-                eprintln!("[preconf-node] {}: recovered after {:.1} s", self.what, since.elapsed().as_secs_f64());
+                recovered(&self.what, since);
                 st.reported = false;
             }
             drop(st);
@@ -118,7 +122,7 @@ impl Health {
         match (up, st.link_down) {
             (true, Some(since)) => {
                 if st.reported && st.outage.is_none() {
-                    eprintln!("[preconf-node] {}: recovered after {:.1} s", self.what, since.elapsed().as_secs_f64());
+                    recovered(&self.what, since);
                     st.reported = false;
                 }
                 st.link_down = None;
@@ -150,4 +154,11 @@ impl Health {
         drop(st);
         self.chain.set_replication_health((!reasons.is_empty()).then(|| reasons.join("; ")));
     }
+}
+
+/// An outage of `what` that began at `since` is over.
+fn recovered(what: &str, since: Instant) {
+    let seconds = since.elapsed().as_secs_f64();
+    let fields = serde_json::json!({ "link": what, "outageSeconds": seconds });
+    preconf_chain::log::info("nats", &format!("{what}: recovered after {seconds:.1} s"), fields);
 }

@@ -213,10 +213,9 @@ impl Replication {
                     std::thread::sleep(Duration::from_millis(20));
                     quiet = if p.queued() == 0 && !p.busy.load(Ordering::Acquire) { quiet + 1 } else { 0 };
                 }
-                eprintln!(
-                    "[preconf-node] replication: stopped after publishing block {}",
-                    p.publisher.lock().stats().sealed
-                );
+                let sealed = p.publisher.lock().stats().sealed;
+                let fields = serde_json::json!({ "block": sealed });
+                preconf_chain::log::info("replication", &format!("stopped after publishing block {sealed}"), fields);
             }
         }
         let _ = self.stop.send(true);

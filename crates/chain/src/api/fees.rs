@@ -51,7 +51,9 @@ impl Fees {
     fn compute_tip(&self, view: &ChainView) -> ChainResult<u128> {
         let head = view.head_number();
         let mut tips = Vec::new();
-        for n in head.saturating_sub(ORACLE_BLOCKS - 1)..=head {
+        // Blocks older than the kept history (`--history-blocks`) have no bodies.
+        let first = head.saturating_sub(ORACLE_BLOCKS - 1).max(view.snapshot.history_from());
+        for n in first..=head {
             let Some(block) = self.blocks.block_data(view, Resolved::Sealed(n))? else { continue };
             let base = block.header.base_fee_per_gas.unwrap_or_default();
             let mut block_tips: Vec<u128> = block.txs.iter().filter_map(|t| t.tx.effective_tip_per_gas(base)).collect();
@@ -87,7 +89,11 @@ impl Fees {
         if block_count == 0 {
             return Ok(history);
         }
-        let oldest = newest.saturating_sub(block_count - 1);
+        let mut oldest = newest.saturating_sub(block_count - 1);
+        if !percentiles.is_empty() {
+            // Rewards need bodies: the range starts at the oldest kept one (headers are all kept).
+            oldest = oldest.max(view.snapshot.history_from().min(newest));
+        }
         history.oldest_block = oldest;
         let mut rewards = Vec::new();
         let mut last: Option<Header> = None;

@@ -71,6 +71,8 @@ impl Logs {
         if to > last {
             return Err(ChainError::InvalidParams("block range extends beyond current head block".into()));
         }
+        // Blocks older than the kept history have no receipts (`--history-blocks`).
+        view.snapshot.check_history(from.min(head))?;
         let span = to - from + 1;
         let max = self.chain.config().logs_max_range;
         if span > max {

@@ -27,17 +27,12 @@ impl Proofs {
     /// history (the last 128) answer `Unavailable`, naming how far back proofs go.
     pub fn proof(&self, address: Address, slots: &[U256], block: BlockId) -> ChainResult<AccountProof> {
         let view = self.chain.view();
-        let trie = view.snapshot.trie();
         let hashed_slots: Vec<B256> = slots.iter().map(|s| keccak256(B256::from(*s))).collect();
         let hashed = keccak256(address);
-        // A sealed block still being committed: its trie nodes are the tip's diff over the
-        // committed trie (applying it again once committed changes nothing).
-        let tip = view.snapshot.tip();
+        // Sealed blocks still being committed: their trie nodes are their diffs over the
+        // committed trie (applying them again once committed changes nothing).
         match view.resolve(block)? {
-            Resolved::Sealed(n) => match tip.filter(|t| t.number() == n) {
-                Some(t) => Ok(account_proof(&Overlay::new(&t.trie, trie.latest()), hashed, &hashed_slots)?),
-                None => Ok(account_proof(&trie.at(n)?, hashed, &hashed_slots)?),
-            },
+            Resolved::Sealed(n) => Ok(account_proof(&*view.snapshot.trie_reader_at(n)?, hashed, &hashed_slots)?),
             Resolved::Pending => {
                 let mut changes = StateChanges::default();
                 if let Some(p) = &view.pending {
@@ -45,10 +40,7 @@ impl Proofs {
                         changes.extend((**layer).clone());
                     }
                 }
-                match tip {
-                    Some(t) => pending_proof(Overlay::new(&t.trie, trie.latest()), &changes, hashed, &hashed_slots),
-                    None => pending_proof(trie.latest(), &changes, hashed, &hashed_slots),
-                }
+                pending_proof(&*view.snapshot.trie_reader_at(u64::MAX)?, &changes, hashed, &hashed_slots)
             }
         }
     }

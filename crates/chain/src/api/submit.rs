@@ -62,6 +62,11 @@ impl Submission {
     /// Accepts a signed transaction into the pool; returns its hash once it is durable: in
     /// the pool journal, or, on a cluster's leader, in the replicated log.
     pub fn submit_raw(&self, raw: Bytes) -> ChainResult<B256> {
+        if let Some(reason) = self.chain.store_fault() {
+            return Err(ChainError::StoreFault(format!(
+                "transaction refused: the node cannot write ({reason}); it accepts transactions again once it can"
+            )));
+        }
         let ptx = self.validate_raw(raw)?;
         let hash = ptx.hash;
         let state_nonce = self.pending_nonce(&ptx.sender)?;
@@ -73,7 +78,7 @@ impl Submission {
         } else if let Some(journal) = &self.chain.journal() {
             journal
                 .append(hash, &ptx.raw)
-                .map_err(|e| ChainError::Internal(format!("cannot journal transaction: {e}")))?;
+                .map_err(|e| ChainError::StoreFault(format!("transaction refused: cannot journal it: {e}")))?;
         }
         let added = self.chain.add_to_pool(ptx, state_nonce)?;
         if let Some(journal) = &self.chain.journal() {
@@ -101,7 +106,7 @@ impl Submission {
     fn journal_buffered(&self, hash: B256, raw: &Bytes) {
         if let Some(journal) = &self.chain.journal() {
             if let Err(e) = journal.append_buffered(hash, raw) {
-                eprintln!("[preconf-node] pool journal: {e}");
+                crate::log::warn("pool", "pool journal append failed", serde_json::json!({ "error": e.to_string() }));
             }
         }
     }
@@ -215,7 +220,7 @@ impl Submission {
             }
         }
         if let Err(e) = journal.compact() {
-            eprintln!("[preconf-node] pool journal compaction failed: {e}");
+            crate::log::warn("pool", "pool journal compaction failed", serde_json::json!({ "error": e.to_string() }));
         }
         (kept, dropped)
     }

@@ -68,6 +68,8 @@ impl Tracing {
         if number == 0 {
             return Err(ChainError::Rejected("genesis is not traceable".into()));
         }
+        // Replaying needs the parent's state, which `--history-blocks` may have pruned.
+        view.snapshot.check_history(number - 1)?;
         Ok(BlockToTrace {
             header: block.header.clone(),
             hash: block.hash,
@@ -113,6 +115,9 @@ impl Tracing {
         let spec = self.chain.spec();
         let view = self.chain.view();
         let at = view.resolve(id)?;
+        if let Resolved::Sealed(n) = at {
+            view.snapshot.check_history(n)?;
+        }
         let mut exec_block = ExecBlock::from_header(&view.context_header(at)?);
         if let Some(o) = &opts.block_overrides {
             apply_block_overrides(&mut exec_block, o)?;

@@ -1,43 +1,80 @@
-//! The committer: writes each sealed block to the store in one durable transaction on its
-//! own thread, so that the builder's pre-confirmation clock never waits for the disk.
+//! The committer: writes sealed blocks to the store in durable transactions on its own
+//! thread, so that the builder's pre-confirmation clock never waits for the disk.
 //!
-//! At most one block is in flight. The builder hands it over once its state root and hash
-//! are known, keeps publishing pre-confirmations of the next block on top of it (readers
-//! see it through `StoreSnapshot`'s tip), and waits for the commit before sealing the next
-//! block, whose state root reads the trie this commit writes. Only a durable block leaves
-//! the transaction journal. The builder announces `Durable` once readers see the block
-//! from the store; the replication publisher waits for it before streaming the block.
+//! The builder hands each block over once its state root and hash are known and goes on
+//! building on top of it (readers see the blocks still being written as the snapshot's
+//! tips). When the disk is slower than the block time, blocks queue up and the committer
+//! writes all that are waiting in one transaction, with one fsync (reth's persistence
+//! threshold): the durable watermark (`safe`, the journal's forgetting, the replica
+//! publisher) then moves several blocks at once instead of falling further behind. The
+//! builder waits only when `MAX_IN_FLIGHT` blocks are unwritten.
+//!
+//! A commit that cannot be written (too little free disk, an I/O error) is not dropped: the
+//! committer reports a store fault (`ChainState::store_fault`: the builder stops sealing,
+//! submissions are refused, /health says why) and tries the same blocks again until they
+//! land; then the fault clears and the node goes on by itself.
 
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
 
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
+use crate::log;
 use crate::replica::{Position, POSITION_KEY};
-use crate::store::InFlightBlock;
+use crate::store::{BlockWrite, InFlightBlock};
+
+/// Blocks sealed but not yet durable before the builder waits for the disk: a bound on
+/// the memory they hold and on what a crash can take back (their transactions stay in the
+/// journal until they are durable).
+pub(super) const MAX_IN_FLIGHT: usize = 16;
+/// How often a commit that could not be written is tried again.
+const RETRY: Duration = Duration::from_millis(500);
 
 /// A sealed block to commit, with a cluster leader's log position of it (stored with the
 /// block, so that a restart reads the log on right after it).
 type Job = (Arc<InFlightBlock>, Option<Position>);
 
+/// What one commit wrote: the newest block, and how many blocks the transaction held.
+pub(super) struct Landed {
+    pub newest: u64,
+    pub blocks: usize,
+}
+
 pub(super) struct Committer {
+    /// Set at shutdown: a commit that cannot be written is tried once more, not forever.
+    stopping: Arc<AtomicBool>,
     jobs: Option<mpsc::Sender<Job>>,
-    done: mpsc::Receiver<ChainResult<u64>>,
+    done: mpsc::Receiver<ChainResult<Landed>>,
     thread: Option<JoinHandle<()>>,
-    in_flight: bool,
+    /// Handed over and not landed yet, oldest first.
+    in_flight: Vec<Arc<InFlightBlock>>,
 }
 
 impl Committer {
     pub fn spawn(chain: Arc<ChainState>) -> ChainResult<Self> {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (done_tx, done) = mpsc::channel();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let stop = stopping.clone();
         let thread = std::thread::Builder::new()
             .name("preconf-committer".into())
             .spawn(move || {
-                for (block, position) in job_rx {
-                    let result = commit(&chain, &block, position.as_ref());
+                while let Ok(first) = job_rx.recv() {
+                    // Everything that queued up behind the first: one transaction.
+                    let mut batch = vec![first];
+                    while batch.len() < MAX_IN_FLIGHT {
+                        match job_rx.try_recv() {
+                            Ok(job) => batch.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    let result = commit_until_written(&chain, &batch, &stop);
                     if done_tx.send(result).is_err() {
                         break;
                     }
@@ -46,50 +83,66 @@ impl Committer {
                 }
             })
             .map_err(ChainError::internal)?;
-        Ok(Self { jobs: Some(jobs), done, thread: Some(thread), in_flight: false })
+        Ok(Self { stopping, jobs: Some(jobs), done, thread: Some(thread), in_flight: Vec::new() })
     }
 
-    /// Starts committing `block`. The previous one must have landed (`wait`).
+    /// From now on a commit that fails is reported, not retried (shutdown).
+    pub fn stop_retrying(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// The blocks handed over and not yet durable, oldest first.
+    pub fn in_flight(&self) -> &[Arc<InFlightBlock>] {
+        &self.in_flight
+    }
+
+    /// Whether the builder must wait for a commit before handing over another block.
+    pub fn full(&self) -> bool {
+        self.in_flight.len() >= MAX_IN_FLIGHT
+    }
+
+    /// Starts committing `block` (after those in flight).
     pub fn submit(&mut self, block: Arc<InFlightBlock>, position: Option<Position>) -> ChainResult<()> {
-        debug_assert!(!self.in_flight, "one block in flight at a time");
         let jobs = self.jobs.as_ref().ok_or_else(gone)?;
-        jobs.send((block, position)).map_err(|_| gone())?;
-        self.in_flight = true;
+        jobs.send((block.clone(), position)).map_err(|_| gone())?;
+        self.in_flight.push(block);
         Ok(())
     }
 
-    /// The outcome of the block in flight if it has landed; `None` while it is still being
-    /// written or when nothing is in flight.
-    pub fn poll(&mut self) -> Option<ChainResult<u64>> {
-        if !self.in_flight {
+    /// The outcome of a commit that has landed, if one has; `None` while nothing landed.
+    pub fn poll(&mut self) -> Option<ChainResult<Landed>> {
+        if self.in_flight.is_empty() {
             return None;
         }
         match self.done.try_recv() {
-            Ok(r) => {
-                self.in_flight = false;
-                Some(r)
-            }
+            Ok(r) => Some(self.landed(r)),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => {
-                self.in_flight = false;
-                Some(Err(gone()))
-            }
+            Err(TryRecvError::Disconnected) => Some(self.landed(Err(gone()))),
         }
     }
 
-    /// Waits for the block in flight, if any, and returns its outcome.
-    pub fn wait(&mut self) -> Option<ChainResult<u64>> {
-        if !self.in_flight {
+    /// Waits for the next commit to land; `None` when nothing is in flight.
+    pub fn wait(&mut self) -> Option<ChainResult<Landed>> {
+        if self.in_flight.is_empty() {
             return None;
         }
-        self.in_flight = false;
-        Some(self.done.recv().unwrap_or_else(|_| Err(gone())))
+        let r = self.done.recv().unwrap_or_else(|_| Err(gone()));
+        Some(self.landed(r))
+    }
+
+    fn landed(&mut self, r: ChainResult<Landed>) -> ChainResult<Landed> {
+        match &r {
+            Ok(l) => self.in_flight.retain(|b| b.number() > l.newest),
+            Err(_) => self.in_flight.clear(),
+        }
+        r
     }
 }
 
 impl Drop for Committer {
     fn drop(&mut self) {
-        // Closing the job channel ends the thread after the block it is writing.
+        // Closing the job channel ends the thread after the blocks it is writing.
+        self.stop_retrying();
         self.jobs.take();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -101,22 +154,88 @@ fn gone() -> ChainError {
     ChainError::Internal("the committer thread is gone".into())
 }
 
-fn commit(chain: &ChainState, block: &InFlightBlock, position: Option<&Position>) -> ChainResult<u64> {
-    let started = Instant::now();
-    match position {
-        Some(p) => {
-            // A cluster's journal is written without waiting; what came before this block
-            // must be on disk with it (a restart reads the log on after its position).
-            if let Some(journal) = &chain.journal() {
-                journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
+/// Commits `batch`, retrying while the store cannot write, with the fault reported.
+fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool) -> ChainResult<Landed> {
+    loop {
+        match check_free_space(chain).and_then(|()| commit(chain, batch)) {
+            Ok(landed) => {
+                if let Some(was) = chain.set_store_fault(None) {
+                    let fields = json!({ "after": was, "blocks": landed.blocks, "newest": landed.newest });
+                    log::info("store", "the store writes again: sealing resumes", fields);
+                }
+                return Ok(landed);
             }
-            chain.store().commit_block_with_meta(block.write(), &[(POSITION_KEY, &p.encode())], true)?
+            Err(e) => {
+                let reason = match &e {
+                    ChainError::StoreFault(r) => r.clone(),
+                    other => format!("store write failed: {other}"),
+                };
+                if chain.set_store_fault(Some(reason.clone())).is_none() {
+                    let first = batch.first().map_or(0, |(b, _)| b.number());
+                    log::error(
+                        "store",
+                        "cannot commit: sealing stopped, transactions refused until the store writes again",
+                        json!({ "reason": reason, "block": first, "blocks": batch.len() }),
+                    );
+                }
+                if stopping.load(Ordering::Relaxed) {
+                    return Err(e);
+                }
+                std::thread::sleep(RETRY);
+            }
         }
-        None => chain.store().commit_block(block.write())?,
     }
-    if let Some(journal) = &chain.journal() {
-        journal.forget(block.tx_hashes.iter());
+}
+
+/// `StoreFault` when the datadir's file system has less free space than
+/// `--min-free-disk-mb`: the commit waits rather than filling the disk (redb refuses every
+/// later write once one has failed, until the process restarts).
+fn check_free_space(chain: &ChainState) -> ChainResult<()> {
+    let (Some(dir), min) = (chain.config.datadir.as_deref(), chain.config.min_free_disk_bytes) else { return Ok(()) };
+    if min == 0 {
+        return Ok(());
     }
-    chain.metrics().commit.observe(started.elapsed().as_secs_f64());
-    Ok(block.number())
+    match free_bytes(dir) {
+        Some(free) if free < min => Err(ChainError::StoreFault(format!(
+            "disk full: {} MiB free in {} (the node writes with at least {} MiB free, --min-free-disk-mb)",
+            free >> 20,
+            dir.display(),
+            min >> 20
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes available to this process on the file system holding `dir`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a valid C string and `stat` a writable statvfs the call fills in.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut stat) };
+    (rc == 0).then(|| stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+fn commit(chain: &ChainState, batch: &[Job]) -> ChainResult<Landed> {
+    let started = Instant::now();
+    let writes: Vec<BlockWrite<'_>> = batch.iter().map(|(b, _)| b.write()).collect();
+    // A cluster leader stores the log position of the newest block it commits.
+    match batch.last().and_then(|(_, p)| p.as_ref()) {
+        Some(p) => {
+            // A cluster's journal is written without waiting; what came before these
+            // blocks must be on disk with them (a restart reads the log on after them).
+            if let Some(journal) = &chain.journal {
+                journal.flush().map_err(|e| ChainError::StoreFault(format!("pool journal: {e}")))?;
+            }
+            chain.store.commit_blocks(&writes, &[(POSITION_KEY, &p.encode())], true)?
+        }
+        None => chain.store.commit_blocks(&writes, &[], true)?,
+    }
+    if let Some(journal) = &chain.journal {
+        journal.forget(batch.iter().flat_map(|(b, _)| b.tx_hashes.iter()));
+    }
+    chain.metrics.commit.observe(started.elapsed().as_secs_f64());
+    chain.metrics.commit_blocks.observe(batch.len() as f64);
+    let newest = batch.last().map_or(0, |(b, _)| b.number());
+    Ok(Landed { newest, blocks: batch.len() })
 }

@@ -20,15 +20,18 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+
 use crate::chain_state::ChainState;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
+use crate::log;
 use crate::view::{ChainView, PendingBlock};
 use crate::wire::{self as codec, Kind};
 use block::{unix_now_ms, OpenBlock};
-use commit::Committer;
+use commit::{Committer, Landed};
 use schedule::{Action, Facts, Schedule};
 use tick::Executed;
 
@@ -169,7 +172,8 @@ impl Builder {
         match ledger.append(Record { kind, number, index, data: encode() }) {
             Ok(seq) => Ok(Some(seq)),
             Err(e) => {
-                eprintln!("[preconf-node] builder stopped at block {number}: {e}");
+                let fields = json!({ "block": number, "error": e.to_string() });
+                log::error("builder", "builder stopped: the ledger refused an append", fields);
                 self.fenced = Some(e.clone());
                 Err(e)
             }
@@ -202,7 +206,7 @@ impl Builder {
             if self.fenced.is_some() {
                 return;
             }
-            if let Some(landed) = self.committer.poll() {
+            while let Some(landed) = self.committer.poll() {
                 if let Err(e) = self.land(landed) {
                     return self.fail(e);
                 }
@@ -232,7 +236,9 @@ impl Builder {
                     if self.fenced.is_some() {
                         return;
                     }
-                    if seal {
+                    // A store that cannot write: the block stays open (and pre-confirmed)
+                    // until the committer lands what it holds; submissions are refused.
+                    if seal && self.chain.store_fault().is_none() {
                         if let Err(e) = self.seal() {
                             return self.fail(e);
                         }
@@ -244,33 +250,39 @@ impl Builder {
         if !self.executed.included.is_empty() {
             self.preconfirm(None);
         }
-        if !self.block.txs.is_empty() && self.fenced.is_none() {
+        let writable = self.chain.store_fault().is_none();
+        if !self.block.txs.is_empty() && self.fenced.is_none() && writable {
             if let Err(e) = self.seal() {
-                eprintln!("[preconf-node] could not seal the open block at shutdown: {e}");
+                log::error("builder", "could not seal the open block at shutdown", json!({ "error": e.to_string() }));
             }
         }
-        // A clean stop leaves every sealed block durable (and announced as such).
-        if let Some(landed) = self.committer.wait() {
+        // A clean stop leaves every sealed block durable (and announced as such); a store
+        // that cannot write gets one more try (the journal keeps their transactions).
+        self.committer.stop_retrying();
+        while let Some(landed) = self.committer.wait() {
             if let Err(e) = self.land(landed) {
-                eprintln!("[preconf-node] could not commit the last sealed block at shutdown: {e}");
+                let fields = json!({ "error": e.to_string() });
+                log::error("builder", "could not commit the sealed blocks at shutdown", fields);
+                break;
             }
         }
     }
 
-    /// The sealed block's commit is over. Landed: readers now read the block from the store
-    /// (`safe` moves up to it), then listeners hear it is durable, in that order, so a
-    /// replica never holds a block its leader would not call safe.
-    fn land(&mut self, landed: ChainResult<u64>) -> ChainResult<()> {
-        let number = landed?;
+    /// A commit is over. Landed: readers now read its blocks from the store (`safe` moves
+    /// up to the newest), then listeners hear it is durable, in that order, so a replica
+    /// never holds a block its leader would not call safe.
+    fn land(&mut self, landed: ChainResult<Landed>) -> ChainResult<()> {
+        let Landed { newest, .. } = landed?;
         let mut view = (*self.chain.view()).clone();
-        view.snapshot = self.chain.store().snapshot()?;
+        view.snapshot = self.chain.store().snapshot_with_tips(self.committer.in_flight().to_vec())?;
         self.chain.publish(view);
-        self.chain.events().send(ChainEvent::Durable { number });
+        self.chain.events().send(ChainEvent::Durable { number: newest });
         Ok(())
     }
 
     fn fail(&mut self, e: ChainError) {
-        eprintln!("[preconf-node] builder stopped (block {} open): {e}", self.block.header.number);
+        let fields = json!({ "block": self.block.header.number, "error": e.to_string() });
+        log::error("builder", "builder stopped", fields);
         self.chain.set_unhealthy(format!("builder stopped: {e}"));
     }
 

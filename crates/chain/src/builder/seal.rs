@@ -42,13 +42,17 @@ impl Builder {
         let changes = Arc::new(std::mem::take(&mut b.changes));
         let txs = std::mem::take(&mut b.txs);
         let tip = Arc::new(InFlightBlock::new(header.clone(), hash, body, receipts, tx_hashes, changes.clone(), trie));
-        // One block in flight: the previous commit (long done, as a rule) lands first.
-        if let Some(landed) = self.committer.wait() {
-            self.land(landed)?;
+        // Up to `MAX_IN_FLIGHT` blocks wait for the disk; past that the seal waits too.
+        if self.committer.full() {
+            if let Some(landed) = self.committer.wait() {
+                self.land(landed)?;
+            }
         }
-        // Reads the store as it is now, this block on top from memory (whether or not its
-        // commit, started below, has landed by the time a reader looks).
-        let snapshot = self.chain.store().snapshot_with_tip(tip.clone())?;
+        // Reads the store as it is now, the blocks not yet durable and this one on top from
+        // memory (whether or not their commits have landed by the time a reader looks).
+        let mut tips = self.committer.in_flight().to_vec();
+        tips.push(tip.clone());
+        let snapshot = self.chain.store().snapshot_with_tips(tips)?;
 
         let head = Arc::new(BlockData { header, hash: Some(hash), txs, ..Default::default() });
         let old = self.chain.view();
@@ -79,7 +83,17 @@ impl Builder {
         self.committer.submit(tip.clone(), position)?;
         self.chain.publish(view);
         // Measured before the announcement, so whoever hears of the seal finds it counted.
-        self.chain.metrics().seal.observe(started.elapsed().as_secs_f64());
+        let seal_seconds = started.elapsed().as_secs_f64();
+        self.chain.metrics().seal.observe(seal_seconds);
+        if crate::log::enabled(crate::log::Level::Debug) {
+            let h = &head.header;
+            let fields = serde_json::json!({
+                "number": h.number, "transactions": head.txs.len(), "gasUsed": h.gas_used,
+                "sealMs": (seal_seconds * 1e6).round() / 1e3, "inFlight": self.committer.in_flight().len(),
+                "lastCommitMs": (self.chain.metrics().commit.last_seconds() * 1e6).round() / 1e3,
+            });
+            crate::log::debug("builder", "sealed", fields);
+        }
         self.chain.events().send(ChainEvent::Sealed { block: head, changes });
         self.announce_open();
         Ok(())

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use alloy_primitives::map::{AddressSet, HashSet};
 use alloy_primitives::{keccak256, Address, B256, U256};
-use preconf_trie::{NodeReader, Overlay, TrieDiff, WarmTries};
+use preconf_trie::{NodeReader, TrieDiff, WarmTries};
 
 use crate::changes::StateChanges;
 use crate::error::ChainResult;
@@ -97,12 +97,9 @@ impl WarmTrie {
     }
 }
 
-/// Runs `f` on the parent block's trie.
+/// Runs `f` on the parent block's trie: the committed one, with the diffs of the blocks
+/// still being committed on top.
 fn with_parent_trie<T>(parent: &StoreSnapshot, f: impl FnOnce(&dyn NodeReader) -> ChainResult<T>) -> ChainResult<T> {
-    let trie = parent.trie();
-    match parent.tip() {
-        // The parent is still being committed: its nodes are its diff over the store's.
-        Some(tip) => f(&Overlay::new(&tip.trie, trie.latest())),
-        None => f(&trie.latest()),
-    }
+    let reader = parent.trie_reader_at(u64::MAX)?;
+    f(&*reader)
 }

@@ -85,10 +85,8 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
     let (accounts, slots) = writer.counts();
     writer.finish(&header, hash, &spec_json)?;
     if accounts + slots > 100_000 {
-        eprintln!(
-            "[preconf-node] genesis: {accounts} accounts, {slots} storage slots, state root {}",
-            header.state_root
-        );
+        let fields = serde_json::json!({ "accounts": accounts, "slots": slots, "stateRoot": header.state_root });
+        crate::log::info("genesis", "genesis imported", fields);
     }
     Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev) })
 }

@@ -159,7 +159,11 @@ impl Inner {
             }
             if st.file_bytes > 2 * st.live_bytes + COMPACT_SLACK {
                 if let Err(e) = self.rewrite(&mut st) {
-                    eprintln!("[preconf-node] pool journal compaction failed: {e}");
+                    crate::log::warn(
+                        "pool",
+                        "pool journal compaction failed",
+                        serde_json::json!({ "error": e.to_string() }),
+                    );
                 }
             }
         }

@@ -204,7 +204,8 @@ impl Follower {
     }
 
     fn stop(&mut self, seq: u64, reason: String) -> ApplyError {
-        eprintln!("[preconf-node] REPLICA STOPPED at stream message {seq}: {reason}");
+        let fields = serde_json::json!({ "seq": seq, "reason": reason });
+        crate::log::error("replica", &format!("REPLICA STOPPED at stream message {seq}: {reason}"), fields);
         self.chain.set_unhealthy(format!("replica stopped: {reason}"));
         let e = ApplyError::Stopped { seq, reason };
         self.stopped = Some(e.clone());

@@ -114,11 +114,12 @@ pub fn decode_changes(buf: &mut &[u8]) -> Result<StateChanges, ChangeSetError> {
     Ok(changes)
 }
 
-pub(super) fn write(txn: &redb::WriteTransaction, number: u64, changes: &StateChanges) -> ChainResult<()> {
+/// Writes block `number`'s change set; the bytes it added to the store.
+pub(super) fn write(txn: &redb::WriteTransaction, number: u64, changes: &StateChanges) -> ChainResult<usize> {
     let mut bytes = Vec::with_capacity(256);
     encode_changes(changes, &mut bytes);
     txn.open_table(CHANGE_SETS)?.insert(number, bytes.as_slice())?;
-    Ok(())
+    Ok(8 + bytes.len())
 }
 
 impl Store {

@@ -9,8 +9,10 @@ use alloy_trie::EMPTY_ROOT_HASH;
 use preconf_trie::{AccountFields, AccountUpdate, TrieDiff, TrieWriter};
 use redb::WriteTransaction;
 
+use super::history::Tally;
 use super::{
-    codec, write_block, BlockWrite, Store, StoredBody, StoredReceipts, ACCOUNTS, CODES, META, META_SPEC, STORAGE,
+    codec, write_block, BlockWrite, Store, StoredBody, StoredReceipts, ACCOUNTS, CODES, META, META_LIVE_BYTES,
+    META_SPEC, STORAGE,
 };
 use crate::changes::{AccountState, StateChanges};
 use crate::error::ChainResult;
@@ -47,6 +49,7 @@ pub struct GenesisWriter {
     root: B256,
     accounts: u64,
     slots: u64,
+    tally: Tally,
 }
 
 impl GenesisWriter {
@@ -58,6 +61,7 @@ impl GenesisWriter {
             root: EMPTY_ROOT_HASH,
             accounts: 0,
             slots: 0,
+            tally: Tally::default(),
         })
     }
 
@@ -90,10 +94,15 @@ impl GenesisWriter {
                     Some(a) => {
                         let code_hash = a.code.as_ref().map(keccak256).unwrap_or(KECCAK256_EMPTY);
                         if let Some(code) = &a.code {
-                            codes.insert(&code_hash.0, code.as_ref())?;
+                            if codes.insert(&code_hash.0, code.as_ref())?.is_none() {
+                                self.tally.add(32, code.len());
+                            }
                         }
                         let state = AccountState { nonce: a.nonce, balance: a.balance, code_hash };
-                        accounts.insert(&codec::account_key(&address, 0), codec::encode_account(&state).as_slice())?;
+                        let encoded = codec::encode_account(&state);
+                        if accounts.insert(&codec::account_key(&address, 0), encoded.as_slice())?.is_none() {
+                            self.tally.add(28, encoded.len());
+                        }
                         self.accounts += 1;
                         AccountFields { nonce: a.nonce, balance: a.balance, code_hash }
                     }
@@ -103,7 +112,9 @@ impl GenesisWriter {
                 };
                 let mut hashed = Vec::with_capacity(b.slots.len());
                 for (slot, value) in b.slots.iter().filter(|(_, v)| !v.is_zero()) {
-                    storage.insert(&codec::storage_key(&address, slot, 0), &value.to_be_bytes::<32>())?;
+                    if storage.insert(&codec::storage_key(&address, slot, 0), &value.to_be_bytes::<32>())?.is_none() {
+                        self.tally.add(60, 32);
+                    }
                     hashed.push((keccak256(B256::from(*slot)), *value));
                     self.slots += 1;
                 }
@@ -117,7 +128,7 @@ impl GenesisWriter {
         }
         let mut trie = TrieWriter::open(&self.txn)?;
         let (root, diff) = preconf_trie::state_root(&trie, &updates)?;
-        trie.write_diff(0, &diff)?;
+        self.tally.0 += trie.write_diff(0, &diff)?.bytes;
         self.root = root;
         Ok(())
     }
@@ -142,8 +153,13 @@ impl GenesisWriter {
                 changes: &StateChanges::default(),
                 trie: &TrieDiff::default(),
             },
+            None,
+            &mut self.tally,
         )?;
-        self.txn.open_table(META)?.insert(META_SPEC, spec_json.as_bytes())?;
+        let mut meta = self.txn.open_table(META)?;
+        meta.insert(META_SPEC, spec_json.as_bytes())?;
+        meta.insert(META_LIVE_BYTES, (self.tally.0.max(0) as u64).to_be_bytes().as_slice())?;
+        drop(meta);
         self.txn.commit()?;
         Ok(())
     }

@@ -13,6 +13,7 @@ pub mod change_sets;
 pub mod codec;
 mod fork_choice;
 pub mod genesis;
+mod history;
 mod in_flight;
 mod memory_backend;
 mod snapshot;
@@ -20,14 +21,17 @@ pub mod trie;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use alloy_consensus::Header;
-use alloy_primitives::B256;
+use alloy_primitives::{B256, U256};
 use alloy_rlp::Encodable;
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 
 pub use codec::{StoredBody, StoredReceipts};
+pub(crate) use history::META_HISTORY_FROM;
+use history::{KeyList, Tally, HISTORY_KEYS};
 pub use in_flight::InFlightBlock;
 pub use snapshot::StoreSnapshot;
 
@@ -60,7 +64,14 @@ const META_SCHEMA: &str = "schema";
 /// `--finality-depth`). Writing a block clears them: from then on the node's own rules apply.
 pub(crate) const META_SAFE: &str = "safe";
 pub(crate) const META_FINALIZED: &str = "finalized";
-const SCHEMA_VERSION: &[u8] = b"2";
+/// Bytes of keys and values the store holds (`preconf_store_live_bytes`), kept up to date
+/// by every write: the file only grows (redb reuses freed pages), so its size cannot show
+/// a pruned store staying flat.
+const META_LIVE_BYTES: &str = "live_bytes";
+/// 3: `history_keys`, `history_from` and `live_bytes` (bounded history). A version-2 store
+/// is migrated on open: the new table starts empty and the live bytes are counted once.
+const SCHEMA_VERSION: &[u8] = b"3";
+const SCHEMA_MIGRATES_FROM: &[u8] = b"2";
 /// redb's page cache over an in-memory store. The pages are in memory already; the cache
 /// only spares hot pages a copy per read, and a large one would hold the state twice.
 const MEMORY_CACHE_BYTES: usize = 16 << 20;
@@ -88,7 +99,9 @@ pub struct Store {
     /// Where redb keeps its pages.
     backing: Backing,
     /// Write each block's change set too (`change_sets`): set on a node that publishes.
-    keep_change_sets: std::sync::atomic::AtomicBool,
+    keep_change_sets: AtomicBool,
+    /// `--history-blocks`: keep this many blocks of history (0: everything, an archive).
+    history_blocks: AtomicU64,
 }
 
 impl Store {
@@ -98,14 +111,16 @@ impl Store {
         std::fs::create_dir_all(datadir)
             .map_err(|e| ChainError::Config(format!("cannot create datadir {}: {e}", datadir.display())))?;
         let path = datadir.join("chain.redb");
-        let told = std::sync::atomic::AtomicBool::new(false);
+        let told = AtomicBool::new(false);
         let db = Database::builder()
             .set_cache_size(cache_bytes)
             .set_repair_callback(move |_| {
-                if !told.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                    eprintln!(
-                        "[preconf-node] the store was not closed cleanly (a crash or kill -9): \
-                         checking the whole file, which takes a while on a large state"
+                if !told.swap(true, Ordering::Relaxed) {
+                    crate::log::warn(
+                        "store",
+                        "the store was not closed cleanly (a crash or kill -9): checking the whole file, \
+                         which takes a while on a large state",
+                        serde_json::json!({}),
                     );
                 }
             })
@@ -140,25 +155,38 @@ impl Store {
             txn.open_table(STORAGE)?;
             txn.open_table(CODES)?;
             txn.open_table(change_sets::CHANGE_SETS)?;
+            txn.open_table(HISTORY_KEYS)?;
             preconf_trie::create_tables(&txn)?;
             let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
             match schema {
                 None => {
                     meta.insert(META_SCHEMA, SCHEMA_VERSION)?;
+                    meta.insert(META_LIVE_BYTES, 0u64.to_be_bytes().as_slice())?;
                 }
                 Some(v) if v == SCHEMA_VERSION => {}
-                Some(v) => {
-                    return Err(ChainError::Config(format!(
-                        "store schema {} is not supported (want {}): this datadir was written by another \
-                         version of preconf-node; sync into a new --datadir",
-                        String::from_utf8_lossy(&v),
-                        String::from_utf8_lossy(SCHEMA_VERSION)
-                    )))
+                Some(v) if v == SCHEMA_MIGRATES_FROM => {
+                    drop(meta);
+                    migrate_from_2(&txn)?;
                 }
+                Some(v) => return Err(schema_mismatch(&v)),
             }
         }
         txn.commit()?;
-        Ok(Self { db, backing, keep_change_sets: Default::default() })
+        Ok(Self { db, backing, keep_change_sets: Default::default(), history_blocks: AtomicU64::new(0) })
+    }
+
+    /// `--history-blocks`: from now on keep the last `blocks` blocks of history and prune
+    /// older ones as blocks are committed (0: keep everything).
+    pub fn set_history_blocks(&self, blocks: u64) {
+        self.history_blocks.store(blocks, Ordering::Relaxed);
+    }
+
+    /// Bytes of keys and values the store holds (not its file's size, which grows in steps
+    /// and never shrinks).
+    pub fn live_bytes(&self) -> ChainResult<u64> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get(META_LIVE_BYTES)?.map_or(0, |v| codec::u64_from(v.value())))
     }
 
     /// One last, empty commit that records redb's allocator state, so that the next open
@@ -188,7 +216,13 @@ impl Store {
     /// A snapshot of everything committed so far with `tip`, the sealed block being
     /// committed, on top.
     pub fn snapshot_with_tip(&self, tip: Arc<InFlightBlock>) -> ChainResult<Arc<StoreSnapshot>> {
-        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_tip(tip)))
+        self.snapshot_with_tips(vec![tip])
+    }
+
+    /// A snapshot of everything committed so far with `tips`, sealed blocks still being
+    /// committed (consecutive, oldest first), on top.
+    pub fn snapshot_with_tips(&self, tips: Vec<Arc<InFlightBlock>>) -> ChainResult<Arc<StoreSnapshot>> {
+        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_tips(tips)))
     }
 
     /// The genesis hash the store was created with, if any block was written.
@@ -243,13 +277,30 @@ impl Store {
         meta: &[(&str, &[u8])],
         durable: bool,
     ) -> ChainResult<()> {
+        self.commit_blocks(std::slice::from_ref(&block), meta, durable)
+    }
+
+    /// Writes consecutive sealed blocks in one transaction (a committer that fell behind
+    /// catches up with one fsync), then prunes what the kept history no longer needs.
+    pub fn commit_blocks(&self, blocks: &[BlockWrite<'_>], meta: &[(&str, &[u8])], durable: bool) -> ChainResult<()> {
+        let Some(newest) = blocks.last().map(|b| b.header.number) else { return Ok(()) };
         let mut txn = self.db.begin_write()?;
         let durability = if durable { Durability::Immediate } else { Durability::None };
         txn.set_durability(durability).map_err(ChainError::internal)?;
-        write_block(&txn, &block)?;
-        let number = block.header.number;
-        if self.keep_change_sets.load(std::sync::atomic::Ordering::Relaxed) {
-            change_sets::write(&txn, number, block.changes)?;
+        let keep = self.history_blocks.load(Ordering::Relaxed);
+        let mut tally = Tally::default();
+        for block in blocks {
+            let number = block.header.number;
+            let mut keys = (keep > 0).then(KeyList::default);
+            write_block(&txn, block, keys.as_mut(), &mut tally)?;
+            if let Some(keys) = keys {
+                tally.add(8, keys.bytes().len());
+                txn.open_table(HISTORY_KEYS)?.insert(number, keys.bytes())?;
+            }
+            if self.keep_change_sets.load(Ordering::Relaxed) {
+                tally.0 += change_sets::write(&txn, number, block.changes)? as i64;
+            }
+            tally.0 += preconf_trie::write_diff(&txn, number, block.trie)?.bytes;
         }
         if !meta.is_empty() {
             let mut table = txn.open_table(META)?;
@@ -257,10 +308,14 @@ impl Store {
                 table.insert(*key, *value)?;
             }
         }
-        let mut trie = preconf_trie::TrieWriter::open(&txn)?;
-        trie.write_diff(number, block.trie)?;
-        trie.prune(number.saturating_sub(trie::TRIE_HISTORY))?;
-        drop(trie);
+        let pruned = preconf_trie::prune(&txn, newest.saturating_sub(trie::TRIE_HISTORY))?;
+        tally.0 -= pruned.bytes as i64;
+        if keep > 0 {
+            // Two blocks of history for each block written: a window that fell behind (a
+            // restart with a smaller N) catches up without holding up any one commit.
+            history::prune(&txn, newest, keep, 2 * blocks.len() as u64, &mut tally)?;
+        }
+        add_live_bytes(&txn, tally)?;
         txn.commit()?;
         Ok(())
     }
@@ -273,22 +328,33 @@ impl Store {
     }
 }
 
-/// Everything of a block but its trie: header, body, receipts, index, state history, head.
-fn write_block(txn: &redb::WriteTransaction, block: &BlockWrite<'_>) -> ChainResult<()> {
+/// Everything of a block but its trie: header, body, receipts, index, state history, head;
+/// `keys` collects what the state history wrote (for pruning).
+fn write_block(
+    txn: &redb::WriteTransaction,
+    block: &BlockWrite<'_>,
+    keys: Option<&mut KeyList>,
+    tally: &mut Tally,
+) -> ChainResult<()> {
     let number = block.header.number;
     let mut header_rlp = Vec::with_capacity(600);
     block.header.encode(&mut header_rlp);
+    let body = codec::encode(block.body);
+    let receipts = codec::encode(block.receipts);
     txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
     txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
     txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;
-    txn.open_table(BODIES)?.insert(number, codec::encode(block.body).as_slice())?;
-    txn.open_table(RECEIPTS)?.insert(number, codec::encode(block.receipts).as_slice())?;
+    txn.open_table(BODIES)?.insert(number, body.as_slice())?;
+    txn.open_table(RECEIPTS)?.insert(number, receipts.as_slice())?;
+    tally.add(8, header_rlp.len() + body.len() + receipts.len() + 8 + 32 + 32 + 8 + 8 + 8);
     let mut tx_index = txn.open_table(TX_INDEX)?;
     for (i, hash) in block.tx_hashes.iter().enumerate() {
-        tx_index.insert(&hash.0, &codec::tx_location(number, i as u32))?;
+        if tx_index.insert(&hash.0, &codec::tx_location(number, i as u32))?.is_none() {
+            tally.add(32, 12);
+        }
     }
     drop(tx_index);
-    write_state(txn, number, block.changes)?;
+    write_state(txn, number, block.changes, keys, tally)?;
     let mut meta = txn.open_table(META)?;
     meta.insert(META_HEAD, number.to_be_bytes().as_slice())?;
     meta.remove(META_SAFE)?;
@@ -300,28 +366,73 @@ fn write_block(txn: &redb::WriteTransaction, block: &BlockWrite<'_>) -> ChainRes
 }
 
 /// Appends one block's state changes to the history tables.
-fn write_state(txn: &redb::WriteTransaction, number: u64, changes: &StateChanges) -> ChainResult<()> {
+fn write_state(
+    txn: &redb::WriteTransaction,
+    number: u64,
+    changes: &StateChanges,
+    mut keys: Option<&mut KeyList>,
+    tally: &mut Tally,
+) -> ChainResult<()> {
     let mut accounts = txn.open_table(ACCOUNTS)?;
     let mut storage = txn.open_table(STORAGE)?;
     let mut codes = txn.open_table(CODES)?;
     for (hash, code) in &changes.codes {
-        codes.insert(&hash.0, code.as_ref())?;
+        if codes.insert(&hash.0, code.as_ref())?.is_none() {
+            tally.add(32, code.len());
+        }
     }
     for (address, change) in &changes.accounts {
         let encoded = change.info.map(|s| codec::encode_account(&s)).unwrap_or_default();
-        accounts.insert(&codec::account_key(address, number), encoded.as_slice())?;
+        if accounts.insert(&codec::account_key(address, number), encoded.as_slice())?.is_none() {
+            tally.add(28, encoded.len());
+        }
+        if let Some(keys) = keys.as_deref_mut() {
+            keys.account(address);
+        }
+        let mut slots: Vec<(U256, [u8; 32])> = Vec::new();
         if change.storage_wiped {
             // Zero every slot the account held, so floor lookups at later blocks see them cleared.
             let live = snapshot::live_slots(&storage, address)?;
-            for slot in live {
-                if !change.storage.contains_key(&slot) {
-                    storage.insert(&codec::storage_key(address, &slot, number), &[0u8; 32])?;
-                }
+            slots.extend(live.into_iter().filter(|s| !change.storage.contains_key(s)).map(|s| (s, [0u8; 32])));
+        }
+        slots.extend(change.storage.iter().map(|(slot, value)| (*slot, value.to_be_bytes::<32>())));
+        for (slot, value) in &slots {
+            if storage.insert(&codec::storage_key(address, slot, number), value)?.is_none() {
+                tally.add(60, 32);
+            }
+            if let Some(keys) = keys.as_deref_mut() {
+                keys.slot(address, slot);
             }
         }
-        for (slot, value) in &change.storage {
-            storage.insert(&codec::storage_key(address, slot, number), &value.to_be_bytes::<32>())?;
-        }
     }
+    Ok(())
+}
+
+/// Adds a transaction's change to `META_LIVE_BYTES`.
+fn add_live_bytes(txn: &redb::WriteTransaction, tally: Tally) -> ChainResult<()> {
+    let mut meta = txn.open_table(META)?;
+    let before = meta.get(META_LIVE_BYTES)?.map_or(0, |v| codec::u64_from(v.value()));
+    meta.insert(META_LIVE_BYTES, before.saturating_add_signed(tally.0).to_be_bytes().as_slice())?;
+    Ok(())
+}
+
+/// Opening a store of `found`'s schema: one line naming both versions.
+fn schema_mismatch(found: &[u8]) -> ChainError {
+    ChainError::Config(format!(
+        "store schema {} is not supported by this version of preconf-node (schema {}; it migrates schema {} \
+         stores): the datadir was written by another version; run that version, or sync into a new --datadir",
+        String::from_utf8_lossy(found),
+        String::from_utf8_lossy(SCHEMA_VERSION),
+        String::from_utf8_lossy(SCHEMA_MIGRATES_FROM),
+    ))
+}
+
+/// Schema 2 -> 3: the new table exists already (`init`); the live bytes are counted once
+/// (a walk of every table: O(store), this one time).
+fn migrate_from_2(txn: &redb::WriteTransaction) -> ChainResult<()> {
+    let stored = txn.stats()?.stored_bytes();
+    let mut meta = txn.open_table(META)?;
+    meta.insert(META_LIVE_BYTES, stored.to_be_bytes().as_slice())?;
+    meta.insert(META_SCHEMA, SCHEMA_VERSION)?;
     Ok(())
 }

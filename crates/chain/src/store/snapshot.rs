@@ -1,8 +1,8 @@
 //! A read view of the store with its tables opened once. History is append-only, so one
 //! snapshot answers reads at its own head and at every earlier block; the builder takes a
 //! new one after each sealed block and readers keep whichever they started with. A
-//! snapshot may carry one sealed block that is still being committed (`InFlightBlock`):
-//! it answers for that block from memory, as the store will once the commit lands.
+//! snapshot may carry sealed blocks that are still being committed (`InFlightBlock`s, the
+//! tips): it answers for them from memory, as the store will once their commit lands.
 
 use std::sync::Arc;
 
@@ -32,8 +32,10 @@ pub struct StoreSnapshot {
     accounts: ReadOnlyTable<&'static [u8; 28], &'static [u8]>,
     storage: ReadOnlyTable<&'static [u8; 60], &'static [u8; 32]>,
     codes: ReadOnlyTable<&'static [u8; 32], &'static [u8]>,
-    /// The sealed block after `head` that the committer is writing, if any.
-    tip: Option<Arc<InFlightBlock>>,
+    /// The oldest block whose bodies, receipts and state history are kept (`--history-blocks`).
+    history_from: u64,
+    /// The sealed blocks after `head` that the committer is writing, oldest first.
+    tips: Vec<Arc<InFlightBlock>>,
 }
 
 impl StoreSnapshot {
@@ -42,6 +44,7 @@ impl StoreSnapshot {
         let head = meta.get(META_HEAD)?.map(|v| codec::u64_from(v.value()));
         let safe = meta.get(META_SAFE)?.map(|v| codec::u64_from(v.value()));
         let finalized = meta.get(META_FINALIZED)?.map(|v| codec::u64_from(v.value()));
+        let history_from = meta.get(META_HISTORY_FROM)?.map_or(0, |v| codec::u64_from(v.value()));
         Ok(Self {
             head,
             safe,
@@ -56,29 +59,60 @@ impl StoreSnapshot {
             accounts: txn.open_table(ACCOUNTS)?,
             storage: txn.open_table(STORAGE)?,
             codes: txn.open_table(CODES)?,
-            tip: None,
+            history_from,
+            tips: Vec::new(),
         })
     }
 
-    /// This snapshot with `tip` on top. The commit may already have landed when the
-    /// snapshot was taken: the tip then answers exactly what the tables would.
-    pub(super) fn with_tip(mut self, tip: Arc<InFlightBlock>) -> Self {
-        self.tip = Some(tip);
+    /// This snapshot with `tips` (consecutive, oldest first) on top. Their commits may
+    /// have landed when the snapshot was taken: a tip then answers what the tables would.
+    pub(super) fn with_tips(mut self, tips: Vec<Arc<InFlightBlock>>) -> Self {
+        // Tips the snapshot already holds answer the same from the tables.
+        let head = self.head;
+        self.tips = tips.into_iter().filter(|t| head.is_none_or(|h| t.number() > h)).collect();
         self
     }
 
-    /// The block still being committed, if any.
-    pub fn tip(&self) -> Option<&Arc<InFlightBlock>> {
-        self.tip.as_ref()
+    /// The blocks still being committed, oldest first.
+    pub fn tips(&self) -> &[Arc<InFlightBlock>] {
+        &self.tips
     }
 
-    /// The in-flight block when a read at `block` includes it.
-    fn tip_at(&self, block: u64) -> Option<&InFlightBlock> {
-        self.tip.as_deref().filter(|t| block >= t.number())
+    /// The in-flight blocks a read at `block` includes, newest first.
+    fn tips_at(&self, block: u64) -> impl Iterator<Item = &InFlightBlock> {
+        self.tips.iter().rev().map(|t| &**t).filter(move |t| t.number() <= block)
     }
 
     fn tip_numbered(&self, number: u64) -> Option<&InFlightBlock> {
-        self.tip.as_deref().filter(|t| t.number() == number)
+        let first = self.tips.first()?.number();
+        let t = self.tips.get(number.checked_sub(first)? as usize)?;
+        Some(&**t).filter(|t| t.number() == number)
+    }
+
+    /// The state trie as of `block` (a stored one or an in-flight one), with the in-flight
+    /// blocks up to it laid over the committed trie.
+    pub fn trie_reader_at(&self, block: u64) -> ChainResult<Box<dyn preconf_trie::NodeReader + '_>> {
+        let tips: Vec<&InFlightBlock> = self.tips.iter().map(|t| &**t).filter(|t| t.number() <= block).collect();
+        if tips.is_empty() {
+            return Ok(Box::new(self.trie.at(block)?));
+        }
+        Ok(Box::new(TipsTrie { tips, base: self.trie.latest() }))
+    }
+
+    /// The oldest block whose bodies, receipts and state are kept (0 on an archive node).
+    pub fn history_from(&self) -> u64 {
+        self.history_from
+    }
+
+    /// Fails with `Pruned` when `block`'s state or body is older than the kept history.
+    pub fn check_history(&self, block: u64) -> ChainResult<()> {
+        if block < self.history_from {
+            return Err(ChainError::Pruned(format!(
+                "pruned history unavailable: block {block} is older than the history this node keeps (from block {})",
+                self.history_from
+            )));
+        }
+        Ok(())
     }
 
     pub fn trie(&self) -> &preconf_trie::TrieSnapshot {
@@ -87,28 +121,34 @@ impl StoreSnapshot {
 
     /// The newest block this snapshot holds.
     pub fn head(&self) -> Option<u64> {
-        match &self.tip {
+        match self.tips.last() {
             Some(t) => Some(t.number()),
             None => self.head,
         }
     }
 
+    /// The newest block the store holds durably.
+    pub fn durable_head(&self) -> Option<u64> {
+        self.head
+    }
+
     /// The `safe` block an import named, if the store has one (see `Store::set_fork_choice`).
     pub fn safe(&self) -> Option<u64> {
-        // Writing a block clears an import's fork choice; the in-flight one will too.
-        self.safe.filter(|_| self.tip.is_none())
+        // Writing a block clears an import's fork choice; the in-flight ones will too.
+        self.safe.filter(|_| self.tips.is_empty())
     }
 
     /// The `finalized` block an import named, if the store has one.
     pub fn finalized(&self) -> Option<u64> {
-        self.finalized.filter(|_| self.tip.is_none())
+        self.finalized.filter(|_| self.tips.is_empty())
     }
 
     /// The account as of the end of `block`; `None` when it does not exist.
     pub fn account(&self, address: &Address, block: u64) -> ChainResult<Option<AccountState>> {
-        if let Some(known) = self.tip_at(block).and_then(|t| t.changes.account(address)) {
+        if let Some(known) = self.tips_at(block).find_map(|t| t.changes.account(address)) {
             return Ok(known);
         }
+        self.check_history(block)?;
         let from = codec::account_key(address, 0);
         let to = codec::account_key(address, block);
         let mut range = self.accounts.range::<&[u8; 28]>(&from..=&to)?;
@@ -120,9 +160,10 @@ impl StoreSnapshot {
 
     /// The slot's value as of the end of `block`.
     pub fn storage(&self, address: &Address, slot: &U256, block: u64) -> ChainResult<U256> {
-        if let Some(known) = self.tip_at(block).and_then(|t| t.changes.storage(address, slot)) {
+        if let Some(known) = self.tips_at(block).find_map(|t| t.changes.storage(address, slot)) {
             return Ok(known);
         }
+        self.check_history(block)?;
         let from = codec::storage_key(address, slot, 0);
         let to = codec::storage_key(address, slot, block);
         let mut range = self.storage.range::<&[u8; 60]>(&from..=&to)?;
@@ -135,6 +176,7 @@ impl StoreSnapshot {
     /// Every slot the account has written up to the end of `block` (zeroed ones included:
     /// read the values with [`Self::storage`]).
     pub fn storage_slots(&self, address: &Address, block: u64) -> ChainResult<Vec<U256>> {
+        self.check_history(block)?;
         let mut from = [0u8; 60];
         from[..20].copy_from_slice(address.as_slice());
         let mut to = [0xffu8; 60];
@@ -148,14 +190,16 @@ impl StoreSnapshot {
                 slots.push(slot);
             }
         }
-        if let Some(change) = self.tip_at(block).and_then(|t| t.changes.accounts.get(address)) {
-            slots.extend(change.storage.keys().copied());
+        for t in self.tips_at(block) {
+            if let Some(change) = t.changes.accounts.get(address) {
+                slots.extend(change.storage.keys().copied());
+            }
         }
         Ok(slots)
     }
 
     pub fn code(&self, hash: &B256) -> ChainResult<Option<Bytes>> {
-        if let Some(code) = self.tip.as_ref().and_then(|t| t.changes.codes.get(hash)) {
+        if let Some(code) = self.tips.iter().find_map(|t| t.changes.codes.get(hash)) {
             return Ok(Some(code.clone()));
         }
         Ok(self.codes.get(&hash.0)?.map(|v| Bytes::copy_from_slice(v.value())))
@@ -181,7 +225,7 @@ impl StoreSnapshot {
     }
 
     pub fn block_number(&self, hash: &B256) -> ChainResult<Option<u64>> {
-        if let Some(t) = self.tip.as_deref().filter(|t| t.hash == *hash) {
+        if let Some(t) = self.tips.iter().find(|t| t.hash == *hash) {
             return Ok(Some(t.number()));
         }
         Ok(self.numbers.get(&hash.0)?.map(|v| v.value()))
@@ -191,6 +235,7 @@ impl StoreSnapshot {
         if let Some(t) = self.tip_numbered(number) {
             return Ok(Some(t.body.clone()));
         }
+        self.check_body(number)?;
         match self.bodies.get(number)? {
             Some(v) => {
                 codec::decode(v.value()).map(Some).ok_or_else(|| ChainError::Internal(format!("corrupt body {number}")))
@@ -203,6 +248,7 @@ impl StoreSnapshot {
         if let Some(t) = self.tip_numbered(number) {
             return Ok(Some(t.receipts.clone()));
         }
+        self.check_body(number)?;
         match self.receipts.get(number)? {
             Some(v) => codec::decode(v.value())
                 .map(Some)
@@ -213,10 +259,44 @@ impl StoreSnapshot {
 
     /// Where a transaction was included: (block number, index).
     pub fn tx_location(&self, hash: &B256) -> ChainResult<Option<(u64, u32)>> {
-        if let Some((t, i)) = self.tip.as_deref().and_then(|t| t.tx_index.get(hash).map(|i| (t, *i))) {
+        if let Some((t, i)) = self.tips.iter().find_map(|t| t.tx_index.get(hash).map(|i| (t, *i))) {
             return Ok(Some((t.number(), i)));
         }
         Ok(self.tx_index.get(&hash.0)?.map(|v| codec::decode_tx_location(v.value())))
+    }
+
+    /// A pruned block's body and receipts are gone; its header stays (block hashes, numbers).
+    fn check_body(&self, number: u64) -> ChainResult<()> {
+        match self.head {
+            Some(head) if number <= head => self.check_history(number),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The committed trie with in-flight blocks' diffs on top (newest first wins).
+struct TipsTrie<'a> {
+    tips: Vec<&'a InFlightBlock>,
+    base: preconf_trie::TrieAt<'a>,
+}
+
+impl preconf_trie::NodeReader for TipsTrie<'_> {
+    fn account_node(&self, path: &preconf_trie::Nibbles) -> preconf_trie::TrieResult<Option<Bytes>> {
+        for t in self.tips.iter().rev() {
+            if let Some(node) = t.trie.accounts.get(path) {
+                return Ok(node.clone());
+            }
+        }
+        self.base.account_node(path)
+    }
+
+    fn storage_node(&self, owner: &B256, path: &preconf_trie::Nibbles) -> preconf_trie::TrieResult<Option<Bytes>> {
+        for t in self.tips.iter().rev() {
+            if let Some(node) = t.trie.storage.get(owner).and_then(|nodes| nodes.get(path)) {
+                return Ok(node.clone());
+            }
+        }
+        self.base.storage_node(owner, path)
     }
 }
 

@@ -27,6 +27,8 @@ pub struct WriteStats {
     pub removed: u64,
     /// Older versions queued for pruning.
     pub queued: u64,
+    /// Bytes of keys and values added to the tables (less what was overwritten).
+    pub bytes: i64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,6 +36,8 @@ pub struct PruneStats {
     pub queue_entries: u64,
     /// Node versions (and tombstones) deleted.
     pub versions_deleted: u64,
+    /// Bytes of keys and values deleted (versions and queue entries).
+    pub bytes: u64,
 }
 
 /// The trie tables opened in one write transaction. Reading through it gives the newest
@@ -93,13 +97,17 @@ impl<'txn> TrieWriter<'txn> {
             for entry in &batch {
                 self.queue.remove(entry.as_slice())?;
                 stats.queue_entries += 1;
+                stats.bytes += entry.len() as u64;
                 let superseded_at = key_block(&entry[..8]);
                 let node_key = &entry[9..];
                 let deleted = match entry[8] {
                     TAG_ACCOUNT => delete_version(&mut self.accounts, node_key, superseded_at)?,
                     _ => delete_version(&mut self.storage, node_key, superseded_at)?,
                 };
-                stats.versions_deleted += deleted as u64;
+                if let Some(value_len) = deleted {
+                    stats.versions_deleted += 1;
+                    stats.bytes += (node_key.len() + value_len) as u64;
+                }
             }
         }
         if keep_from > self.oldest_available()? {
@@ -158,19 +166,26 @@ fn write_nodes<const N: usize>(
         }
         if let Some((version, _)) = previous {
             if version < block {
-                queue.insert(queue_key(block, tag, &key(path, version)).as_slice(), ())?;
+                let q = queue_key(block, tag, &key(path, version));
+                if queue.insert(q.as_slice(), ())?.is_none() {
+                    stats.bytes += q.len() as i64;
+                }
                 stats.queued += 1;
             }
         }
+        let value = node.unwrap_or(&[]);
+        match table.insert(&at, value)? {
+            Some(old) => stats.bytes += value.len() as i64 - old.value().len() as i64,
+            None => stats.bytes += (N + value.len()) as i64,
+        }
         match node {
-            Some(bytes) => {
-                table.insert(&at, bytes)?;
-                stats.written += 1;
-            }
+            Some(_) => stats.written += 1,
             None => {
-                table.insert(&at, &[][..])?;
                 // The tombstone itself goes once no reader can see what it hides.
-                queue.insert(queue_key(block, tag, &at).as_slice(), ())?;
+                let q = queue_key(block, tag, &at);
+                if queue.insert(q.as_slice(), ())?.is_none() {
+                    stats.bytes += q.len() as i64;
+                }
                 stats.removed += 1;
             }
         }
@@ -178,18 +193,22 @@ fn write_nodes<const N: usize>(
     Ok(())
 }
 
-/// Deletes a queued version. An entry whose version is its own queue block is a
-/// tombstone's; it is deleted only while it still is a tombstone (the same block may
-/// have written a node over it).
-fn delete_version<const N: usize>(table: &mut NodeTable<'_, N>, node_key: &[u8], queued_at: u64) -> TrieResult<bool> {
+/// Deletes a queued version; `Some(value length)` when one was deleted. An entry whose
+/// version is its own queue block is a tombstone's; it is deleted only while it still is
+/// a tombstone (the same block may have written a node over it).
+fn delete_version<const N: usize>(
+    table: &mut NodeTable<'_, N>,
+    node_key: &[u8],
+    queued_at: u64,
+) -> TrieResult<Option<usize>> {
     let Ok(node_key) = <&[u8; N]>::try_from(node_key) else {
-        return Ok(false);
+        return Ok(None);
     };
     if key_block(node_key) == queued_at {
         let is_tombstone = table.get(node_key)?.is_some_and(|v| v.value().is_empty());
         if !is_tombstone {
-            return Ok(false);
+            return Ok(None);
         }
     }
-    Ok(table.remove(node_key)?.is_some())
+    Ok(table.remove(node_key)?.map(|v| v.value().len()))
 }

@@ -1,0 +1,97 @@
+// Issue 22.3: --history-blocks N keeps the bodies, receipts, transaction index and state
+// history of the last N blocks. Values read while a block was recent are read again once
+// others were pruned; older blocks answer geth's 4444 "pruned history unavailable", naming
+// how far back the node goes, for state, blocks, logs and traces; the window survives a
+// restart.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseGwei, toHex, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devAccount, rpc } from '../helpers/node.js';
+import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { scrape, valueOf } from '../helpers/prometheus.js';
+import { waitFor } from '../helpers/wait.js';
+
+const KEEP = 8;
+
+describe('--history-blocks', () => {
+  const datadir = mkdtempSync(join(tmpdir(), 'preconf-history-'));
+  let node: NodeProcess | undefined;
+  afterAll(async () => {
+    await node?.kill('SIGKILL');
+    rmSync(datadir, { recursive: true, force: true });
+  });
+  const start = () => spawnNode(['--datadir', datadir, '--history-blocks', String(KEEP), '--block-time-ms', '100', '--preconf-interval-ms', '50']);
+
+  it('prunes what is older than N blocks, answers 4444 for it, and keeps every recent value exact', async () => {
+    node = await start();
+    const url = node.url;
+    const sender = devAccount(0);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const head = async () => Number(BigInt((await rpc(url, 'eth_blockNumber')).result));
+    // The recipient's balance and the sender's nonce as read at each block while it was recent.
+    const seen = new Map<number, { balance: string; nonce: string }>();
+    const hashes: { hash: Hex; block: number }[] = [];
+    for (let nonce = 0; nonce < 30; nonce++) {
+      // Half to the same account (its history is superseded block after block), half to new ones.
+      const to = nonce % 2 === 0 ? recipient : privateKeyToAccount(generatePrivateKey()).address;
+      const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', to, value: 1000n, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce });
+      const hash = (await rpc(url, 'eth_sendRawTransaction', [raw])).result as Hex;
+      const receipt = await waitFor(async () => (await rpc(url, 'eth_getTransactionReceipt', [hash])).result, 5_000, 'the receipt');
+      hashes.push({ hash, block: Number(BigInt(receipt.blockNumber)) });
+      const before = await head();
+      const at = toHex(before);
+      seen.set(before, {
+        balance: (await rpc(url, 'eth_getBalance', [recipient, at])).result,
+        nonce: (await rpc(url, 'eth_getTransactionCount', [sender.address, at])).result,
+      });
+    }
+
+    const oldest = async (at = url) => valueOf((await scrape(at)).families, 'preconf_history_oldest_block');
+    const live = await head();
+    await waitFor(async () => (await oldest()) >= live - KEEP, 10_000, 'the window to move up to the head');
+    const from = await oldest();
+    expect(from).toBeGreaterThan(0);
+    expect(valueOf((await scrape(url)).families, 'preconf_store_live_bytes')).toBeGreaterThan(0);
+
+    // Within the window: the same answers as when the blocks were new.
+    for (const [block, v] of seen) {
+      if (block < from) continue;
+      expect((await rpc(url, 'eth_getBalance', [recipient, toHex(block)])).result, `balance at ${block}`).toBe(v.balance);
+      expect((await rpc(url, 'eth_getTransactionCount', [sender.address, toHex(block)])).result, `nonce at ${block}`).toBe(v.nonce);
+    }
+    // Older: geth's code and words, and how far back this node goes.
+    const pruned = toHex(from - 1);
+    for (const [method, params] of [
+      ['eth_getBalance', [recipient, pruned]],
+      ['eth_getTransactionCount', [sender.address, pruned]],
+      ['eth_getBlockByNumber', [pruned, false]],
+      ['eth_getBlockReceipts', [pruned]],
+      ['eth_getLogs', [{ fromBlock: pruned, toBlock: 'latest' }]],
+      ['debug_traceBlockByNumber', [toHex(from), {}]],
+      ['eth_call', [{ to: recipient }, pruned]],
+    ] as const) {
+      const r = await rpc(url, method, params as unknown as unknown[]);
+      expect(r.error?.code, `${method}: ${JSON.stringify(r)}`).toBe(4444);
+      expect(r.error.message).toContain('pruned history unavailable');
+      expect(r.error.message).toContain(`from block ${from}`);
+    }
+    // The transaction index went with the bodies; kept blocks answer.
+    const old = hashes.find((h) => h.block < from)!;
+    expect((await rpc(url, 'eth_getTransactionReceipt', [old.hash])).result).toBeNull();
+    const kept = hashes.find((h) => h.block >= from + 1);
+    if (kept) expect((await rpc(url, 'eth_getTransactionReceipt', [kept.hash])).result.blockNumber).toBe(toHex(kept.block));
+    expect((await rpc(url, 'eth_getBalance', [recipient, 'latest'])).result).toBe(toHex(15n * 1000n));
+
+    // After a restart the window is where it was, and goes on moving.
+    expect(await node.kill('SIGTERM')).toBe(0);
+    node = await start();
+    const again = node.url;
+    expect(await oldest(again)).toBeGreaterThanOrEqual(from);
+    const restarted = Number(BigInt((await rpc(again, 'eth_blockNumber')).result));
+    await waitFor(async () => (await oldest(again)) > restarted - KEEP, 10_000, 'the window to move after the restart');
+  }, 90_000);
+});
