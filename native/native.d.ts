@@ -117,6 +117,91 @@ export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverte
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
 
+/**
+ * Writes the stored blocks `from..=to` of a stopped node's datadir as a blocks file that
+ * `preconf-node import` (and geth's import) reads.
+ */
+export declare function exportChain(options: ExportOptions): Promise<ExportResult>
+
+/** What `preconf-node export` is asked to do. */
+export interface ExportOptions {
+  datadir: string
+  /** The blocks file to write (RLP blocks back to back, as `geth export` writes them). */
+  file: string
+  /** First block (default 1: block 0 comes from the genesis file). */
+  from?: number
+  /** Last block (default: the head). */
+  to?: number
+}
+
+/** What `preconf-node export` wrote. */
+export interface ExportResult {
+  from: number
+  to: number
+  bytes: number
+  /** Hash of the last block written. */
+  lastHash: string
+}
+
+/**
+ * Imports `blocksFile` into `datadir` (seeding it from `genesisFile` when empty), after
+ * the store's head; `onProgress` is called about every `progressIntervalMs` and once at
+ * the end. Resolves with the summary or the failure; never runs on the event loop.
+ */
+export declare function importChain(options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure>
+
+/** Why the import stopped. `block` and `field` are set when a block broke a rule. */
+export interface ImportFailure {
+  message: string
+  block?: number
+  /** The header field (JSON-RPC name, e.g. `stateRoot`) that disagreed. */
+  field?: string
+}
+
+export interface ImportOptions {
+  datadir: string
+  /** The chain's geth-style genesis.json. */
+  genesisFile: string
+  /** Concatenated RLP blocks (`geth export`). */
+  blocksFile: string
+  /** `safe` after the import (default: the last block). */
+  safe?: number
+  /** `finalized` after the import (default: the last block, or `safe` when given). */
+  finalized?: number
+  dbCacheMb?: number
+  /** How often progress is reported (default 1000 ms). */
+  progressIntervalMs?: number
+}
+
+/** Where an import stands. */
+export interface ImportProgressInfo {
+  /** The newest block in the store. */
+  head: number
+  /** Blocks executed and committed by this import. */
+  imported: number
+  /** Blocks of the file the store already held. */
+  skipped: number
+  transactions: number
+  /** Gas of the imported blocks (a double: it can pass 2^53 only on very long chains). */
+  gas: number
+  elapsedMs: number
+  blocksPerSecond: number
+}
+
+export interface ImportResult {
+  progress: ImportProgressInfo
+  headHash: string
+  genesisHash: string
+  safe: number
+  finalized: number
+}
+
+export interface LeaderRef {
+  node: string
+  url: string
+  term: number
+}
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 export interface NativeFailure {

@@ -264,7 +264,7 @@ export function usage(): string {
               : undefined;
     return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
   });
-  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n  --help                          this text\n`;
+  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node export [--datadir DIR] [--from A] [--to B] BLOCKS.rlp   (see preconf-node export --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n  --help                          this text\n`;
 }
 
 /** Parses argv (without node and script). Throws with a message naming the bad flag. */

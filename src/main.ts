@@ -4,11 +4,16 @@ import { parseArgs, usage } from './cli.js';
 import { runImport } from './commands/import.js';
 import { startNode } from './server.js';
 import { verifyCommand } from './commands/verify.js';
+import { exportCommand } from './commands/export.js';
 import { logger } from './log/index.js';
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'import') {
     process.exitCode = await runImport(process.argv.slice(3));
+    return;
+  }
+  if (process.argv[2] === 'export') {
+    process.exitCode = await exportCommand(process.argv.slice(3));
     return;
   }
   if (process.argv[2] === 'verify') {

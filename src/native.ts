@@ -78,6 +78,11 @@ export function setLogSink(minLevel: Addon.LogLevel, sink: (level: Addon.LogLeve
   loaded().setLogSink(minLevel, sink);
 }
 
+/** `preconf-node export`: blocks of a stopped node's datadir as a blocks file (see commands/export.ts). */
+export function exportChain(options: Addon.ExportOptions): Promise<Addon.ExportResult> {
+  return loaded().exportChain(options);
+}
+
 /** The chain's defaults for the options the CLI does not set. */
 export function defaultChainOptions(): NodeOptions {
   return loaded().defaultOptions();

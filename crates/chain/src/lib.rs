@@ -24,6 +24,7 @@ pub mod doorbell;
 pub mod error;
 pub mod events;
 pub mod exec;
+pub mod export;
 pub mod genesis;
 pub mod import;
 pub mod ledger;

@@ -32,7 +32,7 @@ pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
 pub use log::{set_log_sink, LogLevel};
 pub use options::{default_options, NodeOptions};
-pub use tools::verify_store;
+pub use tools::{export_chain, verify_store};
 
 use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};

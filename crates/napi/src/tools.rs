@@ -52,3 +52,64 @@ impl Task for Verify {
 pub fn verify_store(datadir: String) -> AsyncTask<Verify> {
     AsyncTask::new(Verify { datadir })
 }
+
+/// What `preconf-node export` is asked to do.
+#[napi(object)]
+pub struct ExportOptions {
+    pub datadir: String,
+    /// The blocks file to write (RLP blocks back to back, as `geth export` writes them).
+    pub file: String,
+    /// First block (default 1: block 0 comes from the genesis file).
+    pub from: Option<i64>,
+    /// Last block (default: the head).
+    pub to: Option<i64>,
+}
+
+/// What `preconf-node export` wrote.
+#[napi(object)]
+pub struct ExportResult {
+    pub from: i64,
+    pub to: i64,
+    pub bytes: f64,
+    /// Hash of the last block written.
+    pub last_hash: String,
+}
+
+pub struct Export {
+    options: ExportOptions,
+}
+
+impl Task for Export {
+    type Output = ExportResult;
+    type JsValue = ExportResult;
+
+    fn compute(&mut self) -> napi::Result<ExportResult> {
+        let fail = |e: preconf_chain::ChainError| napi::Error::from_reason(e.to_string());
+        let o = &self.options;
+        let number = |v: Option<i64>, what: &str| {
+            v.map(|n| u64::try_from(n).map_err(|_| napi::Error::from_reason(format!("--{what} must not be negative"))))
+                .transpose()
+        };
+        let (from, to) = (number(o.from, "from")?, number(o.to, "to")?);
+        let store = Store::open(std::path::Path::new(&o.datadir), 64 << 20).map_err(fail)?;
+        let s = preconf_chain::export::export_blocks(&store, from, to, std::path::Path::new(&o.file), |_| {})
+            .map_err(fail)?;
+        Ok(ExportResult {
+            from: s.from as i64,
+            to: s.to as i64,
+            bytes: s.bytes as f64,
+            last_hash: s.last_hash.to_string(),
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: ExportResult) -> napi::Result<ExportResult> {
+        Ok(output)
+    }
+}
+
+/// Writes the stored blocks `from..=to` of a stopped node's datadir as a blocks file that
+/// `preconf-node import` (and geth's import) reads.
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_chain(options: ExportOptions) -> AsyncTask<Export> {
+    AsyncTask::new(Export { options })
+}
