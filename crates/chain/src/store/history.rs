@@ -76,8 +76,7 @@ pub(crate) fn prune(txn: &WriteTransaction, head: u64, keep: u64, budget: u64, t
         let mut receipts = txn.open_table(RECEIPTS)?;
         let mut tx_index = txn.open_table(TX_INDEX)?;
         let mut sets = txn.open_table(change_sets::CHANGE_SETS)?;
-        // Block 0 (the genesis) has no body to speak of and stays as the chain's anchor.
-        for b in from.max(1)..until {
+        for b in from..until {
             if let Some(body) = bodies.remove(b)? {
                 let raw = body.value();
                 tally.sub(8, raw.len());
