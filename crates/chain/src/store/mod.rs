@@ -17,6 +17,7 @@ mod history;
 mod in_flight;
 mod memory_backend;
 mod snapshot;
+mod sorted;
 pub mod trie;
 pub mod verify;
 
@@ -318,6 +319,19 @@ impl Store {
         add_live_bytes(&txn, tally)?;
         txn.commit()?;
         Ok(())
+    }
+
+    /// Where the genesis import spills its sorted runs: beside the store's file, or a fresh
+    /// temporary directory for a store in memory.
+    pub(crate) fn scratch_dir(&self) -> PathBuf {
+        match &self.backing {
+            Backing::File(path) => path.with_file_name("genesis-import.tmp"),
+            Backing::Memory(_) => {
+                static NEXT: AtomicU64 = AtomicU64::new(0);
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                std::env::temp_dir().join(format!("preconf-genesis-{}-{n}", std::process::id()))
+            }
+        }
     }
 
     /// A write transaction for the genesis import (see `genesis::GenesisWriter`).
