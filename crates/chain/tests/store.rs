@@ -152,7 +152,14 @@ fn an_in_flight_block_reads_as_it_will_once_committed() {
     let (state_root, trie) = store.state_root(&c).unwrap();
     let header = Header { number: 4, state_root, gas_used: 21_000, ..Default::default() };
     let tx = B256::repeat_byte(0x77);
-    let receipts = StoredReceipts { receipts: vec![alloy_primitives::Bytes::from_static(&[1, 2, 3])] };
+    let receipt = alloy_consensus::Receipt::<alloy_primitives::Log> {
+        status: alloy_consensus::Eip658Value::Eip658(true),
+        cumulative_gas_used: 21_000,
+        logs: vec![],
+    };
+    let envelope = alloy_consensus::ReceiptEnvelope::Eip1559(receipt.with_bloom());
+    let receipts =
+        StoredReceipts { receipts: vec![alloy_eips::eip2718::Encodable2718::encoded_2718(&envelope).into()] };
     let tip = Arc::new(InFlightBlock::new(
         header.clone(),
         B256::with_last_byte(5),

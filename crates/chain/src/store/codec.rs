@@ -27,6 +27,61 @@ pub struct StoredReceipts {
     pub receipts: Vec<Bytes>,
 }
 
+/// The version byte of receipts stored without their blooms. Schema-2 stores hold the
+/// EIP-2718 receipts themselves, an RLP list, whose first byte is 0xc0 or above.
+const COMPACT_RECEIPTS: u8 = 1;
+
+/// A receipt as stored: its bloom (256 of a plain transfer's ~270 bytes) is left out and
+/// recomputed from the logs when read.
+#[derive(RlpEncodable, RlpDecodable)]
+struct CompactReceipt {
+    ty: u8,
+    /// One byte (EIP-658 status) or 32 (a pre-Byzantium post-state root).
+    status: Bytes,
+    cumulative_gas_used: u64,
+    logs: Vec<alloy_primitives::Log>,
+}
+
+/// Receipts as the store writes them: `COMPACT_RECEIPTS` then the RLP list of compact ones.
+pub fn encode_receipts(receipts: &StoredReceipts) -> Option<Vec<u8>> {
+    use alloy_consensus::{Eip658Value, ReceiptEnvelope};
+    use alloy_eips::eip2718::Decodable2718;
+    let mut compact = Vec::with_capacity(receipts.receipts.len());
+    for raw in &receipts.receipts {
+        let envelope = ReceiptEnvelope::<alloy_primitives::Log>::decode_2718(&mut raw.as_ref()).ok()?;
+        let receipt = envelope.as_receipt()?;
+        let status = match receipt.status {
+            Eip658Value::Eip658(ok) => Bytes::from(vec![ok as u8]),
+            Eip658Value::PostState(root) => Bytes::copy_from_slice(root.as_slice()),
+        };
+        let (ty, cumulative_gas_used) = (envelope.tx_type() as u8, receipt.cumulative_gas_used);
+        compact.push(CompactReceipt { ty, status, cumulative_gas_used, logs: receipt.logs.clone() });
+    }
+    let mut out = vec![COMPACT_RECEIPTS];
+    compact.encode(&mut out);
+    Some(out)
+}
+
+/// Stored receipts back as EIP-2718 receipts with their blooms (either layout).
+pub fn decode_receipts(bytes: &[u8]) -> Option<StoredReceipts> {
+    use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxType};
+    use alloy_eips::eip2718::Encodable2718;
+    let Some((&COMPACT_RECEIPTS, mut rest)) = bytes.split_first() else { return decode(bytes) };
+    let compact = Vec::<CompactReceipt>::decode(&mut rest).ok()?;
+    let mut receipts = Vec::with_capacity(compact.len());
+    for c in compact {
+        let status = match c.status.len() {
+            1 => Eip658Value::Eip658(c.status[0] == 1),
+            32 => Eip658Value::PostState(B256::from_slice(&c.status)),
+            _ => return None,
+        };
+        let receipt = Receipt { status, cumulative_gas_used: c.cumulative_gas_used, logs: c.logs };
+        let ty = TxType::try_from(c.ty).ok()?;
+        receipts.push(Bytes::from(ReceiptEnvelope::from_typed(ty, receipt.with_bloom()).encoded_2718()));
+    }
+    Some(StoredReceipts { receipts })
+}
+
 pub fn encode<T: Encodable>(value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.length());
     value.encode(&mut out);
@@ -89,4 +144,43 @@ pub fn decode_account(bytes: &[u8]) -> Option<AccountState> {
         balance: U256::from_be_slice(&bytes[8..40]),
         code_hash: B256::from_slice(&bytes[40..72]),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxType};
+    use alloy_eips::eip2718::Encodable2718;
+    use alloy_primitives::{Address, LogData};
+
+    fn receipt(ty: TxType, status: Eip658Value, count: usize) -> Bytes {
+        let logs = (0..count)
+            .map(|i| alloy_primitives::Log {
+                address: Address::repeat_byte(i as u8 + 1),
+                data: LogData::new_unchecked(vec![B256::repeat_byte(7)], Bytes::from(vec![i as u8; 40])),
+            })
+            .collect();
+        let r = Receipt { status, cumulative_gas_used: 21_000 * (count as u64 + 1), logs };
+        ReceiptEnvelope::from_typed(ty, r.with_bloom()).encoded_2718().into()
+    }
+
+    /// Stored without blooms, read back byte for byte; a schema-2 value (blooms inside)
+    /// still reads.
+    #[test]
+    fn receipts_are_stored_without_blooms_and_read_back_whole() {
+        let receipts = StoredReceipts {
+            receipts: vec![
+                receipt(TxType::Legacy, Eip658Value::Eip658(true), 0),
+                receipt(TxType::Eip1559, Eip658Value::Eip658(false), 2),
+                receipt(TxType::Eip2930, Eip658Value::PostState(B256::repeat_byte(9)), 1),
+                receipt(TxType::Eip7702, Eip658Value::Eip658(true), 3),
+            ],
+        };
+        let stored = encode_receipts(&receipts).unwrap();
+        let back = decode_receipts(&stored).unwrap();
+        assert_eq!(back.receipts, receipts.receipts);
+        let legacy = encode(&receipts);
+        assert!(stored.len() + 4 * 250 < legacy.len(), "{} vs {}", stored.len(), legacy.len());
+        assert_eq!(decode_receipts(&legacy).unwrap().receipts, receipts.receipts);
+    }
 }

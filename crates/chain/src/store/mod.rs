@@ -354,7 +354,8 @@ fn write_block(
     let mut header_rlp = Vec::with_capacity(600);
     block.header.encode(&mut header_rlp);
     let body = codec::encode(block.body);
-    let receipts = codec::encode(block.receipts);
+    let receipts = codec::encode_receipts(block.receipts)
+        .ok_or_else(|| ChainError::Internal(format!("block {number}: a receipt does not decode")))?;
     txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
     txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
     txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;

@@ -250,7 +250,7 @@ impl StoreSnapshot {
         }
         self.check_body(number)?;
         match self.receipts.get(number)? {
-            Some(v) => codec::decode(v.value())
+            Some(v) => codec::decode_receipts(v.value())
                 .map(Some)
                 .ok_or_else(|| ChainError::Internal(format!("corrupt receipts {number}"))),
             None => Ok(None),
