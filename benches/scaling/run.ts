@@ -6,7 +6,7 @@
 // Servers are pinned to --server-core, the load generator and driver to --load-cores.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeFunctionData, parseGwei, type Hex } from 'viem';
@@ -36,6 +36,9 @@ const SERVER_CORES = parseCpuList(arg('server-core', '0'));
 const LOAD_CORES = parseCpuList(arg('load-cores', '1'));
 const ANVIL = !process.argv.includes('--no-anvil');
 const OUT = arg('out', '');
+/** A directory holding genesis-N.json files written earlier (benches/scaling/import.ts keeps
+ *  them): reused instead of writing the genesis again (minutes at 10 M). */
+const GENESIS_DIR = arg('genesis-dir', '');
 const log = (m: string) => process.stderr.write(`[scaling] ${m}\n`);
 
 interface Proc {
@@ -111,7 +114,7 @@ async function readThroughput(url: string, n: number) {
 
 async function sizeRun(n: number) {
   const dir = mkdtempSync(join(tmpdir(), `scaling-${n}-`));
-  const genesis = join(dir, 'genesis.json');
+  let genesis = join(dir, 'genesis.json');
   const datadir = join(dir, 'data');
   try {
     // Signed before any node runs: a connection left idle while signing (tens of seconds)
@@ -119,8 +122,12 @@ async function sizeRun(n: number) {
     log(`N=${n}: signing transfers`);
     const blocks = Math.ceil(TRAFFIC_S / 2) + 1;
     const transfers = await signTransfers(blocks);
-    log(`N=${n}: writing genesis`);
-    await writeGenesis(genesis, n);
+    const kept = GENESIS_DIR === '' ? '' : join(GENESIS_DIR, `genesis-${n}.json`);
+    if (kept !== '' && existsSync(kept)) genesis = kept;
+    else {
+      log(`N=${n}: writing genesis`);
+      await writeGenesis(genesis, n);
+    }
     const node = (extra: string[]) => [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', '{port}', '--quiet', '--threads', '1', '--datadir', datadir, ...extra];
     const first = await start(process.execPath, node(['--genesis', genesis]), 3600);
     const rssFirst = rss(first.proc);
