@@ -24,7 +24,7 @@ fn block_changes(n: u64) -> StateChanges {
     let mut a = AccountChange { info: Some(account(n, n)), ..Default::default() };
     a.storage.insert(U256::from(1), U256::from(n));
     c.accounts.insert(A, a);
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         c.accounts.insert(B, AccountChange { info: Some(account(100 + n, 0)), ..Default::default() });
     }
     c
@@ -108,7 +108,7 @@ fn bounded_history_keeps_its_window_exact_and_refuses_older_reads() {
         for n in 0..=40 {
             seal(store, &mut tips, n, n);
             // Batches of one and of three blocks.
-            if n < 20 || n % 3 == 0 {
+            if n < 20 || n.is_multiple_of(3) {
                 commit(store, &mut tips);
             }
         }

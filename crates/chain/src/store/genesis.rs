@@ -170,7 +170,7 @@ impl GenesisWriter {
                 let storage = std::mem::take(&mut update.storage);
                 updates.push(AccountUpdate {
                     hashed_address: update.hashed_address,
-                    account: update.account.clone(),
+                    account: update.account,
                     storage_wiped: false,
                     storage,
                 });

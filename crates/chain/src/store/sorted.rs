@@ -14,13 +14,17 @@ use crate::error::{ChainError, ChainResult};
 
 /// One record: the key it sorts by and its value.
 pub(super) type Record = (Vec<u8>, Vec<u8>);
+/// A record with its push sequence: (key, sequence, value).
+type Sequenced = (Vec<u8>, u64, Vec<u8>);
+/// A record waiting in the merge: (key, sequence, source, value).
+type Queued = (Vec<u8>, u64, usize, Vec<u8>);
 
 pub(super) struct ExternalSort {
     dir: PathBuf,
     name: &'static str,
     chunk: usize,
-    /// (key, sequence, value): the sequence keeps pushes of one key in order.
-    buffer: Vec<(Vec<u8>, u64, Vec<u8>)>,
+    /// The sequence keeps pushes of one key in order.
+    buffer: Vec<Sequenced>,
     pushed: u64,
     spills: Vec<PathBuf>,
 }
@@ -95,11 +99,11 @@ impl Drop for ExternalSort {
 
 enum Source {
     File { reader: BufReader<File>, path: PathBuf },
-    Memory(std::vec::IntoIter<(Vec<u8>, u64, Vec<u8>)>),
+    Memory(std::vec::IntoIter<Sequenced>),
 }
 
 impl Source {
-    fn next(&mut self) -> ChainResult<Option<(Vec<u8>, u64, Vec<u8>)>> {
+    fn next(&mut self) -> ChainResult<Option<Sequenced>> {
         match self {
             Source::Memory(it) => Ok(it.next()),
             Source::File { reader, path } => {
@@ -125,7 +129,7 @@ impl Source {
 /// The merged records; the spill files are removed when it is dropped.
 pub(super) struct Merged {
     sources: Vec<Source>,
-    heap: BinaryHeap<Reverse<(Vec<u8>, u64, usize, Vec<u8>)>>,
+    heap: BinaryHeap<Reverse<Queued>>,
     spills: Vec<PathBuf>,
 }
 
