@@ -8,7 +8,8 @@
 //   the growth of preconf_store_live_bytes per block, less an empty block's, over R.
 // --mode soak: a steady rate of transfers to a fixed set of accounts for --minutes on a
 //   node with --history-blocks (0: archive), sampling live bytes, the file's size and the
-//   history window every 30 s, and the pre-confirmation cadence on the builder's clock.
+//   history window every 30 s, and the pre-confirmation cadence on the builder's clock
+//   (from --cadence-from-minute on). Two runs side by side compare archive and pruned.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -148,11 +149,13 @@ async function soakMode(): Promise<void> {
   const minutes = Number(arg('minutes', '60'));
   const rate = Number(arg('rate', '100'));
   const history = Number(arg('history-blocks', '300'));
+  /** Watch the cadence from this minute on (a pruned node prunes once its window is full). */
+  const cadenceFrom = Number(arg('cadence-from-minute', '0'));
   const node = await startNode(['--history-blocks', String(history)]);
   const url = node.url;
   const senders = Array.from({ length: 10 }, (_, i) => new Sender(devAccount(i)));
   const recipients = Array.from({ length: 1000 }, () => privateKeyToAccount(generatePrivateKey()).address);
-  const stamps = await watchStamps(url);
+  let stamps = cadenceFrom === 0 ? await watchStamps(url) : undefined;
   const t0 = performance.now();
   const samples: { minute: number; head: number; historyFrom: number; live: number; file: number }[] = [];
   let sent = 0;
@@ -160,6 +163,7 @@ async function soakMode(): Promise<void> {
   for (let tick = 0; performance.now() - t0 < minutes * 60_000; tick++) {
     // A tenth of a second's transactions every 100 ms, spread over the ten senders.
     await sleep(Math.max(0, t0 + tick * 100 - performance.now()));
+    if (stamps === undefined && performance.now() - t0 >= cadenceFrom * 60_000) stamps = await watchStamps(url);
     const n = Math.round(rate / 10);
     const s = senders[tick % senders.length]!;
     await s.send(url, Array.from({ length: n }, () => ({ to: recipients[sent++ % recipients.length]!, value: 1n, gas: 21000n })));
@@ -176,12 +180,12 @@ async function soakMode(): Promise<void> {
       log(`${sample.minute.toFixed(1)} min: head ${sample.head}, oldest kept ${sample.historyFrom}, live ${(sample.live / 2 ** 20).toFixed(1)} MiB, file ${(sample.file / 2 ** 20).toFixed(1)} MiB, ${sent} txs`);
     }
   }
-  const cadence = stamps.stop();
+  const cadence = stamps!.stop();
   const tickDelay = await histogramQuantiles(url, 'preconf_builder_tick_delay_seconds');
   const commit = await histogramQuantiles(url, 'preconf_store_commit_duration_seconds');
   await stopNode(node);
   console.log(`${history ? `--history-blocks ${history}` : 'archive'}, ${rate} transfers/s to 1,000 accounts, ${minutes} min, ${sent} transactions`);
-  console.log(`cadence on the builder's clock p50 / p99 / max: ${cadence.p50} / ${cadence.p99} / ${cadence.max} ms (${cadence.count} intervals); tick delay p99 ${tickDelay?.p99.toFixed(1)} ms; commit p50 / p99 ${commit?.p50.toFixed(0)} / ${commit?.p99.toFixed(0)} ms`);
+  console.log(`cadence on the builder's clock (from minute ${cadenceFrom}) p50 / p99 / max: ${cadence.p50} / ${cadence.p99} / ${cadence.max} ms (${cadence.count} intervals); tick delay p99 ${tickDelay?.p99.toFixed(1)} ms; commit p50 / p99 ${commit?.p50.toFixed(0)} / ${commit?.p99.toFixed(0)} ms`);
   console.log('| minute | head | oldest kept | live bytes (MiB) | file (MiB) |\n|---|---|---|---|---|');
   for (const s of samples.filter((_, i) => i % 10 === 0 || i === samples.length - 1)) {
     console.log(`| ${s.minute.toFixed(0)} | ${s.head} | ${s.historyFrom} | ${(s.live / 2 ** 20).toFixed(1)} | ${(s.file / 2 ** 20).toFixed(1)} |`);
