@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use alloy_consensus::Header;
 use alloy_primitives::{keccak256, Address, B256, U256};
-use preconf_chain::state::changes::{AccountChange, AccountState, StateChanges};
+use preconf_chain::changes::{AccountChange, AccountState, StateChanges};
 use preconf_chain::store::codec::StoredTx;
 use preconf_chain::store::{InFlightBlock, Store, StoredBody, StoredReceipts};
 use preconf_chain::ChainError;

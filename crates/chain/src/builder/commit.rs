@@ -191,7 +191,7 @@ fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool
 /// `--min-free-disk-mb`: the commit waits rather than filling the disk (redb refuses every
 /// later write once one has failed, until the process restarts).
 fn check_free_space(chain: &ChainState) -> ChainResult<()> {
-    let (Some(dir), min) = (chain.config.datadir.as_deref(), chain.config.min_free_disk_bytes) else { return Ok(()) };
+    let (Some(dir), min) = (chain.config().datadir.as_deref(), chain.config().min_free_disk_bytes) else { return Ok(()) };
     if min == 0 {
         return Ok(());
     }
@@ -224,18 +224,18 @@ fn commit(chain: &ChainState, batch: &[Job]) -> ChainResult<Landed> {
         Some(p) => {
             // A cluster's journal is written without waiting; what came before these
             // blocks must be on disk with them (a restart reads the log on after them).
-            if let Some(journal) = &chain.journal {
+            if let Some(journal) = chain.journal() {
                 journal.flush().map_err(|e| ChainError::StoreFault(format!("pool journal: {e}")))?;
             }
-            chain.store.commit_blocks(&writes, &[(POSITION_KEY, &p.encode())], true)?
+            chain.store().commit_blocks(&writes, &[(POSITION_KEY, &p.encode())], true)?
         }
-        None => chain.store.commit_blocks(&writes, &[], true)?,
+        None => chain.store().commit_blocks(&writes, &[], true)?,
     }
-    if let Some(journal) = &chain.journal {
+    if let Some(journal) = chain.journal() {
         journal.forget(batch.iter().flat_map(|(b, _)| b.tx_hashes.iter()));
     }
-    chain.metrics.commit.observe(started.elapsed().as_secs_f64());
-    chain.metrics.commit_blocks.observe(batch.len() as f64);
+    chain.metrics().commit.observe(started.elapsed().as_secs_f64());
+    chain.metrics().commit_blocks.observe(batch.len() as f64);
     let newest = batch.last().map_or(0, |(b, _)| b.number());
     Ok(Landed { newest, blocks: batch.len() })
 }
