@@ -57,12 +57,20 @@ describe('--history-blocks', () => {
     expect(from).toBeGreaterThan(0);
     expect(valueOf((await scrape(url)).families, 'preconf_store_live_bytes')).toBeGreaterThan(0);
 
-    // Within the window: the same answers as when the blocks were new.
-    for (const [block, v] of seen) {
+    // Within the window: the same answers as when the blocks were new. The chain goes on
+    // (100 ms blocks), so a block may leave the window while it is read: newest first, and
+    // an answer counts once the block is known to be still kept after it.
+    let checked = 0;
+    for (const [block, v] of [...seen].sort(([a], [b]) => b - a)) {
       if (block < from) continue;
-      expect((await rpc(url, 'eth_getBalance', [recipient, toHex(block)])).result, `balance at ${block}`).toBe(v.balance);
-      expect((await rpc(url, 'eth_getTransactionCount', [sender.address, toHex(block)])).result, `nonce at ${block}`).toBe(v.nonce);
+      const balance = await rpc(url, 'eth_getBalance', [recipient, toHex(block)]);
+      const nonce = await rpc(url, 'eth_getTransactionCount', [sender.address, toHex(block)]);
+      if ((await oldest()) > block) break;
+      expect(balance.result, `balance at ${block}: ${JSON.stringify(balance)}`).toBe(v.balance);
+      expect(nonce.result, `nonce at ${block}: ${JSON.stringify(nonce)}`).toBe(v.nonce);
+      checked++;
     }
+    expect(checked).toBeGreaterThan(0);
     // Older: geth's code and words, and how far back this node goes.
     const pruned = toHex(from - 1);
     for (const [method, params] of [
@@ -77,13 +85,16 @@ describe('--history-blocks', () => {
       const r = await rpc(url, method, params as unknown as unknown[]);
       expect(r.error?.code, `${method}: ${JSON.stringify(r)}`).toBe(4444);
       expect(r.error.message).toContain('pruned history unavailable');
-      expect(r.error.message).toContain(`from block ${from}`);
+      // How far back the node goes, which may have moved on since `from` was read.
+      const named = Number(/from block (\d+)/.exec(r.error.message)?.[1]);
+      expect(named).toBeGreaterThanOrEqual(from);
     }
     // The transaction index went with the bodies; kept blocks answer.
     const old = hashes.find((h) => h.block < from)!;
     expect((await rpc(url, 'eth_getTransactionReceipt', [old.hash])).result).toBeNull();
-    const kept = hashes.find((h) => h.block >= from + 1);
-    if (kept) expect((await rpc(url, 'eth_getTransactionReceipt', [kept.hash])).result.blockNumber).toBe(toHex(kept.block));
+    const newest = hashes[hashes.length - 1]!;
+    const receipt = (await rpc(url, 'eth_getTransactionReceipt', [newest.hash])).result;
+    if ((await oldest()) <= newest.block) expect(receipt?.blockNumber).toBe(toHex(newest.block));
     expect((await rpc(url, 'eth_getBalance', [recipient, 'latest'])).result).toBe(toHex(15n * 1000n));
 
     // After a restart the window is where it was, and goes on moving.
