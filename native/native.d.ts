@@ -7,8 +7,8 @@ export declare class NativeNode {
   simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /**
    * eth_sendRawTransaction on the calling event loop, for a node without a pool journal
-   * (`ChainInfo::submits_inline`): there, accepting a transaction is ~50 µs of CPU and
-   * never waits, and a hop to a submit thread and back cost two wake-ups on a busy core.
+   * (`ChainInfo::submits_inline`): there, accepting a transaction never waits, and a hop to
+   * a submit thread and back costs more than the work (docs/architecture.md).
    */
   sendRawTransactionInline(raw: string): string | NativeFailure
   /** eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync. */

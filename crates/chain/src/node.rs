@@ -148,7 +148,11 @@ impl Node {
         }
         if let Err(e) = self.chain.store().checkpoint_for_restart() {
             let fields = serde_json::json!({ "error": e.to_string() });
-            crate::log::warn("store", "could not record the allocator state (the next start checks the whole file)", fields);
+            crate::log::warn(
+                "store",
+                "could not record the allocator state (the next start checks the whole file)",
+                fields,
+            );
         }
     }
 }

@@ -191,7 +191,9 @@ fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool
 /// `--min-free-disk-mb`: the commit waits rather than filling the disk (redb refuses every
 /// later write once one has failed, until the process restarts).
 fn check_free_space(chain: &ChainState) -> ChainResult<()> {
-    let (Some(dir), min) = (chain.config().datadir.as_deref(), chain.config().min_free_disk_bytes) else { return Ok(()) };
+    let (Some(dir), min) = (chain.config().datadir.as_deref(), chain.config().min_free_disk_bytes) else {
+        return Ok(());
+    };
     if min == 0 {
         return Ok(());
     }
