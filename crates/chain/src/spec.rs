@@ -1,8 +1,9 @@
 //! Chain rules: which fork is active at a given block, fee parameters.
 
-use alloy_consensus::Header;
-use alloy_eips::{eip1559::BaseFeeParams, eip7840::BlobParams};
+use alloy_consensus::{Header, EMPTY_ROOT_HASH};
+use alloy_eips::{eip1559::BaseFeeParams, eip7685::EMPTY_REQUESTS_HASH, eip7840::BlobParams};
 use alloy_genesis::Genesis;
+use alloy_primitives::B256;
 use revm::primitives::hardfork::SpecId;
 
 /// The rules of the chain, derived from its genesis file.
@@ -116,6 +117,24 @@ impl ChainSpec {
         } else {
             schedule.cancun
         })
+    }
+
+    /// Sets the header fields each fork adds, for the forks active at the header's
+    /// timestamp, before any transaction: empty withdrawals and requests, no blob gas used.
+    /// The one place a block header gets them (genesis, the builder, simulated blocks).
+    pub fn set_fork_fields(&self, header: &mut Header, excess_blob_gas: u64, parent_beacon_block_root: B256) {
+        let timestamp = header.timestamp;
+        if self.is_shanghai(timestamp) {
+            header.withdrawals_root = Some(EMPTY_ROOT_HASH);
+        }
+        if self.is_cancun(timestamp) {
+            header.blob_gas_used = Some(0);
+            header.excess_blob_gas = Some(excess_blob_gas);
+            header.parent_beacon_block_root = Some(parent_beacon_block_root);
+        }
+        if self.is_prague(timestamp) {
+            header.requests_hash = Some(EMPTY_REQUESTS_HASH);
+        }
     }
 
     pub fn base_fee_params(&self) -> BaseFeeParams {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, Header, Receipt, EMPTY_ROOT_HASH};
+use alloy_consensus::{Header, Receipt, EMPTY_ROOT_HASH};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{keccak256, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
 use preconf_trie::OrderedTrie;
@@ -14,6 +14,7 @@ use revm::primitives::hardfork::SpecId;
 
 use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
+use crate::consensus::{next_header, NextBlock};
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm, ExecBlock, Mode};
@@ -89,37 +90,14 @@ impl OpenBlock {
         let parent_hash = view.head_hash();
         let number = parent.number + 1;
         let timestamp = (unix_now_ms() / 1000).max(parent.timestamp + 1);
-        let spec = chain.spec();
-        let mut header = Header {
-            parent_hash,
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            beneficiary: chain.coinbase(),
-            state_root: B256::ZERO,
-            transactions_root: EMPTY_ROOT_HASH,
-            receipts_root: EMPTY_ROOT_HASH,
-            number,
-            gas_limit: parent.gas_limit,
+        let next = NextBlock {
             timestamp,
+            beneficiary: chain.coinbase(),
+            gas_limit: parent.gas_limit,
             mix_hash: keccak256([parent_hash.as_slice(), &number.to_be_bytes()].concat()),
             ..Default::default()
         };
-        if spec.is_london(number) {
-            header.base_fee_per_gas = Some(match parent.base_fee_per_gas {
-                Some(_) => parent.next_block_base_fee(spec.base_fee_params()).unwrap_or_default(),
-                None => crate::genesis::INITIAL_BASE_FEE,
-            });
-        }
-        if spec.is_shanghai(timestamp) {
-            header.withdrawals_root = Some(EMPTY_ROOT_HASH);
-        }
-        if spec.is_cancun(timestamp) {
-            header.blob_gas_used = Some(0);
-            header.excess_blob_gas = Some(0);
-            header.parent_beacon_block_root = Some(B256::ZERO);
-        }
-        if spec.is_prague(timestamp) {
-            header.requests_hash = Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH);
-        }
+        let header = next_header(chain.spec(), parent, parent_hash, next);
         Self::with_header(chain, view, header)
     }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, Header, EMPTY_ROOT_HASH};
-use alloy_eips::{eip2935, eip4788, eip7002, eip7251, eip7685::EMPTY_REQUESTS_HASH};
+use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
 use alloy_genesis::{ChainConfig, Genesis, GenesisAccount};
 use alloy_primitives::{Address, Bytes, B256, B64, U256};
 use alloy_signer_local::{coins_bip39::English, MnemonicBuilder};
@@ -124,16 +124,9 @@ pub fn genesis_header(spec: &ChainSpec, state_root: B256) -> Header {
     if spec.is_london(number) {
         header.base_fee_per_gas = Some(g.base_fee_per_gas.map(|f| f as u64).unwrap_or(INITIAL_BASE_FEE));
     }
-    if spec.is_shanghai(g.timestamp) {
-        header.withdrawals_root = Some(EMPTY_ROOT_HASH);
-    }
-    if spec.is_cancun(g.timestamp) {
-        header.parent_beacon_block_root = Some(B256::ZERO);
-        header.excess_blob_gas = Some(g.excess_blob_gas.unwrap_or(0));
+    spec.set_fork_fields(&mut header, g.excess_blob_gas.unwrap_or(0), B256::ZERO);
+    if header.blob_gas_used.is_some() {
         header.blob_gas_used = Some(g.blob_gas_used.unwrap_or(0));
-    }
-    if spec.is_prague(g.timestamp) {
-        header.requests_hash = Some(EMPTY_REQUESTS_HASH);
     }
     header
 }

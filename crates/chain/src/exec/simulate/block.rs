@@ -3,16 +3,15 @@
 
 use std::sync::Arc;
 
-use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, proofs, Header, EMPTY_ROOT_HASH};
-use alloy_eips::{eip4895::Withdrawal, eip7685::EMPTY_REQUESTS_HASH};
+use alloy_consensus::{proofs, Header};
+use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Bloom, Bytes, Log, B256, U256};
 use alloy_rlp::Encodable;
 use alloy_rpc_types_eth::BlockOverrides;
 use revm::context_interface::result::ExecutionResult;
-use revm::primitives::hardfork::SpecId;
 
 use super::sanitize::PlannedBlock;
-use crate::consensus::next_excess_blob_gas;
+use crate::consensus::{next_header, NextBlock};
 use crate::error::{ChainError, ChainResult};
 use crate::exec::errors::{halt_message, revert_message};
 use crate::spec::ChainSpec;
@@ -29,46 +28,25 @@ pub fn open_header(
     validation: bool,
 ) -> ChainResult<Header> {
     let o = o.cloned().unwrap_or_default();
-    let (number, timestamp) = (planned.number, planned.timestamp);
-    let spec_id = spec.spec_at(number, timestamp);
-    let mut header = Header {
-        parent_hash,
-        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+    let merged = spec.is_merged(planned.number);
+    let next = NextBlock {
+        timestamp: planned.timestamp,
         beneficiary: o.coinbase.unwrap_or(parent.beneficiary),
-        state_root: B256::ZERO,
-        transactions_root: EMPTY_ROOT_HASH,
-        receipts_root: EMPTY_ROOT_HASH,
-        difficulty: o.difficulty.unwrap_or(if spec.is_merged(number) { U256::ZERO } else { parent.difficulty }),
-        number,
         gas_limit: o.gas_limit.unwrap_or(parent.gas_limit),
-        timestamp,
         mix_hash: o.random.unwrap_or_default(),
-        ..Default::default()
+        difficulty: o.difficulty.unwrap_or(if merged { U256::ZERO } else { parent.difficulty }),
+        parent_beacon_block_root: o.beacon_root.unwrap_or_default(),
     };
-    if spec.is_london(number) {
-        let base_fee = match o.base_fee {
+    let mut header = next_header(spec, parent, parent_hash, next);
+    debug_assert_eq!(header.number, planned.number, "gaps are filled with blocks of their own");
+    if header.base_fee_per_gas.is_some() {
+        header.base_fee_per_gas = Some(match o.base_fee {
             Some(fee) => u64::try_from(fee)
                 .map_err(|_| ChainError::InvalidParams("baseFeePerGas does not fit 64 bits".into()))?,
-            None if validation => match parent.next_block_base_fee(spec.base_fee_params()) {
-                Some(fee) => fee,
-                None => crate::genesis::INITIAL_BASE_FEE,
-            },
+            None if validation => header.base_fee_per_gas.unwrap_or_default(),
             // Without validation calls pay no fees, so the base fee is 0 (geth).
             None => 0,
-        };
-        header.base_fee_per_gas = Some(base_fee);
-    }
-    if spec.is_shanghai(timestamp) {
-        header.withdrawals_root = Some(EMPTY_ROOT_HASH);
-    }
-    if spec_id.is_enabled_in(SpecId::CANCUN) {
-        header.blob_gas_used = Some(0);
-        // The block's own fork's blob parameters (BPO forks included), as geth derives it.
-        header.excess_blob_gas = Some(next_excess_blob_gas(spec, parent, timestamp).unwrap_or(0));
-        header.parent_beacon_block_root = Some(o.beacon_root.unwrap_or_default());
-    }
-    if spec_id.is_enabled_in(SpecId::PRAGUE) {
-        header.requests_hash = Some(EMPTY_REQUESTS_HASH);
+        });
     }
     Ok(header)
 }
@@ -180,6 +158,8 @@ mod tests {
     use crate::exec::request::sender;
     use crate::exec::simulate::calls::{unsigned_tx, with_fee_defaults};
     use alloy_consensus::Receipt;
+    use alloy_consensus::{constants::EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH};
+    use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
     use alloy_rpc_types_eth::TransactionRequest;
 
     fn hash(s: &str) -> B256 {
