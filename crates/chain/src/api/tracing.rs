@@ -16,8 +16,8 @@ use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult};
 use crate::exec::access_list::{self, AccessListOutcome};
 use crate::exec::call::CallContext;
-use crate::exec::overrides::{apply_block_overrides, apply_state_overrides};
-use crate::exec::request::{call_tx_env, sender};
+use crate::exec::overrides::apply_block_overrides;
+use crate::exec::prepare::{capped_gas, prepare_call};
 use crate::exec::trace::session::{BlockToTrace, TraceSession};
 use crate::exec::trace::{inspectors, TraceLimits, TraceOptions};
 use crate::exec::{ExecBlock, Mode};
@@ -138,17 +138,9 @@ impl Tracing {
                 session
             }
         };
-        if let Some(o) = &opts.state_overrides {
-            apply_state_overrides(session.db(), o)?;
-        }
-        let nonce = match tx.nonce {
-            Some(n) => n,
-            None => session.db().load_account(sender(tx))?.info().map(|a| a.nonce).unwrap_or_default(),
-        };
-        let gas_cap = self.chain.config().gas_cap;
-        let gas = tx.gas.unwrap_or(gas_cap).min(gas_cap);
-        let env = call_tx_env(tx, spec.chain_id(), gas, nonce, Some(exec_block.base_fee))?;
-        session.trace_call(env)
+        let gas = capped_gas(tx, self.chain.config().gas_cap);
+        let prepared = prepare_call(session.db(), spec, exec_block.base_fee, tx, opts.state_overrides.as_ref(), gas)?;
+        session.trace_call(prepared.env)
     }
 
     /// eth_createAccessList.

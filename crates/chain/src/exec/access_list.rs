@@ -17,8 +17,8 @@ use revm_inspectors::access_list::AccessListInspector;
 
 use super::call::CallContext;
 use super::errors::{evm_error, halt_message, revert_message};
-use super::overrides::apply_state_overrides;
-use super::request::{call_tx_env, input, sender};
+use super::prepare::{prepare_call, PreparedCall};
+use super::request::{input, sender};
 use super::{evm_context, Mode};
 use crate::error::{ChainError, ChainResult};
 
@@ -59,15 +59,8 @@ pub fn create_access_list(
     overrides: Option<&StateOverride>,
 ) -> ChainResult<AccessListOutcome> {
     let mut db = CacheDB::new(ctx.state.clone());
-    if let Some(o) = overrides {
-        apply_state_overrides(&mut db, o)?;
-    }
-    let from = sender(tx);
-    let nonce = match tx.nonce {
-        Some(n) => n,
-        None => db.load_account(from)?.info().map(|a| a.nonce).unwrap_or_default(),
-    };
-    let gas = ctx.gas_for(tx);
+    let PreparedCall { nonce, gas, env: prepared, .. } =
+        prepare_call(&mut db, ctx.spec, ctx.block.base_fee, tx, overrides, ctx.gas_for(tx))?;
     let authorizations = tx.authorization_list.as_ref().map_or(0, |a| a.len() as u64);
     if authorizations > gas / GAS_PER_AUTHORIZATION {
         return Err(ChainError::Rejected("insufficient gas to process all authorizations".into()));
@@ -76,7 +69,7 @@ pub fn create_access_list(
     let mut list = as_set(&tx.access_list.clone().unwrap_or_default());
     let mut first = true;
     for _ in 0..MAX_RUNS {
-        let mut env = call_tx_env(tx, ctx.spec.chain_id(), gas, nonce, Some(ctx.block.base_fee))?;
+        let mut env = prepared.clone();
         env.access_list = as_list(&list);
         let inspector = AccessListInspector::new(as_list(&list));
         let mut evm = evm_context(db.clone(), ctx.spec, &ctx.block, Mode::Call).build_mainnet_with_inspector(inspector);

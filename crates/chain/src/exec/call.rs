@@ -7,8 +7,7 @@ use revm::database::CacheDB;
 use revm::handler::ExecuteEvm;
 
 use super::errors::{evm_error, halt_message, reverted};
-use super::overrides::apply_state_overrides;
-use super::request::{call_tx_env, sender};
+use super::prepare::{capped_gas, prepare_call, PreparedCall};
 use super::{build_evm, ExecBlock, Mode};
 use crate::error::{ChainError, ChainResult};
 use crate::spec::ChainSpec;
@@ -36,15 +35,7 @@ impl CallContext<'_> {
         gas: u64,
     ) -> ChainResult<ExecutionResult<HaltReason>> {
         let mut db = CacheDB::new(self.state.clone());
-        if let Some(o) = overrides {
-            apply_state_overrides(&mut db, o)?;
-        }
-        let from = sender(tx);
-        let nonce = match tx.nonce {
-            Some(n) => n,
-            None => db.load_account(from)?.info().map(|a| a.nonce).unwrap_or_default(),
-        };
-        let env = call_tx_env(tx, self.spec.chain_id(), gas, nonce, Some(self.block.base_fee))?;
+        let PreparedCall { from, env, .. } = prepare_call(&mut db, self.spec, self.block.base_fee, tx, overrides, gas)?;
         let mut evm = build_evm(db, self.spec, &self.block, Mode::Call);
         if self.unpriced_sees_zero_fees {
             let zero = |v: Option<u128>| v.is_none_or(|v| v == 0);
@@ -63,7 +54,7 @@ impl CallContext<'_> {
 
     /// The gas a call runs with: what it names, capped.
     pub fn gas_for(&self, tx: &TransactionRequest) -> u64 {
-        tx.gas.unwrap_or(self.gas_cap).min(self.gas_cap)
+        capped_gas(tx, self.gas_cap)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod create_guard;
 pub mod errors;
 pub mod estimate;
 pub mod overrides;
+pub mod prepare;
 pub mod request;
 pub mod simulate;
 pub mod system;
