@@ -3,20 +3,11 @@
 // They run off the event loop, on the addon's own trace threads, bounded by a timeout and
 // an output size (see the README's Tracing section).
 
-import { blockSelector } from '../validation/block.js';
+import { blockNumberOrTag, blockSelector } from '../validation/block.js';
 import { callObject } from '../validation/call.js';
-import { argPath, fail, hash32, quantity64 } from '../validation/primitives.js';
+import { argPath, hash32 } from '../validation/primitives.js';
 import { traceCallOptions, traceOptions } from '../validation/trace.js';
 import type { MethodOptions, MethodTable } from './index.js';
-
-const TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
-
-/** geth's rpc.BlockNumber: a tag or a number, not a hash. */
-function blockNumber(v: unknown): string {
-  if (typeof v === 'string' && TAGS.has(v)) return v;
-  if (typeof v === 'string' && v.startsWith('0x') && v.length !== 66) return quantity64(v, argPath(0), 'block number');
-  throw fail(argPath(0), `block number or tag expected, got ${JSON.stringify(v)}`);
-}
 
 export function debugMethods({ chain }: MethodOptions): MethodTable {
   return {
@@ -37,7 +28,7 @@ export function debugMethods({ chain }: MethodOptions): MethodTable {
     debug_traceBlockByNumber: {
       maxParams: 2,
       cost: 'heavy',
-      handler: (p, ctx) => chain.traceBlock({ block: blockNumber(p[0]), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
+      handler: (p, ctx) => chain.traceBlock({ block: blockNumberOrTag(p[0], argPath(0)), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
     debug_traceBlockByHash: {
       maxParams: 2,

@@ -23,24 +23,26 @@ pub enum BlockId {
 }
 
 impl BlockId {
+    /// The canonical selector string the TypeScript side hands over (alloy's parser).
     pub fn parse(s: &str) -> ChainResult<Self> {
-        Ok(match s {
-            "latest" => BlockId::Latest,
-            "pending" => BlockId::Pending,
-            "safe" => BlockId::Safe,
-            "finalized" => BlockId::Finalized,
-            "earliest" => BlockId::Earliest,
-            _ if s.len() == 66 && s.starts_with("0x") => {
-                BlockId::Hash(s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid block hash {s}")))?)
-            }
-            _ => {
-                let number = match s.strip_prefix("0x") {
-                    Some(hex) => u64::from_str_radix(hex, 16),
-                    None => s.parse(),
-                };
-                BlockId::Number(number.map_err(|_| ChainError::InvalidParams(format!("invalid block selector {s}")))?)
-            }
-        })
+        let id: alloy_eips::BlockId =
+            s.parse().map_err(|e| ChainError::InvalidParams(format!("invalid block selector {s}: {e}")))?;
+        Ok(id.into())
+    }
+}
+
+impl From<alloy_eips::BlockId> for BlockId {
+    fn from(id: alloy_eips::BlockId) -> Self {
+        use alloy_eips::BlockNumberOrTag as Tag;
+        match id {
+            alloy_eips::BlockId::Hash(h) => BlockId::Hash(h.block_hash),
+            alloy_eips::BlockId::Number(Tag::Latest) => BlockId::Latest,
+            alloy_eips::BlockId::Number(Tag::Pending) => BlockId::Pending,
+            alloy_eips::BlockId::Number(Tag::Safe) => BlockId::Safe,
+            alloy_eips::BlockId::Number(Tag::Finalized) => BlockId::Finalized,
+            alloy_eips::BlockId::Number(Tag::Earliest) => BlockId::Earliest,
+            alloy_eips::BlockId::Number(Tag::Number(n)) => BlockId::Number(n),
+        }
     }
 }
 
