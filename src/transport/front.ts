@@ -12,6 +12,7 @@
 // it is off unless asked for.
 
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Code } from '../errors/index.js';
 import { ALLOW } from './http.js';
 import { closeFrame, FrameChecker, type Violation } from './ws-frames.js';
 
@@ -28,7 +29,7 @@ const MAX_HEAD = 16 * 1024;
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(1\.[01])\r\n/;
 
 function answer(socket: Socket, status: string, body: string, extra = ''): void {
-  const json = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: body } });
+  const json = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: Code.InvalidRequest, message: body } });
   socket.end(
     `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n${extra}Connection: close\r\n\r\n${json}`,
   );

@@ -10,7 +10,7 @@
 // with 405 and Allow.
 
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { HttpError, RateLimitedError } from '../errors/index.js';
+import { Code, HttpError, RateLimitedError } from '../errors/index.js';
 import type { Caller, Dispatcher } from '../protocol/jsonrpc.js';
 import { peerAddress } from './client.js';
 import { componentLogger } from '../log/index.js';
@@ -69,7 +69,7 @@ function framingProblem(req: HttpRequest): string | null {
 }
 
 function badRequest(res: HttpResponse, state: Pending, why: string): void {
-  writeJson(res, state, '400 Bad Request', errorBody(-32600, `bad request: ${why}`), true);
+  writeJson(res, state, '400 Bad Request', errorBody(Code.InvalidRequest, `bad request: ${why}`), true);
 }
 
 function errorBody(code: number, message: string): string {
@@ -86,7 +86,7 @@ function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body
       return;
     }
     if (e instanceof HttpError) {
-      writeJson(res, state, e.status, errorBody(-32000, e.message));
+      writeJson(res, state, e.status, errorBody(Code.Server, e.message));
       return;
     }
     throw e;
@@ -99,7 +99,7 @@ function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body
     (text) => writeJson(res, state, '200 OK', text ?? ''),
     (e: unknown) => {
       componentLogger('http').error({ err: e }, 'internal error while answering a request');
-      writeJson(res, state, '500 Internal Server Error', errorBody(-32603, 'internal error'));
+      writeJson(res, state, '500 Internal Server Error', errorBody(Code.Internal, 'internal error'));
     },
   );
 }
@@ -121,7 +121,7 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   const caller: Caller = { address: () => peerAddress(res, forwarded, limits.trustedProxies ?? 0) };
   const contentType = req.getHeader('content-type');
   if (contentType !== '' && !contentType.toLowerCase().startsWith(JSON_TYPE)) {
-    writeJson(res, state, '415 Unsupported Media Type', errorBody(-32600, `invalid content type, only ${JSON_TYPE} is supported`));
+    writeJson(res, state, '415 Unsupported Media Type', errorBody(Code.InvalidRequest, `invalid content type, only ${JSON_TYPE} is supported`));
     return;
   }
   const declared = Number(req.getHeader('content-length') || '0');
@@ -131,7 +131,7 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
       res,
       state,
       '413 Payload Too Large',
-      errorBody(-32600, `request body of ${declared} bytes exceeds the limit of ${limits.maxBodyBytes} bytes`),
+      errorBody(Code.InvalidRequest, `request body of ${declared} bytes exceeds the limit of ${limits.maxBodyBytes} bytes`),
       true,
     );
     return;
@@ -148,7 +148,7 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
         res,
         state,
         '413 Payload Too Large',
-        errorBody(-32600, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`),
+        errorBody(Code.InvalidRequest, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`),
         true,
       );
       return;
@@ -190,7 +190,7 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
   };
   app.get('/health', (res) => healthCheck(res, false));
   app.head('/health', (res) => healthCheck(res, true));
-  const notFound = errorBody(-32600, 'not found: JSON-RPC is served by POST /');
+  const notFound = errorBody(Code.InvalidRequest, 'not found: JSON-RPC is served by POST /');
   app.any('/*', (res, req) => {
     const state: Pending = { closed: false };
     const method = req.getCaseSensitiveMethod();
@@ -206,7 +206,7 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
         .writeStatus('405 Method Not Allowed')
         .writeHeader('Allow', ALLOW)
         .writeHeader('Content-Type', JSON_TYPE)
-        .end(errorBody(-32600, `method ${method} not allowed: JSON-RPC is served by POST /`));
+        .end(errorBody(Code.InvalidRequest, `method ${method} not allowed: JSON-RPC is served by POST /`));
     });
   });
 }

@@ -83,7 +83,7 @@ class Session implements Subscriber {
       throw fail(argPath(0), `unsupported subscription type ${JSON.stringify(kind)} (one of ${SUBSCRIPTION_KINDS.join(', ')})`);
     }
     if (this.subscriptions.size >= this.limits.maxSubscriptions) {
-      throw new RpcError(-32005, `too many subscriptions on this connection (limit ${this.limits.maxSubscriptions})`);
+      throw new RpcError(Code.LimitExceeded, `too many subscriptions on this connection (limit ${this.limits.maxSubscriptions})`);
     }
     let full = false;
     let filter;
