@@ -27,7 +27,7 @@ use alloy_consensus::{Eip658Value, Header, Receipt, TxEnvelope};
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
 use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Address, Bytes, Log, B256};
-use alloy_rlp::{BufMut, Decodable, Encodable};
+use alloy_rlp::{BufMut, Decodable, Encodable, RlpDecodable, RlpEncodable};
 
 use crate::changes::StateChanges;
 use crate::store::change_sets::{decode_changes, encode_changes, ChangeSetError};
@@ -122,7 +122,7 @@ pub struct SealedBlock {
 }
 
 /// A clustered leader's announcement of its term.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, RlpEncodable, RlpDecodable)]
 pub struct TermStart {
     pub term: u64,
     /// The leader's node id and where it takes transactions (its advertised URL).
@@ -149,12 +149,7 @@ pub fn encode_txs(number: u64, index: u64, raw: &[Bytes]) -> Vec<u8> {
 /// Encodes a leader's term announcement, written while block `number` is being built.
 pub fn encode_term(number: u64, index: u64, t: &TermStart) -> Vec<u8> {
     let mut out = envelope(Kind::Term, number, index);
-    list(&mut out, |p| {
-        t.term.encode(p);
-        t.node.as_bytes().encode(p);
-        t.url.as_bytes().encode(p);
-        t.unix_ms.encode(p);
-    });
+    t.encode(&mut out);
     out
 }
 
@@ -234,7 +229,7 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
         Kind::Pending => Message::Pending(Box::new(decode_pending(&mut buf, env.index)?)),
         Kind::Sealed => Message::Sealed(Box::new(decode_sealed(&mut buf)?)),
         Kind::Txs => Message::Txs(Vec::<Bytes>::decode(&mut buf)?),
-        Kind::Term => Message::Term(decode_term(&mut buf)?),
+        Kind::Term => Message::Term(TermStart::decode(&mut buf)?),
     };
     if !buf.is_empty() {
         return Err(CodecError::Trailing(buf.len()));
@@ -317,22 +312,6 @@ fn decode_pending(buf: &mut &[u8], preconf_index: u64) -> Result<PendingUpdate, 
     Ok(PendingUpdate { build, preconf_index, unix_ms, reset, first, header, txs, changes })
 }
 
-fn decode_term(buf: &mut &[u8]) -> Result<TermStart, CodecError> {
-    let mut p = open_list(buf)?;
-    let term = u64::decode(&mut p)?;
-    let text = |p: &mut &[u8]| -> Result<String, CodecError> {
-        let bytes = alloy_rlp::Header::decode_bytes(p, false)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| CodecError::Tx("a term's text is not UTF-8".into()))
-    };
-    let node = text(&mut p)?;
-    let url = text(&mut p)?;
-    let unix_ms = u64::decode(&mut p)?;
-    if !p.is_empty() {
-        return Err(CodecError::Trailing(p.len()));
-    }
-    Ok(TermStart { term, node, url, unix_ms })
-}
-
 fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {
     let mut p = open_list(buf)?;
     let hash = B256::decode(&mut p)?;
@@ -359,44 +338,61 @@ fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {
     Ok(SealedBlock { hash, header, txs, ommers, withdrawals, changes, next })
 }
 
+/// A transaction with its outcome, as it travels (the status: one byte, or a 32-byte root).
+#[derive(RlpEncodable)]
+struct TxRecordRef<'a> {
+    raw: Bytes,
+    sender: Address,
+    status: &'a [u8],
+    cumulative_gas_used: u64,
+    gas_used: u64,
+    logs: &'a Vec<Log>,
+}
+
+#[derive(RlpDecodable)]
+struct TxRecord {
+    raw: Bytes,
+    sender: Address,
+    status: Bytes,
+    cumulative_gas_used: u64,
+    gas_used: u64,
+    logs: Vec<Log>,
+}
+
 fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
-    list(out, |p| {
-        let mut raw = Vec::with_capacity(t.tx.encode_2718_len());
-        t.tx.encode_2718(&mut raw);
-        raw.as_slice().encode(p);
-        t.sender.encode(p);
-        match t.receipt.status {
-            Eip658Value::Eip658(ok) => [ok as u8].as_slice().encode(p),
-            Eip658Value::PostState(root) => root.as_slice().encode(p),
+    let ok;
+    let status: &[u8] = match &t.receipt.status {
+        Eip658Value::Eip658(success) => {
+            ok = [*success as u8];
+            &ok
         }
-        t.receipt.cumulative_gas_used.encode(p);
-        t.gas_used.encode(p);
-        t.receipt.logs.encode(p);
-    });
+        Eip658Value::PostState(root) => root.as_slice(),
+    };
+    TxRecordRef {
+        raw: t.tx.encoded_2718().into(),
+        sender: t.sender,
+        status,
+        cumulative_gas_used: t.receipt.cumulative_gas_used,
+        gas_used: t.gas_used,
+        logs: &t.receipt.logs,
+    }
+    .encode(out);
 }
 
 fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
     let mut items = open_list(buf)?;
     let mut txs = Vec::new();
     while !items.is_empty() {
-        let mut p = open_list(&mut items)?;
-        let raw = alloy_rlp::Header::decode_bytes(&mut p, false)?;
-        let tx = TxEnvelope::decode_2718(&mut &raw[..]).map_err(|e| CodecError::Tx(e.to_string()))?;
-        let sender = Address::decode(&mut p)?;
-        let status = alloy_rlp::Header::decode_bytes(&mut p, false)?;
-        let status = match status {
+        let r = TxRecord::decode(&mut items)?;
+        let tx = TxEnvelope::decode_2718(&mut &r.raw[..]).map_err(|e| CodecError::Tx(e.to_string()))?;
+        let status = match r.status.as_ref() {
             [0] => Eip658Value::Eip658(false),
             [1] => Eip658Value::Eip658(true),
             root if root.len() == 32 => Eip658Value::PostState(B256::from_slice(root)),
             other => return Err(CodecError::Tx(format!("bad receipt status of {} bytes", other.len()))),
         };
-        let cumulative_gas_used = u64::decode(&mut p)?;
-        let gas_used = u64::decode(&mut p)?;
-        let logs = Vec::<Log>::decode(&mut p)?;
-        if !p.is_empty() {
-            return Err(CodecError::Trailing(p.len()));
-        }
-        txs.push(Arc::new(ExecutedTx { tx, sender, receipt: Receipt { status, cumulative_gas_used, logs }, gas_used }));
+        let receipt = Receipt { status, cumulative_gas_used: r.cumulative_gas_used, logs: r.logs };
+        txs.push(Arc::new(ExecutedTx { tx, sender: r.sender, receipt, gas_used: r.gas_used }));
     }
     Ok(txs)
 }

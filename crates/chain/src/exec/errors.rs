@@ -1,46 +1,17 @@
 //! revm outcomes in geth's words: revert reasons, halts, and refused transactions.
 
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, Bytes};
+use alloy_sol_types::{Panic, Revert, SolError};
 use revm::context_interface::result::{EVMError, HaltReason, InvalidTransaction, OutOfGasError};
 
 use crate::error::ChainError;
 
-const ERROR_SELECTOR: [u8; 4] = [0x08, 0xc3, 0x79, 0xa0];
-const PANIC_SELECTOR: [u8; 4] = [0x4e, 0x48, 0x7b, 0x71];
-
 /// The reason in `Error(string)` or `Panic(uint256)` revert data, as geth renders it.
 pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
-    if data.len() < 4 {
-        return None;
+    if let Ok(revert) = Revert::abi_decode(data) {
+        return Some(revert.reason);
     }
-    let (selector, body) = data.split_at(4);
-    if selector == ERROR_SELECTOR {
-        let word = |i: usize| body.get(i * 32..i * 32 + 32).map(U256::from_be_slice);
-        let offset: usize = word(0)?.try_into().ok()?;
-        let len_word = body.get(offset..offset + 32).map(U256::from_be_slice)?;
-        let len: usize = len_word.try_into().ok()?;
-        let start = offset.checked_add(32)?;
-        let bytes = body.get(start..start.checked_add(len)?)?;
-        return String::from_utf8(bytes.to_vec()).ok();
-    }
-    if selector == PANIC_SELECTOR && body.len() == 32 {
-        let code = U256::from_be_slice(body);
-        let reason = match u64::try_from(code).unwrap_or(u64::MAX) {
-            0x00 => "generic panic",
-            0x01 => "assert(false)",
-            0x11 => "arithmetic underflow or overflow",
-            0x12 => "division or modulo by zero",
-            0x21 => "enum overflow",
-            0x22 => "invalid encoded storage byte array accessed",
-            0x31 => "out-of-bounds array access; popping on an empty array",
-            0x32 => "out-of-bounds access of an array or bytesN",
-            0x41 => "out of memory",
-            0x51 => "uninitialized function",
-            _ => return Some(format!("unknown panic code: {code:#x}")),
-        };
-        return Some(reason.to_string());
-    }
-    None
+    Panic::abi_decode(data).ok().map(|panic| panic.as_geth_str().into_owned())
 }
 
 /// "execution reverted" plus ": reason" when the data is Error(string) or Panic(uint256).
@@ -135,5 +106,27 @@ pub fn evm_error(err: EVMError<ChainError>, sender: Address, gas_limit: u64) -> 
         EVMError::Database(e) => e,
         EVMError::Header(e) => ChainError::Internal(format!("invalid block header: {e}")),
         other => ChainError::Internal(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::{hex, U256};
+    use alloy_sol_types::{Panic, Revert, SolError};
+
+    use super::*;
+
+    #[test]
+    fn revert_reasons_read_as_geth_renders_them() {
+        let reason = Revert::from("not enough tokens").abi_encode();
+        assert_eq!(revert_message(&reason), "execution reverted: not enough tokens");
+        let overflow = Panic { code: U256::from(0x11) }.abi_encode();
+        assert_eq!(revert_message(&overflow), "execution reverted: arithmetic underflow or overflow");
+        let unknown = Panic { code: U256::from(0x99) }.abi_encode();
+        assert_eq!(revert_message(&unknown), "execution reverted: unknown panic code: 0x99");
+        // A custom error, a cut-off reason, no data: the bare message.
+        assert_eq!(revert_message(&hex!("deadbeef")), "execution reverted");
+        assert_eq!(revert_message(&reason[..40]), "execution reverted");
+        assert_eq!(revert_message(&[]), "execution reverted");
     }
 }

@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
-use alloy_primitives::{map::B256Map, Address, Bytes, B256, KECCAK256_EMPTY, U256};
-use parking_lot::RwLock;
+use alloy_primitives::{Address, Bytes, B256, KECCAK256_EMPTY, U256};
+use parking_lot::Mutex;
 use revm::bytecode::Bytecode;
 use revm::database_interface::{DBErrorMarker, DatabaseRef};
 use revm::state::AccountInfo;
+use schnellru::{ByLength, LruMap};
 
 use crate::changes::{AccountState, StateChanges};
 use crate::error::{ChainError, ChainResult};
@@ -15,28 +16,31 @@ use crate::store::StoreSnapshot;
 impl DBErrorMarker for ChainError {}
 
 /// Analysed bytecode by hash, shared by every view: code is immutable, and analysing it
-/// (jump table) on every call would cost more than the call.
-#[derive(Default)]
+/// (jump table) on every call would cost more than the call. The least recently used
+/// code leaves first.
 pub struct CodeCache {
-    map: RwLock<B256Map<Bytecode>>,
+    map: Mutex<LruMap<B256, Bytecode, ByLength>>,
 }
 
-const CODE_CACHE_ENTRIES: usize = 4096;
+const CODE_CACHE_ENTRIES: u32 = 4096;
+
+impl Default for CodeCache {
+    fn default() -> Self {
+        Self { map: Mutex::new(LruMap::new(ByLength::new(CODE_CACHE_ENTRIES))) }
+    }
+}
 
 impl CodeCache {
     fn get_or_insert(&self, hash: B256, load: impl FnOnce() -> ChainResult<Option<Bytes>>) -> ChainResult<Bytecode> {
-        if let Some(code) = self.map.read().get(&hash) {
+        if let Some(code) = self.map.lock().get(&hash) {
             return Ok(code.clone());
         }
+        // Loaded and analysed outside the lock: two readers may both load it, once.
         let Some(raw) = load()? else {
             return Err(ChainError::Internal(format!("missing code {hash}")));
         };
         let code = Bytecode::new_raw(raw);
-        let mut map = self.map.write();
-        if map.len() >= CODE_CACHE_ENTRIES {
-            map.clear();
-        }
-        map.insert(hash, code.clone());
+        self.map.lock().insert(hash, code.clone());
         Ok(code)
     }
 }
