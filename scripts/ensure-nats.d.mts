@@ -7,5 +7,5 @@ export declare class NatsServerUnavailable extends Error {
 }
 export declare function cachedBinaryPath(version?: string): string;
 export declare function binaryVersion(bin: string): [number, number, number] | string;
-export declare function unzipEntry(zip: Buffer, wanted: (name: string) => boolean): Buffer;
+export declare function unzipEntry(zip: Buffer, wanted: (name: string) => boolean): Promise<Buffer>;
 export declare function ensureNatsServer(options?: { log?: (message: string) => void }): Promise<string>;

