@@ -50,14 +50,14 @@ export declare class NativeNode {
   /** Starts publishing, following or clustering as `options` say. */
   replicationStart(options: ReplicationOptions): void
   /** Stops replication; resolves once a leader has sealed and published what it showed. */
-  replicationStop(): Promise<void>
+  replicationStop(): Promise<undefined>
   /** Where this node stands in replication; `null` when it does not replicate. */
   replicationStatus(): ReplicationStatus | null
   /**
    * Resolves with the cluster's leader once one other than the one of term `notTerm`
    * is known, or with `null` after `withinMs`.
    */
-  waitForLeader(withinMs: number, notTerm?: number | undefined | null): Promise<LeaderRef | null>
+  waitForLeader(withinMs: number, notTerm?: number | undefined | null): Promise<LeaderRef | undefined | null>
   traceCall(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   traceTransaction(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector). */

@@ -166,8 +166,8 @@ export class Chain {
   /** null when this node does not replicate. */
   replicationStatus = (): ReplicationStatus | null => this.raw.replicationStatus();
   /** A cluster's leader once one other than the one of term `notTerm` is known; null after `withinMs`. */
-  waitForLeader = (withinMs: number, notTerm?: number): Promise<LeaderRef | null> =>
-    this.raw.waitForLeader(Math.max(0, Math.round(withinMs)), notTerm ?? null);
+  waitForLeader = async (withinMs: number, notTerm?: number): Promise<LeaderRef | null> =>
+    (await this.raw.waitForLeader(Math.max(0, Math.round(withinMs)), notTerm ?? null)) ?? null;
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
   subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {

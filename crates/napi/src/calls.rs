@@ -1,19 +1,24 @@
 //! Work off the event loop: calls, estimates, simulation, submissions, log and fee scans.
 
-use napi::bindgen_prelude::{Either, Object};
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, log, simulate, to_json};
 
-use crate::failure::{NativeFailure, Outcome};
+use crate::failure::NativeFailure;
 use crate::work::Class;
 use crate::NativeNode;
 
 #[napi]
 impl NativeNode {
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn call<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn call<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::CallParams = params::json(&request, "call request")?;
             let out = n.api().execution.call(
@@ -26,13 +31,13 @@ impl NativeNode {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn estimate_gas<'env>(
         &self,
         env: &'env Env,
         request: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::EstimateParams = params::json(&request, "estimate request")?;
             Ok(render::quantity(n.api().execution.estimate_gas(
@@ -43,8 +48,13 @@ impl NativeNode {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn simulate<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn simulate<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Simulate, client, move |n| {
             let p: params::SimulateParams = params::json(&request, "simulation request")?;
             let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
@@ -55,20 +65,28 @@ impl NativeNode {
     /// eth_sendRawTransaction on the calling event loop, for a node without a pool journal
     /// (`ChainInfo::submits_inline`): there, accepting a transaction never waits, and a hop to
     /// a submit thread and back costs more than the work (docs/architecture.md).
-    #[napi(ts_return_type = "string | NativeFailure")]
-    pub fn send_raw_transaction_inline(&self, raw: String) -> Outcome {
+    #[napi]
+    pub fn send_raw_transaction_inline(&self, raw: String) -> Either<String, NativeFailure> {
         self.sync(|n| submit_raw(n, &raw))
     }
 
     /// eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync.
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn send_raw_transaction<'env>(&self, env: &'env Env, raw: String) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn send_raw_transaction<'env>(
+        &self,
+        env: &'env Env,
+        raw: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn(env, Class::Submit, move |n| submit_raw(n, &raw))
     }
 
     /// eth_sendTransaction for the dev chain's funded accounts.
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn send_transaction<'env>(&self, env: &'env Env, request: String) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn send_transaction<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn(env, Class::Calls, move |n| {
             let tx = params::json(&request, "transaction")?;
             Ok(format!("\"{:#x}\"", n.api().submit.send_transaction(&tx)?))
@@ -83,15 +101,20 @@ impl NativeNode {
         to_json(&list)
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn get_logs<'env>(&self, env: &'env Env, filter: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn get_logs<'env>(
+        &self,
+        env: &'env Env,
+        filter: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Scans, client, move |n| {
             Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?))
         })
     }
 
     /// eth_getProof: `keys` are 0x storage keys as the request named them.
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn get_proof<'env>(
         &self,
         env: &'env Env,
@@ -99,7 +122,7 @@ impl NativeNode {
         keys: Vec<String>,
         block: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Calls, client, move |n| {
             let address = params::address(&address)?;
             let keys = keys.iter().map(|k| params::storage_key(k)).collect::<preconf_chain::ChainResult<Vec<_>>>()?;
@@ -109,13 +132,13 @@ impl NativeNode {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn fee_history<'env>(
         &self,
         env: &'env Env,
         request: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Scans, client, move |n| {
             let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
             Ok(to_json(&n.api().fees.fee_history(

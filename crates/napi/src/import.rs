@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use napi::bindgen_prelude::{Either, Object};
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
@@ -92,15 +92,12 @@ fn failure(e: ImportError) -> ImportFailure {
 /// Imports `blocksFile` into `datadir` (seeding it from `genesisFile` when empty), after
 /// the store's head; `onProgress` is called about every `progressIntervalMs` and once at
 /// the end. Resolves with the summary or the failure; never runs on the event loop.
-#[napi(
-    ts_args_type = "options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void",
-    ts_return_type = "Promise<ImportResult | ImportFailure>"
-)]
+#[napi(ts_args_type = "options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void")]
 pub fn import_chain<'env>(
     env: &'env Env,
     options: ImportOptions,
     on_progress: Option<ProgressCallback>,
-) -> napi::Result<Object<'env>> {
+) -> napi::Result<PromiseRaw<'env, Either<ImportResult, ImportFailure>>> {
     let config = ImportConfig {
         datadir: PathBuf::from(options.datadir),
         genesis_file: PathBuf::from(options.genesis_file),
@@ -134,5 +131,5 @@ pub fn import_chain<'env>(
             deferred.resolve(move |_| Ok(outcome));
         })
         .map_err(|e| napi::Error::from_reason(e.to_string()))?;
-    Ok(promise)
+    Ok(crate::work::typed(env, promise))
 }

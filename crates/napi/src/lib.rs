@@ -22,7 +22,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use napi::bindgen_prelude::Object;
 use napi::Env;
 use napi_derive::napi;
 use parking_lot::Mutex;
@@ -36,6 +35,7 @@ pub use tools::{export_chain, verify_store};
 
 use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};
+use work::Answer;
 use work::Class;
 
 /// mimalloc: the chain allocates many small objects per request (EVM state, rendering);
@@ -91,7 +91,7 @@ impl NativeNode {
         env: &'env Env,
         class: Class,
         work: impl FnOnce(&Node) -> ChainResult<String> + Send + 'static,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<Answer<'env>> {
         self.spawn_for(env, class, None, work)
     }
 
@@ -102,7 +102,7 @@ impl NativeNode {
         class: Class,
         client: work::ClientKey,
         work: impl FnOnce(&Node) -> ChainResult<String> + Send + 'static,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<Answer<'env>> {
         let node = self.node.clone();
         work::run(env, class, client, move || work(&node))
     }

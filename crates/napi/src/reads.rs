@@ -1,7 +1,7 @@
 //! Reads answered on the event loop (cheap: one view load and a few lookups), and the
 //! reads that grow with block size, sent to the scan threads.
 
-use napi::bindgen_prelude::{Either, Object};
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use preconf_rpc::params;
@@ -55,25 +55,25 @@ impl NativeNode {
     }
 
     /// A block with full transaction objects: grows with the block, so off the event loop.
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn get_block_full<'env>(
         &self,
         env: &'env Env,
         block: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Scans, client, move |n| {
             Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn get_block_receipts<'env>(
         &self,
         env: &'env Env,
         block: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Scans, client, move |n| {
             Ok(n.api()
                 .blocks

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use napi::bindgen_prelude::Object;
+use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
 use parking_lot::Mutex;
@@ -14,6 +14,7 @@ use preconf_replication::cluster::ClusterConfig;
 use preconf_replication::status::LeaderInfo;
 use preconf_replication::{Mode, Replication, ReplicationConfig};
 
+use crate::work::typed;
 use crate::NativeNode;
 
 /// A promise settled from another thread.
@@ -138,8 +139,8 @@ impl NativeNode {
     }
 
     /// Stops replication; resolves once a leader has sealed and published what it showed.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn replication_stop<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn replication_stop<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
         let (deferred, promise): (Deferred<()>, _) = env.create_deferred()?;
         let handle = self.handle;
         std::thread::Builder::new()
@@ -149,7 +150,7 @@ impl NativeNode {
                 deferred.resolve(Box::new(|_| Ok(())));
             })
             .map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        Ok(promise)
+        Ok(typed(env, promise))
     }
 
     /// Where this node stands in replication; `null` when it does not replicate.
@@ -176,23 +177,23 @@ impl NativeNode {
 
     /// Resolves with the cluster's leader once one other than the one of term `notTerm`
     /// is known, or with `null` after `withinMs`.
-    #[napi(ts_return_type = "Promise<LeaderRef | null>")]
+    #[napi]
     pub fn wait_for_leader<'env>(
         &self,
         env: &'env Env,
         within_ms: u32,
         not_term: Option<i64>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Option<LeaderRef>>> {
         let (deferred, promise): (Deferred<Option<LeaderRef>>, _) = env.create_deferred()?;
         let map = running().lock();
         let Some(r) = map.get(&self.handle) else {
             deferred.resolve(Box::new(|_| Ok(None)));
-            return Ok(promise);
+            return Ok(typed(env, promise));
         };
         let not = not_term.and_then(|t| r.status().leader().filter(|l| l.term as i64 == t));
         r.on_leader(Duration::from_millis(within_ms as u64), not, move |leader| {
             deferred.resolve(Box::new(move |_| Ok(leader.map(Into::into))));
         });
-        Ok(promise)
+        Ok(typed(env, promise))
     }
 }

@@ -2,19 +2,25 @@
 //! work pool (they run for up to their timeout and build large outputs), and
 //! eth_createAccessList on the calls pool (a few gas-capped calls, like eth_estimateGas).
 
-use napi::bindgen_prelude::Object;
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::trace;
 
+use crate::failure::NativeFailure;
 use crate::work::Class;
 use crate::NativeNode;
 
 #[napi]
 impl NativeNode {
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn trace_call<'env>(&self, env: &'env Env, request: String, client: Option<u32>) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn trace_call<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceCallParams = params::json(&request, "trace call request")?;
             let (tx, block, options) = p.call_options()?;
@@ -23,13 +29,13 @@ impl NativeNode {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn trace_transaction<'env>(
         &self,
         env: &'env Env,
         request: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceTransactionParams = params::json(&request, "trace request")?;
             let tracing = &n.api().tracing;
@@ -39,13 +45,13 @@ impl NativeNode {
     }
 
     /// debug_traceBlockByNumber and debug_traceBlockByHash (`block` is a canonical selector).
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn trace_block<'env>(
         &self,
         env: &'env Env,
         request: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Trace, client, move |n| {
             let p: params::TraceBlockParams = params::json(&request, "trace request")?;
             let tracing = &n.api().tracing;
@@ -54,13 +60,13 @@ impl NativeNode {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
+    #[napi]
     pub fn create_access_list<'env>(
         &self,
         env: &'env Env,
         request: String,
         client: Option<u32>,
-    ) -> napi::Result<Object<'env>> {
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn_for(env, Class::Calls, client, move |n| {
             let p: params::AccessListParams = params::json(&request, "access list request")?;
             let out =

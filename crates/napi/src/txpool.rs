@@ -2,7 +2,7 @@
 //! listings grow with the pool (up to `--pool-max` transactions), so they go to the scan
 //! threads.
 
-use napi::bindgen_prelude::{Either, Object};
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use preconf_rpc::params;
@@ -19,21 +19,31 @@ impl NativeNode {
         self.sync(|n| Ok(txpool::status(n.api().txpool.counts()?)))
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn txpool_content<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn txpool_content<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn(env, Class::Scans, |n| Ok(txpool::content(&n.api().txpool.content(None)?)))
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn txpool_content_from<'env>(&self, env: &'env Env, address: String) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn txpool_content_from<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn(env, Class::Scans, move |n| {
             let sender = params::address(&address)?;
             Ok(txpool::content_from(n.api().txpool.content(Some(sender))?.get(&sender)))
         })
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeFailure>")]
-    pub fn txpool_inspect<'env>(&self, env: &'env Env) -> napi::Result<Object<'env>> {
+    #[napi]
+    pub fn txpool_inspect<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.spawn(env, Class::Scans, |n| Ok(txpool::inspect(&n.api().txpool.content(None)?)))
     }
 }

@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 
-use napi::bindgen_prelude::Object;
+use napi::bindgen_prelude::{Either, JsValue, Object, PromiseRaw};
 use napi::Env;
 use parking_lot::{Condvar, Mutex};
 use preconf_chain::ChainResult;
@@ -275,6 +275,15 @@ pub fn guarded(work: impl FnOnce() -> ChainResult<String>) -> ChainResult<String
     })
 }
 
+/// A promise of a method's answer: typed, so the generated TypeScript says what it
+/// resolves to (`Promise<string | NativeFailure>`).
+pub type Answer<'env> = PromiseRaw<'env, Either<String, NativeFailure>>;
+
+/// `promise` with the type it resolves to, for the generated TypeScript.
+pub(crate) fn typed<'env, T>(env: &'env Env, promise: Object<'env>) -> PromiseRaw<'env, T> {
+    PromiseRaw::new(env.raw(), promise.raw())
+}
+
 /// Runs `work` on a thread of `class` in `client`'s turn; the promise resolves with its
 /// result or failure.
 pub fn run<'env>(
@@ -282,7 +291,7 @@ pub fn run<'env>(
     class: Class,
     client: ClientKey,
     work: impl FnOnce() -> ChainResult<String> + Send + 'static,
-) -> napi::Result<Object<'env>> {
+) -> napi::Result<Answer<'env>> {
     let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
     let stats = class.stats();
     let job: Job = Box::new(move || {
@@ -297,7 +306,7 @@ pub fn run<'env>(
     // Counted before sending: a thread may start the job before try_send returns.
     stats.queued.fetch_add(1, Relaxed);
     match pool.queue.push(client, job, pool.capacity) {
-        Ok(()) => Ok(promise),
+        Ok(()) => Ok(typed(env, promise)),
         Err((job, why)) => {
             stats.queued.fetch_sub(1, Relaxed);
             stats.rejected.fetch_add(1, Relaxed);
@@ -315,7 +324,7 @@ pub fn run<'env>(
             deferred.resolve(move |_| {
                 Ok(napi::bindgen_prelude::Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None }))
             });
-            Ok(promise)
+            Ok(typed(env, promise))
         }
     }
 }
