@@ -3,7 +3,7 @@
 //! Messages follow geth's wording, because clients such as viem recognise errors by
 //! their text.
 
-use alloy_primitives::Bytes;
+use alloy_primitives::{Address, Bytes, U256};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChainError {
@@ -23,7 +23,10 @@ pub enum ChainError {
     /// A call stopped with an EVM halt (out of gas, invalid opcode, ...).
     #[error("{0}")]
     Halted(String),
-    /// A transaction or call was refused before execution (nonce too low, insufficient funds, ...).
+    /// A transaction or call was refused before execution; see [`InvalidTx`].
+    #[error(transparent)]
+    InvalidTx(#[from] InvalidTx),
+    /// A request the node refuses for another reason (a block with nothing to trace, ...).
     #[error("{0}")]
     Rejected(String),
     /// eth_simulateV1 refused the request as a whole; see [`SimulateError`].
@@ -57,6 +60,65 @@ pub enum ChainError {
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error("{0}")]
     Internal(String),
+}
+
+/// Why a transaction, or a call's transaction fields, is refused before it runs: geth's
+/// words, written once (viem and ethers recognise errors by them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidTx {
+    #[error("nonce too low: address {sender}, tx: {tx} state: {state}")]
+    NonceTooLow { sender: Address, tx: u64, state: u64 },
+    #[error("nonce too high: address {sender}, tx: {tx} state: {state}")]
+    NonceTooHigh { sender: Address, tx: u64, state: u64 },
+    /// The pool holds at most so many transactions per sender, so a larger gap is refused.
+    #[error("nonce too high: address {sender}, tx: {tx} state: {state} (gap exceeds the per-sender pool limit)")]
+    NonceGapTooLarge { sender: Address, tx: u64, state: u64 },
+    #[error("nonce has max value: address {sender}, nonce: {}", u64::MAX)]
+    NonceMax { sender: Address },
+    /// Executing: the balance does not cover gas limit × fee cap + value (geth's state transition).
+    #[error("insufficient funds for gas * price + value: address {sender} have {have} want {want}")]
+    InsufficientFunds { sender: Address, have: U256, want: U256 },
+    /// Admitting to the pool (geth's txpool validation).
+    #[error("insufficient funds for gas * price + value: balance {balance}, tx cost {cost}, overshot {}", cost - balance)]
+    CostAboveBalance { balance: U256, cost: U256 },
+    #[error("insufficient funds for gas * price + value")]
+    CostOverflow,
+    #[error(
+        "max fee per gas less than block base fee: address {sender}, maxFeePerGas: {max_fee}, baseFee: {base_fee}"
+    )]
+    FeeCapBelowBaseFee { sender: Address, max_fee: u128, base_fee: u64 },
+    /// revm does not say by how much; geth's words without the figures.
+    #[error("max fee per gas less than block base fee")]
+    FeeCapTooLow,
+    #[error("max priority fee per gas higher than max fee per gas")]
+    TipAboveFeeCap,
+    #[error("max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}")]
+    TipAboveFeeCapOf { sender: Address, tip: u128, max_fee: u128 },
+    #[error("intrinsic gas too low: have {have}, want {want}")]
+    IntrinsicGasTooLow { have: u64, want: u64 },
+    #[error("exceeds block gas limit")]
+    GasLimitAboveBlock,
+    #[error("transaction gas limit too high (cap: {cap}, tx: {gas_limit})")]
+    GasLimitAboveCap { gas_limit: u64, cap: u64 },
+    #[error("sender not an eoa: address {sender}")]
+    SenderNotEoa { sender: Address },
+    #[error("max initcode size exceeded")]
+    InitCodeTooLarge,
+    #[error("invalid chain id")]
+    InvalidChainId,
+    #[error("empty authorization list")]
+    EmptyAuthorizationList,
+    #[error("transaction type not supported")]
+    TypeNotSupported,
+    #[error("already known")]
+    AlreadyKnown,
+    #[error("replacement transaction underpriced")]
+    ReplacementUnderpriced,
+    #[error("txpool is full")]
+    PoolFull,
+    /// What revm reports beyond the cases above, in its words.
+    #[error("invalid transaction: {0}")]
+    Other(String),
 }
 
 /// Request-level failures of eth_simulateV1, each with its own JSON-RPC code (-380xx).

@@ -41,6 +41,6 @@ pub mod view;
 pub mod wire;
 
 pub use config::{ChainConfig, Profile};
-pub use error::{ChainError, ChainResult, SimulateError};
+pub use error::{ChainError, ChainResult, InvalidTx, SimulateError};
 pub use node::Node;
 pub use types::BlockId;

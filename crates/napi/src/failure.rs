@@ -66,7 +66,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::HeaderNotFound => ErrorKind::HeaderNotFound,
         ChainError::Reverted { .. } => ErrorKind::Reverted,
         ChainError::Halted(_) => ErrorKind::Halted,
-        ChainError::Rejected(_) => ErrorKind::Rejected,
+        ChainError::Rejected(_) | ChainError::InvalidTx(_) => ErrorKind::Rejected,
         ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
         ChainError::Unavailable(_) => ErrorKind::Unavailable,
         ChainError::NotFound(_) => ErrorKind::NotFound,

@@ -15,7 +15,7 @@ use super::execution::Execution;
 use super::fees::Fees;
 use crate::chain_state::ChainState;
 use crate::config::Profile;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InvalidTx};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -150,51 +150,39 @@ impl Submission {
         let context = view.pending_header();
         let spec_id = self.chain.spec().spec_at(context.number, context.timestamp);
         if tx.is_eip7702() && !spec_id.is_enabled_in(revm::primitives::hardfork::SpecId::PRAGUE) {
-            return Err(ChainError::Rejected("transaction type not supported".into()));
+            return Err(InvalidTx::TypeNotSupported.into());
         }
         if tx.gas_limit() > context.gas_limit {
-            return Err(ChainError::Rejected("exceeds block gas limit".into()));
+            return Err(InvalidTx::GasLimitAboveBlock.into());
         }
         let env = tx_env_from_signed(&tx, sender);
         let intrinsic = calculate_initial_tx_gas_for_tx(&env, spec_id, None);
         let need = (intrinsic.initial_regular_gas + intrinsic.initial_state_gas).max(intrinsic.floor_gas);
         if tx.gas_limit() < need {
-            return Err(ChainError::Rejected(format!("intrinsic gas too low: have {}, want {need}", tx.gas_limit())));
+            return Err(InvalidTx::IntrinsicGasTooLow { have: tx.gas_limit(), want: need }.into());
         }
         if let Some(tip) = tx.max_priority_fee_per_gas() {
             if tip > tx.max_fee_per_gas() {
-                return Err(ChainError::Rejected(format!(
-                    "max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {}",
-                    tx.max_fee_per_gas()
-                )));
+                return Err(InvalidTx::TipAboveFeeCapOf { sender, tip, max_fee: tx.max_fee_per_gas() }.into());
             }
         }
         let base_fee = context.base_fee_per_gas.unwrap_or_default();
         if tx.max_fee_per_gas() < base_fee as u128 {
-            return Err(ChainError::Rejected(format!(
-                "max fee per gas less than block base fee: address {sender}, maxFeePerGas: {}, baseFee: {base_fee}",
-                tx.max_fee_per_gas()
-            )));
+            return Err(InvalidTx::FeeCapBelowBaseFee { sender, max_fee: tx.max_fee_per_gas(), base_fee }.into());
         }
         let ptx = PooledTx::new(tx, raw, sender);
         let state = view.pending_state();
         let account = state.account(&sender)?;
         let nonce = account.map(|a| a.nonce).unwrap_or_default();
         if ptx.nonce < nonce {
-            return Err(ChainError::Rejected(format!(
-                "nonce too low: address {sender}, tx: {} state: {nonce}",
-                ptx.nonce
-            )));
+            return Err(InvalidTx::NonceTooLow { sender, tx: ptx.nonce, state: nonce }.into());
         }
         let balance = account.map(|a| a.balance).unwrap_or(U256::ZERO);
         // A blob transaction also pays for its blob gas at its blob fee cap.
         let blob_gas = tx_blob_gas(&ptx.tx);
         let cost = ptx.cost() + U256::from(blob_gas) * U256::from(ptx.tx.max_fee_per_blob_gas().unwrap_or_default());
         if balance < cost {
-            return Err(ChainError::Rejected(format!(
-                "insufficient funds for gas * price + value: balance {balance}, tx cost {cost}, overshot {}",
-                cost - balance
-            )));
+            return Err(InvalidTx::CostAboveBalance { balance, cost }.into());
         }
         Ok(ptx)
     }

@@ -17,7 +17,7 @@ use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
-use crate::exec::{build_evm, errors::invalid_tx_message, tx_env_from_signed, Evm, ExecBlock, Mode};
+use crate::exec::{build_evm, errors::invalid_tx, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::pool::PooledTx;
 use crate::state::StateView;
 use crate::types::ExecutedTx;
@@ -200,7 +200,7 @@ impl OpenBlock {
                 self.txs.push(Arc::new(etx));
                 Outcome::Included
             }
-            Err(EVMError::Transaction(e)) => Outcome::Invalid(invalid_tx_message(&e, ptx.sender, ptx.gas_limit)),
+            Err(EVMError::Transaction(e)) => Outcome::Invalid(invalid_tx(&e, ptx.sender).to_string()),
             Err(e) => Outcome::Invalid(format!("execution failed: {e}")),
         }
     }

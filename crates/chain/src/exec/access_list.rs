@@ -103,8 +103,8 @@ pub fn create_access_list(
 /// A call refused before it ran, in geth's words: it names the hash of the request as an
 /// unsigned legacy transaction.
 fn refused(e: EVMError<ChainError>, tx: &TransactionRequest, nonce: u64, gas: u64) -> ChainError {
-    match evm_error(e, sender(tx), gas) {
-        ChainError::Rejected(m) => {
+    match evm_error(e, sender(tx)) {
+        ChainError::InvalidTx(m) => {
             let hash = unsigned_legacy_hash(tx, nonce, gas);
             ChainError::Rejected(format!("failed to apply transaction: {hash} err: {m}"))
         }

@@ -48,7 +48,7 @@ impl CallContext<'_> {
                 }
             }
         }
-        let out = evm.transact(env).map_err(|e| evm_error(e, from, gas))?;
+        let out = evm.transact(env).map_err(|e| evm_error(e, from))?;
         Ok(out.result)
     }
 

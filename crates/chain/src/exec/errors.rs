@@ -4,7 +4,7 @@ use alloy_primitives::{Address, Bytes};
 use alloy_sol_types::{Panic, Revert, SolError};
 use revm::context_interface::result::{EVMError, HaltReason, InvalidTransaction, OutOfGasError};
 
-use crate::error::ChainError;
+use crate::error::{ChainError, InvalidTx};
 
 /// The reason in `Error(string)` or `Panic(uint256)` revert data, as geth renders it.
 pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
@@ -54,55 +54,44 @@ pub fn halt_message(reason: &HaltReason) -> String {
     }
 }
 
-/// Why a transaction was refused before execution, in geth's words (viem matches on them).
-pub fn invalid_tx_message(err: &InvalidTransaction, sender: Address, gas_limit: u64) -> String {
+/// Why revm refused a transaction before executing it, as the node's [`InvalidTx`].
+pub fn invalid_tx(err: &InvalidTransaction, sender: Address) -> InvalidTx {
     match err {
-        InvalidTransaction::NonceTooLow { tx, state } => {
-            format!("nonce too low: address {sender}, tx: {tx} state: {state}")
-        }
-        InvalidTransaction::NonceTooHigh { tx, state } => {
-            format!("nonce too high: address {sender}, tx: {tx} state: {state}")
-        }
-        InvalidTransaction::NonceOverflowInTransaction => {
-            format!("nonce has max value: address {sender}, nonce: {}", u64::MAX)
-        }
+        InvalidTransaction::NonceTooLow { tx, state } => InvalidTx::NonceTooLow { sender, tx: *tx, state: *state },
+        InvalidTransaction::NonceTooHigh { tx, state } => InvalidTx::NonceTooHigh { sender, tx: *tx, state: *state },
+        InvalidTransaction::NonceOverflowInTransaction => InvalidTx::NonceMax { sender },
         InvalidTransaction::LackOfFundForMaxFee { fee, balance } => {
-            format!("insufficient funds for gas * price + value: address {sender} have {balance} want {fee}")
+            InvalidTx::InsufficientFunds { sender, have: **balance, want: **fee }
         }
-        InvalidTransaction::OverflowPaymentInTransaction => "insufficient funds for gas * price + value".into(),
-        InvalidTransaction::GasPriceLessThanBasefee => "max fee per gas less than block base fee".into(),
-        InvalidTransaction::PriorityFeeGreaterThanMaxFee => {
-            "max priority fee per gas higher than max fee per gas".into()
-        }
-        InvalidTransaction::CallerGasLimitMoreThanBlock => "exceeds block gas limit".into(),
+        InvalidTransaction::OverflowPaymentInTransaction => InvalidTx::CostOverflow,
+        InvalidTransaction::GasPriceLessThanBasefee => InvalidTx::FeeCapTooLow,
+        InvalidTransaction::PriorityFeeGreaterThanMaxFee => InvalidTx::TipAboveFeeCap,
+        InvalidTransaction::CallerGasLimitMoreThanBlock => InvalidTx::GasLimitAboveBlock,
         InvalidTransaction::TxGasLimitGreaterThanCap { gas_limit, cap } => {
-            format!("transaction gas limit too high (cap: {cap}, tx: {gas_limit})")
+            InvalidTx::GasLimitAboveCap { gas_limit: *gas_limit, cap: *cap }
         }
         InvalidTransaction::CallGasCostMoreThanGasLimit { initial_gas, gas_limit } => {
-            format!("intrinsic gas too low: have {gas_limit}, want {initial_gas}")
+            InvalidTx::IntrinsicGasTooLow { have: *gas_limit, want: *initial_gas }
         }
         InvalidTransaction::GasFloorMoreThanGasLimit { gas_floor, gas_limit } => {
-            format!("intrinsic gas too low: have {gas_limit}, want {gas_floor}")
+            InvalidTx::IntrinsicGasTooLow { have: *gas_limit, want: *gas_floor }
         }
-        InvalidTransaction::RejectCallerWithCode => format!("sender not an eoa: address {sender}"),
-        InvalidTransaction::CreateInitCodeSizeLimit => "max initcode size exceeded".into(),
-        InvalidTransaction::InvalidChainId | InvalidTransaction::MissingChainId => "invalid chain id".into(),
-        InvalidTransaction::EmptyAuthorizationList => "empty authorization list".into(),
+        InvalidTransaction::RejectCallerWithCode => InvalidTx::SenderNotEoa { sender },
+        InvalidTransaction::CreateInitCodeSizeLimit => InvalidTx::InitCodeTooLarge,
+        InvalidTransaction::InvalidChainId | InvalidTransaction::MissingChainId => InvalidTx::InvalidChainId,
+        InvalidTransaction::EmptyAuthorizationList => InvalidTx::EmptyAuthorizationList,
         InvalidTransaction::Eip2930NotSupported
         | InvalidTransaction::Eip1559NotSupported
         | InvalidTransaction::Eip4844NotSupported
-        | InvalidTransaction::Eip7702NotSupported => "transaction type not supported".into(),
-        other => {
-            let _ = gas_limit;
-            format!("invalid transaction: {other}")
-        }
+        | InvalidTransaction::Eip7702NotSupported => InvalidTx::TypeNotSupported,
+        other => InvalidTx::Other(other.to_string()),
     }
 }
 
 /// Maps an EVM error to a chain error; database failures are internal.
-pub fn evm_error(err: EVMError<ChainError>, sender: Address, gas_limit: u64) -> ChainError {
+pub fn evm_error(err: EVMError<ChainError>, sender: Address) -> ChainError {
     match err {
-        EVMError::Transaction(e) => ChainError::Rejected(invalid_tx_message(&e, sender, gas_limit)),
+        EVMError::Transaction(e) => invalid_tx(&e, sender).into(),
         EVMError::Database(e) => e,
         EVMError::Header(e) => ChainError::Internal(format!("invalid block header: {e}")),
         other => ChainError::Internal(other.to_string()),

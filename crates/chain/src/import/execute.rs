@@ -26,7 +26,7 @@ use crate::consensus::{
 };
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
-use crate::exec::{errors::invalid_tx_message, evm_context_with_spec, tx_env_from_signed, Evm, ExecBlock, Mode};
+use crate::exec::{errors::invalid_tx, evm_context_with_spec, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::spec::ChainSpec;
 use crate::state::{CodeCache, StateView};
 use crate::store::{trie, StoreSnapshot};
@@ -151,7 +151,7 @@ impl Run {
             }
             let out_state = match self.evm.transact(tx_env_from_signed(tx, *sender)) {
                 Ok(o) => o,
-                Err(EVMError::Transaction(e)) => return Err(invalid(invalid_tx_message(&e, *sender, tx.gas_limit()))),
+                Err(EVMError::Transaction(e)) => return Err(invalid(invalid_tx(&e, *sender).to_string())),
                 Err(EVMError::Database(e)) => return Err(e.into()),
                 Err(e) => return Err(invalid(e.to_string())),
             };

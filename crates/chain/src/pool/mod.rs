@@ -25,7 +25,7 @@ use alloy_primitives::{
     Address, Bytes, B256, U256,
 };
 
-use crate::error::ChainError;
+use crate::error::{ChainError, InvalidTx};
 
 /// A validated, signed transaction waiting in the pool.
 #[derive(Debug)]
@@ -201,13 +201,10 @@ impl Pool {
 
     fn plan(&self, tx: &PooledTx, state_nonce: u64) -> Result<Plan, ChainError> {
         if self.by_hash.contains_key(&tx.hash) {
-            return Err(ChainError::Rejected("already known".into()));
+            return Err(InvalidTx::AlreadyKnown.into());
         }
         if tx.nonce < state_nonce {
-            return Err(ChainError::Rejected(format!(
-                "nonce too low: address {}, tx: {} state: {}",
-                tx.sender, tx.nonce, state_nonce
-            )));
+            return Err(InvalidTx::NonceTooLow { sender: tx.sender, tx: tx.nonce, state: state_nonce }.into());
         }
         let queue = self.senders.get(&tx.sender);
         let mut plan = Plan::default();
@@ -215,7 +212,7 @@ impl Pool {
             // Both the fee cap and the tip must rise by at least 10%.
             let enough = |new: u128, old: u128| new.saturating_mul(100) >= old.saturating_mul(110);
             if !(enough(tx.max_fee, old.max_fee) && enough(tx.max_priority, old.max_priority)) {
-                return Err(ChainError::Rejected("replacement transaction underpriced".into()));
+                return Err(InvalidTx::ReplacementUnderpriced.into());
             }
             plan.replace = Some(old.hash);
             return Ok(plan);
@@ -228,13 +225,10 @@ impl Pool {
             )));
         }
         if tx.nonce >= state_nonce + self.limits.max_per_sender as u64 {
-            return Err(ChainError::Rejected(format!(
-                "nonce too high: address {}, tx: {} state: {} (gap exceeds the per-sender pool limit)",
-                tx.sender, tx.nonce, state_nonce
-            )));
+            return Err(InvalidTx::NonceGapTooLarge { sender: tx.sender, tx: tx.nonce, state: state_nonce }.into());
         }
         if self.by_hash.len() >= self.limits.max_total {
-            plan.evict = Some(self.eviction_victim(tx).ok_or_else(|| ChainError::Rejected("txpool is full".into()))?);
+            plan.evict = Some(self.eviction_victim(tx).ok_or_else(|| ChainError::from(InvalidTx::PoolFull))?);
         }
         Ok(plan)
     }

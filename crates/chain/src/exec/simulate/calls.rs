@@ -9,8 +9,8 @@ use revm::context_interface::result::{EVMError, InvalidTransaction};
 
 use alloy_rpc_types_eth::TransactionRequest;
 
-use crate::error::{ChainError, ChainResult, SimulateError};
-use crate::exec::errors::invalid_tx_message;
+use crate::error::{ChainError, ChainResult, InvalidTx, SimulateError};
+use crate::exec::errors::invalid_tx;
 use crate::exec::request::{inferred_type, input, sender};
 
 /// The call with geth's fee defaults: a dynamic-fee call without fees pays zero
@@ -34,13 +34,8 @@ pub fn check_fees(call: &TransactionRequest, base_fee: u64, validation: bool) ->
         return Ok(());
     }
     if fee_cap < base_fee as u128 {
-        return Err(ChainError::sim(
-            SimulateError::BaseFeeTooLow,
-            format!(
-                "err: max fee per gas less than block base fee: address {}, maxFeePerGas: {fee_cap}, baseFee: {base_fee}",
-                sender(call)
-            ),
-        ));
+        let refused = InvalidTx::FeeCapBelowBaseFee { sender: sender(call), max_fee: fee_cap, base_fee };
+        return Err(ChainError::sim(SimulateError::BaseFeeTooLow, format!("err: {refused}")));
     }
     Ok(())
 }
@@ -179,7 +174,7 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
             SimulateError::BlockGasLimitExceeded
         }
         InvalidTransaction::PriorityFeeGreaterThanMaxFee | InvalidTransaction::InvalidChainId => {
-            return ChainError::InvalidParams(invalid_tx_message(&e, sender, gas))
+            return ChainError::InvalidParams(invalid_tx(&e, sender).to_string())
         }
         InvalidTransaction::RejectCallerWithCode => SimulateError::SenderNotEoa,
         InvalidTransaction::CreateInitCodeSizeLimit => SimulateError::MaxInitCodeSizeExceeded,
@@ -187,9 +182,9 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
         InvalidTransaction::NonceOverflowInTransaction => SimulateError::InternalError,
         // Malformed calls geth has no simulate code for (blob and authorization-list
         // checks, …): refused as eth_call refuses them, in the same words.
-        _ => return ChainError::Rejected(invalid_tx_message(&e, sender, gas)),
+        _ => return invalid_tx(&e, sender).into(),
     };
-    let message = invalid_tx_message(&e, sender, gas);
+    let message = invalid_tx(&e, sender);
     if kind == SimulateError::ClientLimitExceeded {
         return ChainError::sim(kind, format!("the request's gas budget is used up: {message}"));
     }

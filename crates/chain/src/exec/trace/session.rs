@@ -81,9 +81,9 @@ impl<'a> TraceSession<'a> {
 
     /// Traces a call; a call refused before it runs fails as geth's does.
     pub fn trace_call(&mut self, env: TxEnv) -> ChainResult<GethTrace> {
-        let (from, gas) = (env.caller, env.gas_limit);
-        let refused = |e| match evm_error(e, from, gas) {
-            ChainError::Rejected(m) => ChainError::Rejected(format!("tracing failed: {m}")),
+        let from = env.caller;
+        let refused = |e| match evm_error(e, from) {
+            ChainError::InvalidTx(t) => ChainError::Rejected(format!("tracing failed: {t}")),
             other => other,
         };
         Ok(self.traced(env, None, refused)?.0)
