@@ -9,7 +9,7 @@ use alloy_primitives::{keccak256, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
 use preconf_trie::OrderedTrie;
 use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
+use revm::handler::{ExecuteCommitEvm, ExecuteEvm};
 use revm::primitives::hardfork::SpecId;
 
 use crate::chain_state::ChainState;
@@ -237,9 +237,8 @@ impl SystemCalls for OpenBlock {
         if !exists {
             return Ok(None);
         }
-        let out = self
-            .evm
-            .system_call(address, input)
+        // The protocol's gas for the fork (revm's own system call adds Amsterdam's reservoir).
+        let out = system::run(&mut self.evm, address, input)
             .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
         let output = out.result.output().cloned();
         self.record(&out.state);
