@@ -6,7 +6,7 @@
 //! Dependencies point one way (`npm run check` fails on a cycle: scripts/module-cycles.mjs),
 //! each layer using only those before it:
 //!
-//! 1. `changes`, `config`, `doorbell`, `error`, `metrics`, `spec`
+//! 1. `append`, `changes`, `config`, `doorbell`, `error`, `metrics`, `spec`
 //! 2. `pool`, `store`
 //! 3. `genesis`, `state`, `types`
 //! 4. `consensus`, `events`, `view`, `wire`
@@ -15,6 +15,7 @@
 //! 7. `api` · 8. `replica` · 9. `builder` · 10. `node`
 
 pub mod api;
+pub mod append;
 pub mod builder;
 pub mod chain_state;
 pub mod changes;

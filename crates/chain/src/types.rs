@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use alloy_primitives::{Address, Log, B256};
 
+use crate::append::AppendList;
 use crate::error::{ChainError, ChainResult};
 use crate::store::codec::StoredTx;
 
@@ -100,13 +101,16 @@ impl ExecutedTx {
     }
 }
 
+/// A block's transactions: one slice to read, shared by the versions of the block being built.
+pub type TxList = AppendList<Arc<ExecutedTx>>;
+
 /// A block with everything needed to answer reads about it.
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
     pub header: Header,
     /// `None` for the block being built (its hash is not known until it is sealed).
     pub hash: Option<B256>,
-    pub txs: Vec<Arc<ExecutedTx>>,
+    pub txs: TxList,
     /// Index of the newest pre-confirmation (only for the block being built).
     pub preconf_index: Option<u64>,
     /// Uncle headers (imported proof-of-work blocks; built blocks have none).

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use alloy_consensus::Header;
 use alloy_primitives::{map::B256Map, B256};
+use parking_lot::RwLock;
 
 use crate::changes::StateChanges;
 use crate::error::{ChainError, ChainResult};
@@ -13,7 +14,9 @@ use crate::state::{CodeCache, Overlay, StateView};
 use crate::store::StoreSnapshot;
 use crate::types::{BlockData, BlockId, ExecutedTx};
 
-/// The block being built, as of its newest pre-confirmation.
+/// The block being built, as of its newest pre-confirmation. Publishing the next one costs
+/// what it added: the transaction list and the hash index are shared with the versions
+/// before it (append.rs), and the overlay gains one layer (merging a few small ones).
 #[derive(Clone, Debug)]
 pub struct PendingBlock {
     /// Header fields of the block being built (number, timestamp, base fee, gas limit,
@@ -21,17 +24,35 @@ pub struct PendingBlock {
     pub block: Arc<BlockData>,
     /// State changes of the pre-confirmed transactions (and the block's system calls).
     pub overlay: Overlay,
-    /// Transaction hash -> index in `block.txs`.
-    pub tx_index: B256Map<usize>,
+    /// What the newest pre-confirmation changed (the layer it added to `overlay`).
+    pub tick: Arc<StateChanges>,
+    /// Transaction hash -> index in `block.txs`, shared by every version of the block.
+    tx_index: Arc<TxIndex>,
+}
+
+/// Hash -> index of the transactions of the newest version of a pending block. Older
+/// versions share it and ignore what lies past their own length.
+#[derive(Debug, Default)]
+struct TxIndex {
+    /// (indexed transactions, hash -> index).
+    map: RwLock<(usize, B256Map<usize>)>,
+}
+
+impl TxIndex {
+    fn of(txs: &[Arc<ExecutedTx>]) -> Self {
+        let map = txs.iter().enumerate().map(|(i, t)| (t.hash(), i)).collect();
+        Self { map: RwLock::new((txs.len(), map)) }
+    }
 }
 
 impl PendingBlock {
     /// The block being built from scratch: `txs` so far, one overlay layer holding all they
     /// (and the block's system calls) changed. Index 0 is the block just opened.
     pub fn start(header: Header, txs: Vec<Arc<ExecutedTx>>, preconf_index: u64, layer: Arc<StateChanges>) -> Self {
-        let tx_index = txs.iter().enumerate().map(|(i, t)| (t.hash(), i)).collect();
-        let block = BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), ..Default::default() };
-        Self { block: Arc::new(block), overlay: Overlay::default().with(layer), tx_index }
+        let tx_index = Arc::new(TxIndex::of(&txs));
+        let block =
+            BlockData { header, hash: None, txs: txs.into(), preconf_index: Some(preconf_index), ..Default::default() };
+        Self { block: Arc::new(block), overlay: Overlay::default().with(layer.clone()), tick: layer, tx_index }
     }
 
     /// This block after one more pre-confirmation: `new_txs` appended, `layer` (what they
@@ -43,15 +64,28 @@ impl PendingBlock {
         preconf_index: u64,
         layer: Arc<StateChanges>,
     ) -> Self {
-        let mut txs = Vec::with_capacity(self.block.txs.len() + new_txs.len());
-        txs.extend(self.block.txs.iter().cloned());
-        let mut tx_index = self.tx_index.clone();
-        for t in new_txs {
-            tx_index.insert(t.hash(), txs.len());
-            txs.push(t.clone());
-        }
+        let len = self.block.txs.len();
+        let txs = self.block.txs.appended(new_txs);
+        let tx_index = {
+            let mut index = self.tx_index.map.write();
+            if index.0 == len {
+                index.1.extend(new_txs.iter().enumerate().map(|(i, t)| (t.hash(), len + i)));
+                index.0 = txs.len();
+                self.tx_index.clone()
+            } else {
+                // A newer version went another way (not the builder's case): index our own.
+                drop(index);
+                Arc::new(TxIndex::of(&txs))
+            }
+        };
         let block = BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), ..Default::default() };
-        Self { block: Arc::new(block), overlay: self.overlay.with(layer), tx_index }
+        Self { block: Arc::new(block), overlay: self.overlay.with(layer.clone()), tick: layer, tx_index }
+    }
+
+    /// Where a transaction is in this version of the block.
+    pub fn position(&self, hash: &B256) -> Option<usize> {
+        let i = *self.tx_index.map.read().1.get(hash)?;
+        self.block.txs.get(i).filter(|t| t.hash() == *hash).map(|_| i)
     }
 
     pub fn number(&self) -> u64 {

@@ -198,7 +198,7 @@ fn a_tampered_state_change_stops_the_replica() {
         &preconf_chain::types::BlockData {
             header: tampered.header.clone(),
             hash: Some(tampered.hash),
-            txs: tampered.txs.clone(),
+            txs: tampered.txs.clone().into(),
             ..Default::default()
         },
         &tampered.changes,

@@ -78,7 +78,14 @@ pub fn load_block(snapshot: &StoreSnapshot, number: u64) -> ChainResult<Option<B
         )));
     }
     let txs = ExecutedTx::from_stored(&body.txs, &receipts.receipts)?;
-    Ok(Some(BlockData { header, hash, txs, preconf_index: None, ommers: body.ommers, withdrawals: body.withdrawals }))
+    Ok(Some(BlockData {
+        header,
+        hash,
+        txs: txs.into(),
+        preconf_index: None,
+        ommers: body.ommers,
+        withdrawals: body.withdrawals,
+    }))
 }
 
 /// A small FIFO cache of decoded sealed blocks.

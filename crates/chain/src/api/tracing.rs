@@ -73,7 +73,7 @@ impl Tracing {
         Ok(BlockToTrace {
             header: block.header.clone(),
             hash: block.hash,
-            txs: block.txs.clone(),
+            txs: block.txs.to_vec(),
             parent_state: view.state_at(number - 1),
         })
     }
@@ -96,8 +96,8 @@ impl Tracing {
     pub fn trace_transaction(&self, hash: B256, opts: &TraceOptions) -> ChainResult<GethTrace> {
         let inspectors = inspectors(opts, &self.limits())?;
         let view = self.chain.view();
-        let (at, index) = match view.pending.as_ref().and_then(|p| p.tx_index.get(&hash)) {
-            Some(&i) => (Resolved::Pending, i),
+        let (at, index) = match view.pending.as_ref().and_then(|p| p.position(&hash)) {
+            Some(i) => (Resolved::Pending, i),
             None => match view.snapshot.tx_location(&hash)? {
                 Some((number, index)) if number <= view.head_number() => (Resolved::Sealed(number), index as usize),
                 _ => return Err(ChainError::NotFound("transaction not found".into())),

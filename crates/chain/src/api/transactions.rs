@@ -42,7 +42,7 @@ impl Transactions {
     /// Finds an executed transaction: pre-confirmed first, then sealed.
     pub fn find_executed(&self, view: &ChainView, hash: &B256) -> ChainResult<Option<(Arc<BlockData>, usize)>> {
         if let Some(p) = &view.pending {
-            if let Some(&i) = p.tx_index.get(hash) {
+            if let Some(i) = p.position(hash) {
                 return Ok(Some((p.block.clone(), i)));
             }
         }
@@ -89,7 +89,7 @@ impl Transactions {
     pub fn progress(&self, hash: B256) -> ChainResult<TxProgress> {
         let (entry, view) = self.chain.with_pool(|pool| pool.lookup(&hash));
         if let Some(p) = &view.pending {
-            if let Some(&i) = p.tx_index.get(&hash) {
+            if let Some(i) = p.position(&hash) {
                 let preconf_index = p.block.preconf_index.unwrap_or_default();
                 return Ok(TxProgress::Preconfirmed { number: p.block.header.number, index: i as u64, preconf_index });
             }

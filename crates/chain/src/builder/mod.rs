@@ -149,7 +149,7 @@ impl Builder {
             if let Some(p) = view.pending.clone() {
                 let term = b.term();
                 b.record(Kind::Pending, p.number(), 0, || {
-                    codec::encode_pending(&p.block, term, unix_now_ms(), true, 0, &last_layer(&p))
+                    codec::encode_pending(&p.block, term, unix_now_ms(), true, 0, &p.tick)
                 })
                 .map_err(|e| ChainError::Internal(format!("cannot open block {}: {e}", p.number())))?;
             }
@@ -308,7 +308,7 @@ impl Builder {
     /// Tells listeners about the block just opened (pre-confirmation 0).
     fn announce_open(&self) {
         let Some(p) = &self.published else { return };
-        let changes = p.overlay.layers().last().cloned().unwrap_or_default();
+        let changes = p.tick.clone();
         self.chain.events().send(ChainEvent::Opened { block: p.block.clone(), unix_ms: unix_now_ms(), changes });
     }
 
@@ -317,7 +317,7 @@ impl Builder {
         let Some(p) = &self.published else { return };
         let first_new = self.block.announced;
         self.block.announced = self.block.txs.len();
-        let changes = p.overlay.layers().last().cloned().unwrap_or_default();
+        let changes = p.tick.clone();
         self.chain.events().send(ChainEvent::Preconfirmed {
             block: p.block.clone(),
             first_new,
@@ -325,9 +325,4 @@ impl Builder {
             changes,
         });
     }
-}
-
-/// What the newest pre-confirmation of `p` changed (its top overlay layer).
-fn last_layer(p: &PendingBlock) -> Arc<crate::changes::StateChanges> {
-    p.overlay.layers().last().cloned().unwrap_or_default()
 }

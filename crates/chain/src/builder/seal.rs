@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alloy_primitives::B256;
 
 use super::block::{unix_now_ms, OpenBlock};
-use super::{last_layer, Builder};
+use super::Builder;
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
@@ -54,7 +54,7 @@ impl Builder {
         tips.push(tip.clone());
         let snapshot = self.chain.store().snapshot_with_tips(tips)?;
 
-        let head = Arc::new(BlockData { header, hash: Some(hash), txs, ..Default::default() });
+        let head = Arc::new(BlockData { header, hash: Some(hash), txs: txs.into(), ..Default::default() });
         let old = self.chain.view();
         let sealed = ChainView {
             snapshot,
@@ -72,7 +72,7 @@ impl Builder {
         // before it is stored or shown. Fenced: nothing of it is.
         let term = self.term();
         let encode = || {
-            let next = view.pending.as_ref().map(|p| (&*p.block, term, unix_now_ms(), last_layer(p)));
+            let next = view.pending.as_ref().map(|p| (&*p.block, term, unix_now_ms(), p.tick.clone()));
             codec::encode_sealed(&head, &changes, next.as_ref().map(|(b, t, ms, c)| (*b, *t, *ms, &**c)))
         };
         let Ok(seq) = self.record(Kind::Sealed, head.header.number, 0, encode) else { return Ok(()) };

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use alloy_primitives::B256;
 
 use super::block::{unix_now_ms, Outcome};
-use super::{last_layer, Builder};
+use super::Builder;
 use crate::pool::BestTxs;
 use crate::wire::{self as codec, Kind};
 
@@ -74,7 +74,7 @@ impl Builder {
         if let Some(p) = view.pending.clone() {
             // A cluster's leader shows it only once the log holds it.
             let (first, term) = (self.block.announced, self.term());
-            let encode = || codec::encode_pending(&p.block, term, unix_now_ms(), false, first, &last_layer(&p));
+            let encode = || codec::encode_pending(&p.block, term, unix_now_ms(), false, first, &p.tick);
             if self.record(Kind::Pending, p.number(), p.preconf_index(), encode).is_err() {
                 return;
             }

@@ -347,7 +347,7 @@ impl Follower {
         let head = Arc::new(BlockData {
             header: b.header,
             hash: Some(b.hash),
-            txs: b.txs,
+            txs: b.txs.into(),
             preconf_index: None,
             ommers: b.ommers,
             withdrawals: b.withdrawals,

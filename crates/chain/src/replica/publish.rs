@@ -355,7 +355,7 @@ impl Publisher {
         let block = BlockData {
             header,
             hash: Some(hash),
-            txs,
+            txs: txs.into(),
             preconf_index: None,
             ommers: body.ommers,
             withdrawals: body.withdrawals,

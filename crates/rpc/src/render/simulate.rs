@@ -20,8 +20,12 @@ pub fn simulated_blocks(blocks: &[SimulatedBlock], full: bool) -> String {
 }
 
 fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
-    let data =
-        BlockData { header: sim.header.clone(), hash: Some(sim.hash), txs: sim.txs.clone(), ..Default::default() };
+    let data = BlockData {
+        header: sim.header.clone(),
+        hash: Some(sim.hash),
+        txs: sim.txs.clone().into(),
+        ..Default::default()
+    };
     let mut object = block_object(&data, full);
     object.header.size = Some(alloy_primitives::U256::from(sim.size()));
     if object.withdrawals.is_some() {
