@@ -47,19 +47,41 @@ impl CodeCache {
 
 /// Pre-confirmed changes on top of a stored block, oldest first. Each pre-confirmation
 /// adds one layer (what its transactions changed) instead of copying every change the
-/// block made so far; a read asks the layers newest first.
+/// block made so far; a read asks the layers newest first. So that a block of many short
+/// pre-confirmations does not make reads ask hundreds of layers, equal neighbours merge
+/// (1+1 -> 2, 2+2 -> 4, ...) up to `MERGE_UP_TO` pre-confirmations a layer: a tick copies
+/// at most that many ticks' changes, and a read asks about block/`MERGE_UP_TO` + log2 of it.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
     layers: Vec<Arc<StateChanges>>,
+    /// How many pre-confirmations each layer holds.
+    spans: Vec<u32>,
 }
+
+/// The most pre-confirmations one merged layer holds (the bound on a tick's merging work).
+pub const MERGE_UP_TO: u32 = 16;
 
 impl Overlay {
     /// This overlay with one more (newer) layer.
     pub fn with(&self, layer: Arc<StateChanges>) -> Self {
         let mut layers = Vec::with_capacity(self.layers.len() + 1);
         layers.extend(self.layers.iter().cloned());
+        let mut spans = self.spans.clone();
         layers.push(layer);
-        Self { layers }
+        spans.push(1);
+        while let [.., a, b] = spans[..] {
+            if a != b || a + b > MERGE_UP_TO {
+                break;
+            }
+            let newer = layers.pop().expect("one per span");
+            let older = layers.pop().expect("one per span");
+            let mut merged = (*older).clone();
+            merged.extend((*newer).clone());
+            layers.push(Arc::new(merged));
+            spans.pop();
+            *spans.last_mut().expect("one per span") = a + b;
+        }
+        Self { layers, spans }
     }
 
     pub fn layers(&self) -> &[Arc<StateChanges>] {
@@ -161,5 +183,44 @@ impl DatabaseRef for StateView {
 
     fn block_hash_ref(&self, number: u64) -> Result<B256, Self::Error> {
         Ok(self.snapshot.block_hash(number)?.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::changes::AccountChange;
+
+    /// Tick `t` sets account `t % 5`'s nonce to `t` and its slot `t % 3` to `t`; every
+    /// seventh tick wipes the account's storage.
+    fn tick(t: u64) -> Arc<StateChanges> {
+        let mut c = StateChanges::default();
+        let info = Some(AccountState { nonce: t, balance: U256::ZERO, code_hash: KECCAK256_EMPTY });
+        let mut change = AccountChange { info, storage_wiped: t.is_multiple_of(7), ..Default::default() };
+        change.storage.insert(U256::from(t % 3), U256::from(t));
+        c.accounts.insert(Address::with_last_byte((t % 5) as u8), change);
+        Arc::new(c)
+    }
+
+    #[test]
+    fn merged_layers_read_as_the_ticks_they_hold() {
+        let mut overlay = Overlay::default();
+        let mut ticks = Vec::new();
+        for t in 1..=100 {
+            ticks.push(tick(t));
+            overlay = overlay.with(ticks[ticks.len() - 1].clone());
+            for a in 0..6u8 {
+                let address = Address::with_last_byte(a);
+                let naive = ticks.iter().rev().find_map(|l| l.account(&address));
+                assert_eq!(overlay.account(&address), naive, "tick {t}, account {a}");
+                for slot in 0..4u64 {
+                    let slot = U256::from(slot);
+                    let naive = ticks.iter().rev().find_map(|l| l.storage(&address, &slot));
+                    assert_eq!(overlay.storage(&address, &slot), naive, "tick {t}, account {a}, slot {slot}");
+                }
+            }
+        }
+        // 100 ticks: six full layers of 16, then 4 in a layer of 4.
+        assert_eq!(overlay.spans, vec![16, 16, 16, 16, 16, 16, 4]);
     }
 }
