@@ -84,11 +84,13 @@ pub struct Fanout {
     hubs: RwLock<Vec<EventHub>>,
     /// On while some event loop wants `Pooled`: the chain sends none otherwise.
     pooled: PoolInterest,
+    /// Logs counted so far in the block being built (only the renderer thread uses it).
+    logs: Mutex<render::LogCursor>,
 }
 
 impl Fanout {
     pub fn new(pooled: PoolInterest) -> Self {
-        Self { hubs: RwLock::default(), pooled }
+        Self { hubs: RwLock::default(), pooled, logs: Mutex::default() }
     }
 
     pub fn add(&self, hub: EventHub) {
@@ -138,13 +140,15 @@ impl Fanout {
                 if self.wants(EventKind::Flashblock) {
                     self.emit(EventKind::Flashblock, render::flashblock(block, *unix_ms));
                 }
-                if self.wants(EventKind::FlashblockTx) {
-                    for tx in render::flashblock_txs(block, *first_new) {
+                let (txs, logs) = (self.wants(EventKind::FlashblockTx), self.wants(EventKind::PendingLogs));
+                let first_log = if txs || logs { self.logs.lock().first_log(block, *first_new) } else { 0 };
+                if txs {
+                    for tx in render::flashblock_txs(block, *first_new, first_log) {
                         self.emit(EventKind::FlashblockTx, tx);
                     }
                 }
-                if self.wants(EventKind::PendingLogs) {
-                    if let Some(logs) = render::logs(block, *first_new) {
+                if logs {
+                    if let Some(logs) = render::logs(block, *first_new, first_log) {
                         self.emit(EventKind::PendingLogs, logs);
                     }
                 }
@@ -155,7 +159,7 @@ impl Fanout {
                     self.emit(EventKind::NewHead, render::new_head(block));
                 }
                 if self.wants(EventKind::Logs) {
-                    if let Some(logs) = render::logs(block, 0) {
+                    if let Some(logs) = render::logs(block, 0, 0) {
                         self.emit(EventKind::Logs, logs);
                     }
                 }

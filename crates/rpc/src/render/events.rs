@@ -46,9 +46,32 @@ pub fn flashblock(block: &BlockData, unix_ms: u64) -> String {
     v.to_string()
 }
 
-/// Logs of the transactions from `first`, with block-wide indices, one list per transaction.
-fn logs_from(block: &BlockData, first: usize) -> Vec<Vec<Log>> {
-    let mut log_index: u64 = block.txs[..first].iter().map(|t| t.receipt.logs.len() as u64).sum();
+/// Counts the logs before a pre-confirmation's first new transaction from where the
+/// previous one of the same block left off, so a renderer that sees every pre-confirmation
+/// counts each transaction's logs once per block, not once per pre-confirmation.
+#[derive(Default)]
+pub struct LogCursor {
+    number: u64,
+    txs: usize,
+    logs: u64,
+}
+
+impl LogCursor {
+    /// Block-wide index of the first log of `block.txs[first]`.
+    pub fn first_log(&mut self, block: &BlockData, first: usize) -> u64 {
+        if self.number != block.header.number || self.txs > first || first > block.txs.len() {
+            *self = Self { number: block.header.number, ..Self::default() };
+        }
+        let first = first.min(block.txs.len());
+        self.logs += block.txs[self.txs..first].iter().map(|t| t.receipt.logs.len() as u64).sum::<u64>();
+        self.txs = first;
+        self.logs
+    }
+}
+
+/// Logs of the transactions from `first` (whose first log has index `log_index`), with
+/// block-wide indices, one list per transaction.
+fn logs_from(block: &BlockData, first: usize, mut log_index: u64) -> Vec<Vec<Log>> {
     block.txs[first..]
         .iter()
         .enumerate()
@@ -69,9 +92,10 @@ fn logs_from(block: &BlockData, first: usize) -> Vec<Vec<Log>> {
         .collect()
 }
 
-/// Each new pre-confirmed transaction as a full object with its `logs`.
-pub fn flashblock_txs(block: &BlockData, first_new: usize) -> Vec<String> {
-    let logs = logs_from(block, first_new);
+/// Each new pre-confirmed transaction as a full object with its `logs`; `first_log` is the
+/// index of the first of them (`LogCursor`).
+pub fn flashblock_txs(block: &BlockData, first_new: usize, first_log: u64) -> Vec<String> {
+    let logs = logs_from(block, first_new, first_log);
     block.txs[first_new..]
         .iter()
         .zip(logs)
@@ -87,9 +111,10 @@ pub fn flashblock_txs(block: &BlockData, first_new: usize) -> Vec<String> {
         .collect()
 }
 
-/// Every log of the transactions from `first` as one list; `None` when there are none.
-pub fn logs(block: &BlockData, first: usize) -> Option<String> {
-    let all: Vec<Log> = logs_from(block, first).into_iter().flatten().collect();
+/// Every log of the transactions from `first` (the first with index `first_log`) as one
+/// list; `None` when there are none.
+pub fn logs(block: &BlockData, first: usize, first_log: u64) -> Option<String> {
+    let all: Vec<Log> = logs_from(block, first, first_log).into_iter().flatten().collect();
     (!all.is_empty()).then(|| to_json(&all))
 }
 
