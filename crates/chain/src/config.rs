@@ -98,10 +98,3 @@ impl Default for ChainConfig {
         }
     }
 }
-
-impl ChainConfig {
-    /// Pre-confirmations per sealed block (at least one).
-    pub fn preconfs_per_block(&self) -> u64 {
-        (self.block_time_ms / self.preconf_interval_ms.max(1)).max(1)
-    }
-}

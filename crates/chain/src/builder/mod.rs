@@ -186,7 +186,7 @@ impl Builder {
 
     /// Executes pooled transactions as they arrive and publishes what it executed at each
     /// tick, so a pre-confirmation goes out on the clock however long its transactions
-    /// took to run; every `preconfs_per_block` ticks it seals. What to do when is the
+    /// took to run; every block time it seals. What to do when is the
     /// schedule's (schedule.rs); this loop sleeps and acts.
     fn run(&mut self, stop: mpsc::Receiver<Stop>) {
         let interval = Duration::from_millis(self.chain.config().preconf_interval_ms.max(1));
@@ -195,7 +195,8 @@ impl Builder {
         // A new leader shows its first pre-confirmation at once: the old leader's interval
         // already passed while the lease lapsed.
         let first = if self.ledger.is_some() { now } else { now + interval };
-        let mut schedule = Schedule::new(interval, self.chain.config().preconfs_per_block(), now, first);
+        let block_time = Duration::from_millis(self.chain.config().block_time_ms.max(1));
+        let mut schedule = Schedule::new(interval, block_time, now, first);
         let mut rung = false;
         loop {
             let stopping = match stop.try_recv() {

@@ -5,8 +5,12 @@
 //! Between ticks the builder passes over the pool when something arrived (at most once per
 //! `poll`, so a stream of arrivals is executed in batches), and stops passing a little
 //! before the tick so the tick is on time; at the tick it runs what arrived meanwhile for a
-//! short while and publishes; every `per_block` ticks it seals. A tick that comes late does
-//! not burst: the ticks it missed are skipped.
+//! short while and publishes. A tick that comes late does not burst: the ticks it missed
+//! are skipped. Sealing keeps to the block time rather than to a count of ticks: the block
+//! is sealed at its first tick due at (or half an interval before) its deadline, so skipped
+//! ticks do not stretch blocks, and deadlines follow one another by the block time whatever a
+//! seal took. A block never holds more than `per_block` pre-confirmations either (a new
+//! leader continuing a block knows its count, not when it opened).
 
 use std::time::{Duration, Instant};
 
@@ -44,6 +48,9 @@ pub struct Facts {
 pub struct Schedule {
     interval: Duration,
     per_block: u64,
+    block_time: Duration,
+    /// When the open block is due to be sealed.
+    seal_at: Instant,
     /// Passes between ticks are at least this far apart.
     poll: Duration,
     /// When the next tick is due.
@@ -72,11 +79,15 @@ pub fn at_tick(interval: Duration) -> Duration {
 }
 
 impl Schedule {
-    /// A clock whose first tick is due at `first_tick`.
-    pub fn new(interval: Duration, per_block: u64, now: Instant, first_tick: Instant) -> Self {
+    /// A clock whose first tick is due at `first_tick`; the open block's `block_time`
+    /// counts from `now`.
+    pub fn new(interval: Duration, block_time: Duration, now: Instant, first_tick: Instant) -> Self {
+        let per_block = (block_time.as_nanos() / interval.as_nanos().max(1)).max(1) as u64;
         Self {
             interval,
-            per_block: per_block.max(1),
+            per_block,
+            block_time,
+            seal_at: now + block_time,
             poll: exec_poll(interval),
             next: first_tick,
             rest_until: now,
@@ -91,11 +102,15 @@ impl Schedule {
         if f.now >= self.next {
             let due = self.next;
             self.next += self.interval;
-            return Action::Tick {
-                due,
-                execute_until: f.now + at_tick(self.interval),
-                seal: f.preconf_index + 1 >= self.per_block,
-            };
+            let seal = f.preconf_index + 1 >= self.per_block || due + self.interval / 2 >= self.seal_at;
+            if seal {
+                self.seal_at += self.block_time;
+                if self.seal_at <= due {
+                    // More than a block behind: the next block gets its whole time.
+                    self.seal_at = due + self.block_time;
+                }
+            }
+            return Action::Tick { due, execute_until: f.now + at_tick(self.interval), seal };
         }
         let stop_at = stop_before(self.next, self.interval);
         self.owed |= f.rung;
@@ -132,7 +147,7 @@ mod tests {
 
     fn clock() -> (Schedule, Instant) {
         let t0 = Instant::now();
-        (Schedule::new(200 * MS, 10, t0, t0 + 200 * MS), t0)
+        (Schedule::new(200 * MS, 2000 * MS, t0, t0 + 200 * MS), t0)
     }
 
     fn at(now: Instant) -> Facts {
@@ -214,7 +229,48 @@ mod tests {
     #[test]
     fn a_first_tick_due_at_once_comes_first() {
         let t0 = Instant::now();
-        let mut s = Schedule::new(200 * MS, 10, t0, t0);
+        let mut s = Schedule::new(200 * MS, 2000 * MS, t0, t0);
         assert!(matches!(s.next(Facts { rung: true, ..at(t0) }), Action::Tick { .. }));
+    }
+
+    /// Runs the ticks from `t0` to `end`, waking `late` after each due time (a busy core),
+    /// and returns the due times of the seals.
+    fn seals(mut s: Schedule, t0: Instant, end: Instant, late: Duration) -> Vec<Duration> {
+        let (mut now, mut index, mut out) = (t0, 0, Vec::new());
+        while now < end {
+            match s.next(Facts { preconf_index: index, ..at(now) }) {
+                Action::Tick { due, seal, .. } => {
+                    s.ticked(now + late);
+                    index = if seal { 0 } else { index + 1 };
+                    if seal {
+                        out.push(due - t0);
+                    }
+                }
+                Action::Wait { until } | Action::Rest { until } => now = until + late,
+                other => panic!("{other:?}"),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn blocks_of_many_short_ticks_are_sealed_on_the_block_time() {
+        let t0 = Instant::now();
+        let s = Schedule::new(10 * MS, 1000 * MS, t0, t0 + 10 * MS);
+        assert_eq!(seals(s, t0, t0 + 3001 * MS, Duration::ZERO), vec![1000 * MS, 2000 * MS, 3000 * MS]);
+    }
+
+    #[test]
+    fn ticks_skipped_while_late_do_not_stretch_the_block() {
+        let t0 = Instant::now();
+        // Every wake-up 13 ms late with 10 ms ticks: about half the ticks are skipped, and
+        // a count of 100 ticks would make 2.3 s blocks.
+        let s = Schedule::new(10 * MS, 1000 * MS, t0, t0 + 10 * MS);
+        let at = seals(s, t0, t0 + 3100 * MS, 13 * MS);
+        assert_eq!(at.len(), 3, "{at:?}");
+        for (i, due) in at.iter().enumerate() {
+            let nominal = (i as u32 + 1) * 1000 * MS;
+            assert!(*due + 5 * MS >= nominal && *due <= nominal + 30 * MS, "seal {i} due at {due:?}");
+        }
     }
 }
