@@ -204,3 +204,33 @@ fn an_in_flight_block_reads_as_it_will_once_committed() {
     assert_eq!(before.header(4).unwrap(), None);
     assert_eq!(before.tx_location(&tx).unwrap(), None);
 }
+
+/// `evm_revert`'s store: a savepoint, then blocks, then back; the state, the trie and the
+/// whole-state walk are as they were, and the store goes on from there.
+#[test]
+fn a_restored_savepoint_takes_back_every_later_block() {
+    let store = Store::in_memory().unwrap();
+    let roots = write_history(&store);
+    let back_to_3 = store.savepoint().unwrap();
+    let root4 = commit(&store, 4, &changes(vec![(B, Some(account(11, 1)), vec![(1, 2)], false)]));
+    commit(&store, 5, &changes(vec![(A, Some(account(1, 0)), vec![], false)]));
+    assert_eq!(store.head().unwrap(), Some(5));
+
+    store.restore(&back_to_3).unwrap();
+    assert_eq!(store.head().unwrap(), Some(3));
+    let snap = store.snapshot().unwrap();
+    assert_eq!(snap.header(4).unwrap(), None);
+    assert_eq!(snap.account(&B, 5).unwrap(), Some(account(10, 0)), "the history after the savepoint is gone");
+    assert_eq!(store.state_root(&StateChanges::default()).unwrap().0, roots[3], "the trie went back too");
+    let mut walked = Vec::new();
+    snap.each_account(3, |a, s| walked.push((a, s))).unwrap();
+    assert_eq!(walked, vec![(B, account(10, 0))]);
+    // The same block again gets the same root: nothing of the first block 4 is left.
+    assert_eq!(commit(&store, 4, &changes(vec![(B, Some(account(11, 1)), vec![(1, 2)], false)])), root4);
+    let mut slots = Vec::new();
+    store.snapshot().unwrap().each_slot(4, |a, k, v| slots.push((a, k, v))).unwrap();
+    assert_eq!(slots, vec![(B, U256::from(1), U256::from(2))]);
+
+    store.wipe().unwrap();
+    assert_eq!(store.head().unwrap(), None);
+}

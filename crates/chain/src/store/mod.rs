@@ -16,10 +16,12 @@ pub mod genesis;
 mod history;
 mod in_flight;
 mod memory_backend;
+mod rewind;
 mod snapshot;
 mod sorted;
 pub mod trie;
 pub mod verify;
+mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,6 +36,7 @@ pub use codec::{StoredBody, StoredReceipts};
 pub(crate) use history::META_HISTORY_FROM;
 use history::{KeyList, Tally, HISTORY_KEYS};
 pub use in_flight::InFlightBlock;
+pub use rewind::StoreSavepoint;
 pub use snapshot::StoreSnapshot;
 
 use preconf_trie::TrieDiff;
@@ -143,35 +146,7 @@ impl Store {
 
     fn init(db: Database, backing: Backing) -> ChainResult<Self> {
         let txn = db.begin_write()?;
-        {
-            // Create every table so readers never meet a missing one.
-            let mut meta = txn.open_table(META)?;
-            txn.open_table(HEADERS)?;
-            txn.open_table(HASHES)?;
-            txn.open_table(NUMBERS)?;
-            txn.open_table(BODIES)?;
-            txn.open_table(RECEIPTS)?;
-            txn.open_table(TX_INDEX)?;
-            txn.open_table(ACCOUNTS)?;
-            txn.open_table(STORAGE)?;
-            txn.open_table(CODES)?;
-            txn.open_table(change_sets::CHANGE_SETS)?;
-            txn.open_table(HISTORY_KEYS)?;
-            preconf_trie::create_tables(&txn)?;
-            let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
-            match schema {
-                None => {
-                    meta.insert(META_SCHEMA, SCHEMA_VERSION)?;
-                    meta.insert(META_LIVE_BYTES, 0u64.to_be_bytes().as_slice())?;
-                }
-                Some(v) if v == SCHEMA_VERSION => {}
-                Some(v) if v == SCHEMA_MIGRATES_FROM => {
-                    drop(meta);
-                    migrate_from_2(&txn)?;
-                }
-                Some(v) => return Err(schema_mismatch(&v)),
-            }
-        }
+        create_tables(&txn)?;
         txn.commit()?;
         Ok(Self { db, backing, keep_change_sets: Default::default(), history_blocks: AtomicU64::new(0) })
     }
@@ -340,6 +315,39 @@ impl Store {
         txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
         Ok(txn)
     }
+}
+
+/// Creates every table that is missing, and checks (or records, or migrates) the schema
+/// version: at open, and after a wipe (`anvil_reset`).
+fn create_tables(txn: &redb::WriteTransaction) -> ChainResult<()> {
+    // Every table, so readers never meet a missing one.
+    let mut meta = txn.open_table(META)?;
+    txn.open_table(HEADERS)?;
+    txn.open_table(HASHES)?;
+    txn.open_table(NUMBERS)?;
+    txn.open_table(BODIES)?;
+    txn.open_table(RECEIPTS)?;
+    txn.open_table(TX_INDEX)?;
+    txn.open_table(ACCOUNTS)?;
+    txn.open_table(STORAGE)?;
+    txn.open_table(CODES)?;
+    txn.open_table(change_sets::CHANGE_SETS)?;
+    txn.open_table(HISTORY_KEYS)?;
+    preconf_trie::create_tables(txn)?;
+    let schema = meta.get(META_SCHEMA)?.map(|v| v.value().to_vec());
+    match schema {
+        None => {
+            meta.insert(META_SCHEMA, SCHEMA_VERSION)?;
+            meta.insert(META_LIVE_BYTES, 0u64.to_be_bytes().as_slice())?;
+        }
+        Some(v) if v == SCHEMA_VERSION => {}
+        Some(v) if v == SCHEMA_MIGRATES_FROM => {
+            drop(meta);
+            migrate_from_2(txn)?;
+        }
+        Some(v) => return Err(schema_mismatch(&v)),
+    }
+    Ok(())
 }
 
 /// Everything of a block but its trie: header, body, receipts, index, state history, head;

@@ -73,6 +73,16 @@ impl StoreSnapshot {
         self
     }
 
+    /// The account history table, for walks over the whole state (walk.rs).
+    pub(super) fn accounts_table(&self) -> &ReadOnlyTable<&'static [u8; 28], &'static [u8]> {
+        &self.accounts
+    }
+
+    /// The storage history table, for walks over the whole state (walk.rs).
+    pub(super) fn storage_table(&self) -> &ReadOnlyTable<&'static [u8; 60], &'static [u8; 32]> {
+        &self.storage
+    }
+
     /// The blocks still being committed, oldest first.
     pub fn tips(&self) -> &[Arc<InFlightBlock>] {
         &self.tips
