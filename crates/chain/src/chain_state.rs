@@ -124,17 +124,34 @@ impl ChainState {
         self.pool.lock().check(tx, state_nonce)
     }
 
-    /// Drops transactions that can never execute as they are, with the reason, from the
-    /// pool and its journal.
-    pub fn drop_from_pool(&self, dropped: &[(B256, String)]) {
+    /// Drops transactions that can never execute as they are (or that a test method
+    /// dropped), with the reason, from the pool and its journal; those that were pooled.
+    pub fn drop_from_pool(&self, dropped: &[(B256, String)]) -> Vec<B256> {
         let mut pool = self.pool.lock();
-        for (h, reason) in dropped {
-            pool.drop_tx(h, reason.clone());
-        }
+        let removed = dropped.iter().filter(|(h, reason)| pool.drop_tx(h, reason.clone()).is_some()).map(|(h, _)| *h);
+        let removed = removed.collect();
         drop(pool);
         if let Some(journal) = &self.journal {
             journal.forget(dropped.iter().map(|(h, _)| h));
         }
+        removed
+    }
+
+    /// Publishes `view` and empties the pool in the same step, each transaction dropped
+    /// with `reason`, also from the journal (`evm_revert`, `anvil_reset`: what the pool held
+    /// was sent against a state that is gone). The hashes dropped.
+    pub fn publish_emptying_pool(&self, view: ChainView, reason: &str) -> Vec<B256> {
+        let mut pool = self.pool.lock();
+        let hashes: Vec<B256> = pool.snapshot().into_iter().flat_map(|(_, q)| q.into_iter().map(|t| t.hash)).collect();
+        for h in &hashes {
+            pool.drop_tx(h, reason.to_string());
+        }
+        self.view.store(Arc::new(view));
+        drop(pool);
+        if let Some(journal) = &self.journal {
+            journal.forget(hashes.iter());
+        }
+        hashes
     }
 
     /// Reads the pool, and the view it is consistent with (see `pool`). Keep `read` short:

@@ -54,6 +54,9 @@ pub struct ChainConfig {
     /// A node of a cluster (`--cluster`): it builds only while it holds the leader's lease,
     /// and then shows nothing and accepts nothing before the replicated log holds it.
     pub cluster: bool,
+    /// The test methods anvil and Hardhat serve (`anvil_*`, `evm_*`, `hardhat_*`; `--dev`).
+    /// `None`: on for the embedded dev chain only.
+    pub dev: Option<bool>,
 }
 
 /// The interface profile (`--profile`).
@@ -95,6 +98,7 @@ impl Default for ChainConfig {
             history_blocks: 0,
             min_free_disk_bytes: 256 << 20,
             cluster: false,
+            dev: None,
         }
     }
 }

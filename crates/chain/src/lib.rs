@@ -21,6 +21,7 @@ pub mod chain_state;
 pub mod changes;
 pub mod config;
 pub mod consensus;
+pub mod dev;
 pub mod doorbell;
 pub mod error;
 pub mod events;

@@ -9,6 +9,7 @@ use crate::api::ChainApi;
 use crate::builder::{self, BuilderHandle};
 use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
+use crate::dev::{rewind::genesis_source, DevApi};
 use crate::error::{ChainError, ChainResult};
 use crate::genesis::{self, seed::open_genesis, seed::GenesisSource};
 use crate::ledger::Ledger;
@@ -22,6 +23,8 @@ pub const CLIENT_VERSION: &str = concat!("preconf-node/v", env!("CARGO_PKG_VERSI
 pub struct Node {
     chain: Arc<ChainState>,
     api: ChainApi,
+    /// The test methods, on a node that serves them (`--dev`).
+    dev: Option<DevApi>,
     genesis_hash: B256,
     builder: parking_lot::Mutex<Option<BuilderHandle>>,
 }
@@ -75,13 +78,34 @@ impl Node {
             let fields = serde_json::json!({ "restored": kept, "dropped": dropped });
             crate::log::info("pool", "pool journal replayed (dropped: already included or no longer valid)", fields);
         }
+        // The test methods: asked for, or on the embedded dev chain unless refused. They
+        // need a builder of this node's own (not a cluster's, whose builder moves).
+        let dev = chain.config().dev.unwrap_or(opened.is_dev && chain.config().build && !chain.config().cluster);
+        if dev && (chain.config().cluster || !chain.config().build) {
+            return Err(ChainError::Config(
+                "--dev needs a node that builds its own blocks: not with --no-build, --follow or --cluster".into(),
+            ));
+        }
+        let (dev, hooks) = match dev {
+            true => {
+                let (api, hooks) =
+                    DevApi::new(chain.clone(), api.submit.clone(), genesis_source(&chain, opened.is_dev));
+                (Some(api), Some(hooks))
+            }
+            false => (None, None),
+        };
         // A cluster's node builds only while it leads (`lead`).
         let builder = if chain.config().build && !chain.config().cluster {
-            Some(builder::spawn(chain.clone(), None)?)
+            Some(builder::spawn(chain.clone(), None, hooks)?)
         } else {
             None
         };
-        Ok(Self { chain, api, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
+        Ok(Self { chain, api, dev, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
+    }
+
+    /// The test methods, when this node serves them (`--dev`).
+    pub fn dev(&self) -> Option<&DevApi> {
+        self.dev.as_ref()
     }
 
     pub fn api(&self) -> &ChainApi {
@@ -105,7 +129,7 @@ impl Node {
             return Err(ChainError::Internal("the builder already runs".into()));
         }
         self.chain.set_ledger(Some(ledger.clone()));
-        match builder::spawn(self.chain.clone(), Some(ledger)) {
+        match builder::spawn(self.chain.clone(), Some(ledger), None) {
             Ok(b) => {
                 *slot = Some(b);
                 Ok(())

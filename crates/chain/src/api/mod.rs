@@ -6,6 +6,7 @@ pub mod blobs;
 pub mod blocks;
 pub mod execution;
 pub mod fees;
+pub mod impersonation;
 pub mod logs;
 pub mod proofs;
 pub mod state;

@@ -13,6 +13,7 @@ use revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx;
 use super::blobs;
 use super::execution::Execution;
 use super::fees::Fees;
+use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
 use crate::config::Profile;
 use crate::error::{ChainError, ChainResult, InvalidTx};
@@ -33,13 +34,20 @@ pub struct Submission {
     exec: Arc<Execution>,
     fees: Arc<Fees>,
     dev_accounts: Vec<DevAccount>,
+    /// Senders eth_sendTransaction accepts without a key (the test methods set them).
+    impersonation: Impersonation,
     /// Serialises eth_sendTransaction so concurrent sends get consecutive nonces.
     send_lock: Mutex<()>,
 }
 
 impl Submission {
     pub fn new(chain: Arc<ChainState>, exec: Arc<Execution>, fees: Arc<Fees>, dev_accounts: Vec<DevAccount>) -> Self {
-        Self { chain, exec, fees, dev_accounts, send_lock: Mutex::new(()) }
+        Self { chain, exec, fees, dev_accounts, impersonation: Impersonation::default(), send_lock: Mutex::new(()) }
+    }
+
+    /// Senders eth_sendTransaction accepts without a key (`anvil_impersonateAccount`).
+    pub fn impersonation(&self) -> &Impersonation {
+        &self.impersonation
     }
 
     /// Accounts eth_sendTransaction signs for (the dev chain's, whose keys are public;
@@ -68,6 +76,12 @@ impl Submission {
             )));
         }
         let ptx = self.validate_raw(raw)?;
+        let record = ptx.raw.clone();
+        self.accept(ptx, record)
+    }
+
+    /// Pools a validated transaction once `record` (what the journal keeps of it) is durable.
+    fn accept(&self, ptx: PooledTx, record: Bytes) -> ChainResult<B256> {
         let hash = ptx.hash;
         let state_nonce = self.pending_nonce(&ptx.sender)?;
         self.chain.pool_accepts(&ptx, state_nonce)?;
@@ -77,7 +91,7 @@ impl Submission {
             self.journal_buffered(hash, &ptx.raw);
         } else if let Some(journal) = &self.chain.journal() {
             journal
-                .append(hash, &ptx.raw)
+                .append(hash, &record)
                 .map_err(|e| ChainError::StoreFault(format!("transaction refused: cannot journal it: {e}")))?;
         }
         let added = self.chain.add_to_pool(ptx, state_nonce)?;
@@ -138,6 +152,11 @@ impl Submission {
                 .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?
         };
         let sender = tx.recover_signer().map_err(|_| ChainError::Rejected("invalid sender".into()))?;
+        self.validate_from(tx, raw, sender)
+    }
+
+    /// The checks after the sender is known (recovered, or impersonated).
+    fn validate_from(&self, tx: TxEnvelope, raw: Bytes, sender: Address) -> ChainResult<PooledTx> {
         if let Some(id) = tx.chain_id() {
             if id != self.chain.chain_id() {
                 return Err(ChainError::Rejected(format!(
@@ -193,7 +212,7 @@ impl Submission {
         let Some(journal) = &self.chain.journal() else { return (0, 0) };
         let (mut kept, mut dropped) = (0, 0);
         for raw in records {
-            let result = self.validate_raw(raw.clone()).and_then(|ptx| {
+            let result = self.validate_record(raw.clone()).and_then(|ptx| {
                 let nonce = self.pending_nonce(&ptx.sender)?;
                 let hash = ptx.hash;
                 self.chain.add_to_pool(ptx, nonce)?;
@@ -213,23 +232,52 @@ impl Submission {
         (kept, dropped)
     }
 
-    /// eth_sendTransaction for the embedded dev chain's accounts (whose keys are public):
-    /// fills nonce, gas and fees like a wallet would, signs, and submits. Other chains hold
-    /// no keys and refuse it.
+    /// A journal record: a signed transaction, or one sent for an impersonated sender.
+    fn validate_record(&self, record: Bytes) -> ChainResult<PooledTx> {
+        match impersonation::parse_journal_record(&record) {
+            Some((sender, raw)) => {
+                let tx = TxEnvelope::decode_2718_exact(&raw)
+                    .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
+                self.validate_from(tx, raw, sender)
+            }
+            None => self.validate_raw(record),
+        }
+    }
+
+    /// eth_sendTransaction for the embedded dev chain's accounts (whose keys are public),
+    /// and for senders the test methods impersonate: fills nonce, gas and fees like a
+    /// wallet would, signs, and submits. Other senders are refused: the node holds no keys.
     pub fn send_transaction(&self, req: &TransactionRequest) -> ChainResult<B256> {
+        self.send_as(req, false)
+    }
+
+    /// eth_sendUnsignedTransaction (`--dev`): from any sender, with no key at all.
+    pub fn send_unsigned(&self, req: &TransactionRequest) -> ChainResult<B256> {
+        self.send_as(req, true)
+    }
+
+    fn send_as(&self, req: &TransactionRequest, unsigned: bool) -> ChainResult<B256> {
         use alloy_consensus::{SignableTransaction, TxEip1559, TxLegacy};
         use alloy_eips::eip2718::Encodable2718;
-        use alloy_primitives::TxKind;
+        use alloy_primitives::{Signature, TxKind};
         use alloy_signer::SignerSync;
         use alloy_signer_local::PrivateKeySigner;
 
         let from = req.from.ok_or_else(|| ChainError::InvalidParams("missing \"from\" in transaction".into()))?;
-        let account = self
-            .dev_accounts
-            .iter()
-            .find(|a| a.address == from)
-            .ok_or_else(|| ChainError::Rejected("unknown account".into()))?;
-        let signer = PrivateKeySigner::from_bytes(&account.private_key).map_err(ChainError::internal)?;
+        // A dev account's key, or none: an impersonated sender gets a placeholder signature.
+        let key = match self.dev_accounts.iter().find(|a| a.address == from) {
+            Some(account) if !unsigned => {
+                Some(PrivateKeySigner::from_bytes(&account.private_key).map_err(ChainError::internal)?)
+            }
+            _ if unsigned || self.impersonation.covers(&from) => None,
+            _ => return Err(ChainError::Rejected("unknown account".into())),
+        };
+        let sign = |hash: B256| -> ChainResult<Signature> {
+            match &key {
+                Some(k) => k.sign_hash_sync(&hash).map_err(ChainError::internal),
+                None => Ok(impersonation::placeholder_signature(from)),
+            }
+        };
         // One at a time, so two concurrent sends never pick the same nonce.
         let _guard = self.send_lock.lock();
         let nonce = match req.nonce {
@@ -247,10 +295,10 @@ impl Submission {
         let value = req.value.unwrap_or_default();
         let input = crate::exec::request::input(req)?;
         let chain_id = self.chain.chain_id();
-        let raw: Vec<u8> = if let Some(gas_price) = req.gas_price {
+        let tx = if let Some(gas_price) = req.gas_price {
             let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to, value, input };
-            let sig = signer.sign_hash_sync(&tx.signature_hash()).map_err(ChainError::internal)?;
-            TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+            let sig = sign(tx.signature_hash())?;
+            TxEnvelope::from(tx.into_signed(sig))
         } else {
             let base = self.chain.view().pending_header().base_fee_per_gas.unwrap_or_default() as u128;
             let tip = match req.max_priority_fee_per_gas {
@@ -269,9 +317,15 @@ impl Submission {
                 input,
                 access_list: req.access_list.clone().unwrap_or_default(),
             };
-            let sig = signer.sign_hash_sync(&tx.signature_hash()).map_err(ChainError::internal)?;
-            TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+            let sig = sign(tx.signature_hash())?;
+            TxEnvelope::from(tx.into_signed(sig))
         };
-        self.submit_raw(Bytes::from(raw))
+        let raw = Bytes::from(tx.encoded_2718());
+        if key.is_some() {
+            return self.submit_raw(raw);
+        }
+        let record = impersonation::journal_record(&from, &raw);
+        let ptx = self.validate_from(tx, raw, from)?;
+        self.accept(ptx, record)
     }
 }

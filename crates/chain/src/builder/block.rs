@@ -15,6 +15,7 @@ use revm::primitives::hardfork::SpecId;
 use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
+use crate::dev::clock::BlockContext;
 use crate::error::{ChainError, ChainResult};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx, tx_env_from_signed, Evm, ExecBlock, Mode};
@@ -86,10 +87,15 @@ pub fn unix_now_ms() -> u64 {
 impl OpenBlock {
     /// Opens the block after `view`'s head: its context, and the pre-block system calls.
     pub fn open(chain: &ChainState, view: &ChainView) -> ChainResult<Self> {
+        Self::open_at(chain, view, BlockContext::default())
+    }
+
+    /// `open`, with the timestamp and base fee the test methods' clock set (`--dev`).
+    pub fn open_at(chain: &ChainState, view: &ChainView, context: BlockContext) -> ChainResult<Self> {
         let parent = &view.head.header;
         let parent_hash = view.head_hash();
         let number = parent.number + 1;
-        let timestamp = (unix_now_ms() / 1000).max(parent.timestamp + 1);
+        let timestamp = context.timestamp.unwrap_or_else(|| (unix_now_ms() / 1000).max(parent.timestamp + 1));
         let next = NextBlock {
             timestamp,
             beneficiary: chain.coinbase(),
@@ -97,7 +103,11 @@ impl OpenBlock {
             mix_hash: keccak256([parent_hash.as_slice(), &number.to_be_bytes()].concat()),
             ..Default::default()
         };
-        let header = next_header(chain.spec(), parent, parent_hash, next);
+        let mut header = next_header(chain.spec(), parent, parent_hash, next);
+        // `anvil_setNextBlockBaseFeePerGas`, on a chain with a base fee.
+        if let (Some(fee), Some(_)) = (context.base_fee, header.base_fee_per_gas) {
+            header.base_fee_per_gas = Some(fee);
+        }
         Self::with_header(chain, view, header)
     }
 

@@ -10,6 +10,7 @@
 
 mod block;
 mod commit;
+mod dev;
 mod schedule;
 mod seal;
 mod tick;
@@ -23,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::chain_state::ChainState;
+use crate::dev::requests::DevHooks;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
@@ -87,15 +89,20 @@ impl Drop for BuilderHandle {
 
 /// Starts the builder on its own thread; returns once the first block is open. With a
 /// `ledger` (a cluster's leader) nothing is shown before the ledger holds it, and the block
-/// the log shows open is continued rather than opened anew.
-pub fn spawn(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>) -> ChainResult<BuilderHandle> {
+/// the log shows open is continued rather than opened anew. With `dev` it also serves the
+/// test methods (`--dev`, builder/dev.rs).
+pub fn spawn(
+    chain: Arc<ChainState>,
+    ledger: Option<Arc<dyn Ledger>>,
+    dev: Option<DevHooks>,
+) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
     let bell = chain.pool_bell().clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
         .name("preconf-builder".into())
-        .spawn(move || match Builder::new(chain, ledger) {
+        .spawn(move || match Builder::new(chain, ledger, dev) {
             Ok(mut builder) => {
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
@@ -121,10 +128,12 @@ struct Builder {
     ledger: Option<Arc<dyn Ledger>>,
     /// The ledger refused an append: stop at once, showing and sealing nothing more.
     fenced: Option<LedgerError>,
+    /// The test methods' requests and state (`--dev`).
+    dev: Option<dev::DevState>,
 }
 
 impl Builder {
-    fn new(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>) -> ChainResult<Self> {
+    fn new(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>, dev: Option<DevHooks>) -> ChainResult<Self> {
         let view = chain.view();
         // A cluster's new leader continues the block the log shows open.
         let shown = view.pending.clone().filter(|p| {
@@ -143,6 +152,7 @@ impl Builder {
             executed: Executed::default(),
             ledger,
             fenced: None,
+            dev: dev.map(dev::DevState::new),
         };
         if shown.is_none() {
             let view = b.with_pending((*view).clone());
@@ -212,11 +222,15 @@ impl Builder {
                     return self.fail(e);
                 }
             }
+            // The test methods' requests (`--dev`), between ticks as they come.
+            if let Err(e) = self.serve_dev() {
+                return self.fail(e);
+            }
             let facts = Facts {
                 now: Instant::now(),
                 rung,
                 prefetch_behind: self.block.warm.behind(),
-                preconf_index: self.block.preconf_index,
+                preconf_index: self.scheduled_preconfs(),
                 stopping,
             };
             rung = false;
@@ -239,7 +253,7 @@ impl Builder {
                     }
                     // A store that cannot write: the block stays open (and pre-confirmed)
                     // until the committer lands what it holds; submissions are refused.
-                    if seal && self.chain.store_fault().is_none() {
+                    if self.seal_due(seal) && self.chain.store_fault().is_none() {
                         if let Err(e) = self.seal() {
                             return self.fail(e);
                         }
@@ -252,7 +266,7 @@ impl Builder {
             self.preconfirm(None);
         }
         let writable = self.chain.store_fault().is_none();
-        if !self.block.txs.is_empty() && self.fenced.is_none() && writable {
+        if self.holds_anything() && self.fenced.is_none() && writable {
             if let Err(e) = self.seal() {
                 log::error("builder", "could not seal the open block at shutdown", json!({ "error": e.to_string() }));
             }

@@ -63,7 +63,8 @@ impl Builder {
             pending: None,
             codes: old.codes.clone(),
         };
-        self.block = OpenBlock::open(&self.chain, &sealed)?;
+        let context = self.next_context(&sealed.head.header);
+        self.block = OpenBlock::open_at(&self.chain, &sealed, context)?;
         self.published = None;
         // One view: readers go from the last pre-confirmation of the sealed block straight
         // to the new head with the next block open, never through a state without either.

@@ -11,7 +11,7 @@ use crate::error::ChainResult;
 
 impl StoreSnapshot {
     /// Calls `f` with every account that exists at the end of `block`, by address. Reads
-    /// the committed tables only: a block still in flight (`tip`) is the caller's to add.
+    /// the committed tables only: blocks still in flight (`tips`) are the caller's to add.
     pub fn each_account(&self, block: u64, mut f: impl FnMut(Address, AccountState)) -> ChainResult<()> {
         let mut current: Option<(Address, Option<AccountState>)> = None;
         for entry in self.accounts_table().iter()? {

@@ -1,0 +1,149 @@
+//! The test methods as the N-API layer calls them. Changes to the chain are requests to the
+//! builder (builder/dev.rs), answered once they are done; impersonation is the submission
+//! path's; a dump reads the published view like any read.
+
+use std::sync::{mpsc, Arc};
+
+use alloy_primitives::{Address, B256};
+use alloy_rpc_types_eth::TransactionRequest;
+
+use super::dump;
+use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevReply, DevRequest, Mining};
+use super::DevError;
+use crate::api::submit::Submission;
+use crate::chain_state::ChainState;
+use crate::error::{ChainError, ChainResult};
+use crate::genesis::seed::GenesisSource;
+
+pub struct DevApi {
+    chain: Arc<ChainState>,
+    submit: Arc<Submission>,
+    calls: mpsc::Sender<DevCall>,
+}
+
+impl DevApi {
+    /// The test methods' handle, and what the builder that serves them is given.
+    pub fn new(chain: Arc<ChainState>, submit: Arc<Submission>, genesis: Option<GenesisSource>) -> (Self, DevHooks) {
+        let (calls, inbox) = mpsc::channel();
+        (Self { chain, submit, calls }, DevHooks { inbox: DevInbox(inbox), genesis })
+    }
+
+    /// Hands `request` to the builder and waits for it to be carried out.
+    fn call(&self, request: DevRequest) -> ChainResult<DevReply> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.calls.send(DevCall { request, reply }).map_err(|_| DevError::BuilderGone)?;
+        // The builder sleeps on the pool's bell between ticks.
+        self.chain.pool_bell().ring();
+        answer.recv().map_err(|_| DevError::BuilderGone)?
+    }
+
+    fn done(&self, request: DevRequest) -> ChainResult<()> {
+        self.call(request).map(|_| ())
+    }
+
+    /// Changes accounts in the block being built; returns once `pending` shows them.
+    pub fn edit(&self, edits: Vec<AccountEdit>) -> ChainResult<()> {
+        self.done(DevRequest::Edit(edits))
+    }
+
+    pub fn mine(&self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {
+        self.done(DevRequest::Mine { blocks, interval, timestamp })
+    }
+
+    /// The clock's total offset after adding `seconds`.
+    pub fn increase_time(&self, seconds: u64) -> ChainResult<i64> {
+        match self.call(DevRequest::IncreaseTime(seconds))? {
+            DevReply::Offset(total) => Ok(total),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub fn set_next_timestamp(&self, timestamp: u64) -> ChainResult<()> {
+        self.done(DevRequest::SetNextTimestamp(timestamp))
+    }
+
+    pub fn set_next_base_fee(&self, fee: u64) -> ChainResult<()> {
+        self.done(DevRequest::SetNextBaseFee(fee))
+    }
+
+    pub fn set_mining(&self, mining: Mining) -> ChainResult<()> {
+        self.done(DevRequest::SetMining(mining))
+    }
+
+    /// `evm_setAutomine(false)`: back to how blocks were sealed before automine.
+    pub fn stop_automine(&self) -> ChainResult<()> {
+        self.done(DevRequest::StopAutomine)
+    }
+
+    pub fn mining(&self) -> ChainResult<Mining> {
+        match self.call(DevRequest::GetMining)? {
+            DevReply::Mining(m) => Ok(m),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// A snapshot of everything pre-confirmed so far (sealed first); its id.
+    pub fn snapshot(&self) -> ChainResult<u64> {
+        match self.call(DevRequest::Snapshot)? {
+            DevReply::Id(id) => Ok(id),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Back to snapshot `id`; false when there is no such snapshot (any more).
+    pub fn revert(&self, id: u64) -> ChainResult<bool> {
+        match self.call(DevRequest::Revert(id))? {
+            DevReply::Found(found) => Ok(found),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Back to a new genesis; `fork`: the caller asked to fork another chain (anvil's
+    /// `forking.jsonRpcUrl`/`blockNumber`), which this node cannot.
+    pub fn reset(&self, fork: bool) -> ChainResult<()> {
+        if fork {
+            return Err(DevError::NoForking.into());
+        }
+        self.done(DevRequest::Reset)
+    }
+
+    /// Takes a pooled transaction out of the pool; its hash, or `None` if it was not there.
+    pub fn drop_transaction(&self, hash: B256) -> ChainResult<Option<B256>> {
+        match self.call(DevRequest::DropTx(hash))? {
+            DevReply::Dropped(h) => Ok(h),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub fn drop_all_transactions(&self) -> ChainResult<()> {
+        self.done(DevRequest::DropAll)
+    }
+
+    pub fn impersonate(&self, address: Address, on: bool) {
+        self.submit.impersonation().set(address, on);
+    }
+
+    pub fn auto_impersonate(&self, on: bool) {
+        self.submit.impersonation().set_all(on);
+    }
+
+    /// eth_sendUnsignedTransaction: from any sender, without its key.
+    pub fn send_unsigned(&self, request: &TransactionRequest) -> ChainResult<B256> {
+        self.submit.send_unsigned(request)
+    }
+
+    /// The state as of the newest pre-confirmation, gzip-compressed in anvil's format.
+    pub fn dump_state(&self) -> ChainResult<Vec<u8>> {
+        dump::dump(&self.chain)
+    }
+
+    /// Applies a dump's accounts as edits of the block being built.
+    pub fn load_state(&self, dump: &[u8]) -> ChainResult<()> {
+        let edits = dump::edits_of(dump)?;
+        self.edit(edits)
+    }
+}
+
+fn unexpected(reply: DevReply) -> ChainError {
+    ChainError::Internal(format!("the builder answered a test method with {reply:?}"))
+}

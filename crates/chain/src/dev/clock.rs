@@ -1,0 +1,125 @@
+//! The test methods' clock: an offset from the wall clock (`evm_increaseTime`), an exact
+//! timestamp for the next block (`evm_setNextBlockTimestamp`), a base fee for it
+//! (`anvil_setNextBlockBaseFeePerGas`). As anvil's: an exact timestamp also moves the offset,
+//! so the blocks after it go on from there; a revert sets the clock back to the snapshot.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use alloy_consensus::Header;
+
+use super::DevError;
+
+/// What a new block's context takes from the clock; `None`: the builder's own rule
+/// (wall-clock seconds, at least one past the parent; the base fee from the parent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockContext {
+    pub timestamp: Option<u64>,
+    pub base_fee: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BlockClock {
+    /// Seconds added to the wall clock.
+    offset: i64,
+    next_timestamp: Option<u64>,
+    next_base_fee: Option<u64>,
+}
+
+fn now_secs() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or_default()
+}
+
+impl BlockClock {
+    /// Moves the clock forward; returns the total offset.
+    pub fn increase(&mut self, seconds: u64) -> i64 {
+        self.offset = self.offset.saturating_add(i64::try_from(seconds).unwrap_or(i64::MAX));
+        self.offset
+    }
+
+    /// The next block opened (after a parent stamped `parent`) gets exactly `timestamp`; not
+    /// before the parent's, equal allowed as in anvil.
+    pub fn set_next_timestamp(&mut self, timestamp: u64, parent: u64) -> Result<(), DevError> {
+        if timestamp < parent {
+            return Err(DevError::TimestampBeforeParent { requested: timestamp, parent });
+        }
+        self.next_timestamp = Some(timestamp);
+        Ok(())
+    }
+
+    /// The next block opened gets `timestamp`, unchecked (`anvil_mine`'s interval, counted
+    /// from a block the builder made).
+    pub fn next_at(&mut self, timestamp: u64) {
+        self.next_timestamp = Some(timestamp);
+    }
+
+    pub fn set_next_base_fee(&mut self, base_fee: u64) {
+        self.next_base_fee = Some(base_fee);
+    }
+
+    /// Back to `timestamp` (a reverted-to block's): the next block follows it.
+    pub fn reset_to(&mut self, timestamp: u64) {
+        *self = Self { offset: (timestamp as i64).saturating_sub(now_secs()), ..Self::default() };
+    }
+
+    /// The context of the block opened next after `parent`: takes the one-shot settings.
+    pub fn next_context(&mut self, parent: &Header) -> BlockContext {
+        let base_fee = self.next_base_fee.take();
+        let timestamp = match self.next_timestamp.take() {
+            Some(t) => {
+                self.offset = (t as i64).saturating_sub(now_secs());
+                Some(t)
+            }
+            None if self.offset != 0 => {
+                let t = now_secs().saturating_add(self.offset).max(0) as u64;
+                Some(t.max(parent.timestamp + 1))
+            }
+            None => None,
+        };
+        BlockContext { timestamp, base_fee }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parent(timestamp: u64) -> Header {
+        Header { timestamp, ..Default::default() }
+    }
+
+    #[test]
+    fn an_exact_timestamp_is_used_once_and_the_blocks_after_it_go_on_from_there() {
+        let mut clock = BlockClock::default();
+        let far = now_secs() as u64 + 1_000_000;
+        clock.set_next_timestamp(far, 10).unwrap();
+        assert_eq!(clock.next_context(&parent(10)).timestamp, Some(far));
+        let after = clock.next_context(&parent(far)).timestamp.unwrap();
+        assert!(after > far && after < far + 5, "{after} follows {far}");
+    }
+
+    #[test]
+    fn a_timestamp_before_the_parent_is_refused_in_anvils_words() {
+        let mut clock = BlockClock::default();
+        let e = clock.set_next_timestamp(5, 10).unwrap_err();
+        assert_eq!(e.to_string(), "Timestamp error: 5 is lower than previous block's timestamp 10");
+        assert!(clock.set_next_timestamp(10, 10).is_ok(), "equal is allowed, as in anvil");
+    }
+
+    #[test]
+    fn increasing_time_adds_up_and_moves_every_later_block() {
+        let mut clock = BlockClock::default();
+        assert_eq!(clock.increase(100), 100);
+        assert_eq!(clock.increase(20), 120);
+        let t = clock.next_context(&parent(0)).timestamp.unwrap() as i64;
+        assert!((t - now_secs() - 120).abs() <= 2);
+        assert_eq!(clock.next_context(&parent(0)).base_fee, None);
+    }
+
+    #[test]
+    fn a_base_fee_is_for_the_next_block_only() {
+        let mut clock = BlockClock::default();
+        clock.set_next_base_fee(7);
+        assert_eq!(clock.next_context(&parent(0)).base_fee, Some(7));
+        assert_eq!(clock.next_context(&parent(0)), BlockContext::default());
+    }
+}

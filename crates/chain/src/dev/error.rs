@@ -1,0 +1,35 @@
+//! Why a test method was refused, worded once; the chain's error kinds carry them to the
+//! JSON-RPC table (src/errors/).
+
+use crate::error::ChainError;
+
+/// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
+pub const MAX_MINE_BLOCKS: u64 = 100_000;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum DevError {
+    /// anvil's words, so that tools matching them keep working.
+    #[error("Timestamp error: {requested} is lower than previous block's timestamp {parent}")]
+    TimestampBeforeParent { requested: u64, parent: u64 },
+    #[error("anvil_mine seals at most {MAX_MINE_BLOCKS} blocks per call, got {0}")]
+    TooManyBlocks(u64),
+    #[error("forking is not supported: anvil_reset on this node goes back to its own genesis and takes no jsonRpcUrl or blockNumber")]
+    NoForking,
+    #[error("anvil_reset needs the genesis: this node was started on a datadir of another chain without --genesis FILE (the store keeps no alloc)")]
+    NoGenesis,
+    #[error("this chain has no base fee (London is not active)")]
+    NoBaseFee,
+    #[error("invalid state dump: {0}")]
+    BadDump(String),
+    #[error("the builder is not running, so the test methods cannot change the chain")]
+    BuilderGone,
+}
+
+impl From<DevError> for ChainError {
+    fn from(e: DevError) -> Self {
+        match e {
+            DevError::BuilderGone => ChainError::Unavailable(e.to_string()),
+            _ => ChainError::InvalidParams(e.to_string()),
+        }
+    }
+}

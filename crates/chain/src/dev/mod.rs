@@ -1,0 +1,18 @@
+//! The test methods anvil and Hardhat serve (`--dev`): state edits, impersonation, mining
+//! on demand, time, snapshots and reverts, state dumps. Off on a production node.
+//!
+//! Every change goes through the builder, the chain's only writer (builder/dev.rs): an edit
+//! lands in the block being built and is shown at once as that block's next
+//! pre-confirmation, then sealed with it; a revert puts the store back at a sealed snapshot
+//! and opens a new block on it. So `pending`, `latest` and the subscriptions tell one story.
+//! README "Test methods" lists what each method does to them.
+
+mod api;
+pub mod clock;
+mod dump;
+mod error;
+pub mod requests;
+pub mod rewind;
+
+pub use api::DevApi;
+pub use error::{DevError, MAX_MINE_BLOCKS};
