@@ -23,6 +23,53 @@ export declare class NativeNode {
   feeHistory(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
+  /** Whether this node serves the test methods. */
+  devEnabled(): boolean
+  /** anvil_setBalance (`add`: anvil_addBalance) with a 0x quantity. */
+  devSetBalance(address: string, value: string, add: boolean): Promise<string | NativeFailure>
+  devSetNonce(address: string, nonce: string): Promise<string | NativeFailure>
+  devSetCode(address: string, code: string): Promise<string | NativeFailure>
+  /** anvil_setStorageAt: `slot` a canonical 32-byte key, `value` 32 bytes. */
+  devSetStorageAt(address: string, slot: string, value: string): Promise<string | NativeFailure>
+  /** anvil_impersonateAccount / anvil_stopImpersonatingAccount. */
+  devImpersonate(address: string, on: boolean): string | NativeFailure
+  /** anvil_autoImpersonateAccount. */
+  devAutoImpersonate(on: boolean): string | NativeFailure
+  /** eth_sendUnsignedTransaction: from any sender, without its key. */
+  devSendUnsigned(request: string): Promise<string | NativeFailure>
+  /**
+   * anvil_mine / evm_mine: `blocks` and the optional `interval` (seconds between their
+   * timestamps) and `timestamp` (the first one's) are 0x quantities.
+   */
+  devMine(blocks: string, interval?: string | undefined | null, timestamp?: string | undefined | null): Promise<string | NativeFailure>
+  /** evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil). */
+  devIncreaseTime(seconds: string): Promise<string | NativeFailure>
+  devSetNextBlockTimestamp(timestamp: string): Promise<string | NativeFailure>
+  devSetNextBlockBaseFee(fee: string): Promise<string | NativeFailure>
+  /** evm_setAutomine. */
+  devSetAutomine(on: boolean): Promise<string | NativeFailure>
+  /** anvil_setIntervalMining: seconds between sealed blocks; 0 seals only when asked. */
+  devSetIntervalMining(seconds: string): Promise<string | NativeFailure>
+  /** anvil_getAutomine: `true`/`false`. */
+  devAutomine(): Promise<string | NativeFailure>
+  /**
+   * anvil_getIntervalMining: seconds between sealed blocks (the block time rounded up to
+   * a second on the default schedule), or null when blocks are sealed on demand.
+   */
+  devIntervalMining(): Promise<string | NativeFailure>
+  /** evm_snapshot: the id, a 0x quantity. */
+  devSnapshot(): Promise<string | NativeFailure>
+  /** evm_revert: `true`, or `false` when the snapshot does not exist (any more). */
+  devRevert(id: string): Promise<string | NativeFailure>
+  /** anvil_reset; `fork`: the request named a chain to fork (refused). */
+  devReset(fork: boolean): Promise<string | NativeFailure>
+  /** anvil_dropTransaction: the hash, or null when the pool did not hold it. */
+  devDropTransaction(hash: string): Promise<string | NativeFailure>
+  devDropAllTransactions(): Promise<string | NativeFailure>
+  /** anvil_dumpState: 0x hex of the gzip of anvil's JSON state format. */
+  devDumpState(): Promise<string | NativeFailure>
+  /** anvil_loadState: 0x hex of a dump (gzip or plain JSON). */
+  devLoadState(dump: string): Promise<string | NativeFailure>
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
   metrics(): NativeMetrics
   blockNumber(): string
@@ -326,6 +373,8 @@ export interface NodeOptions {
    * until space is freed (`--min-free-disk-mb`; 0: no check).
    */
   minFreeDiskMb?: number
+  /** The test methods (`--dev`): absent, on for the embedded dev chain only. */
+  dev?: boolean
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */

@@ -217,6 +217,12 @@ const FLAGS: Flag[] = [
     },
   },
   { name: 'log-slow-ms', value: 'MS', help: 'log requests that take this long or longer at warn (method, duration, size; never parameters; 0: every request)', logDefault: 'slowMs', apply: (c, v) => void (c.log = { ...(c.log ?? defaultLogConfig()), slowMs: int('log-slow-ms', v) }) },
+  {
+    name: 'dev',
+    help: 'serve the test methods (anvil_*, evm_*, hardhat_*: README "Test methods"); default: on for the embedded dev chain, off with --genesis or --no-build',
+    apply: (c) => void (c.chain.dev = true),
+  },
+  { name: 'no-dev', help: 'do not serve the test methods, even on the embedded dev chain', apply: (c) => void (c.chain.dev = false) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
 
@@ -297,5 +303,13 @@ export function parseArgs(argv: string[]): Config | 'help' {
     throw new Error('--cluster excludes --publish and --follow: in a cluster the lease decides who leads');
   }
   if (r.cluster === undefined && (r.nodeId !== undefined || r.advertise !== undefined)) throw new Error('--node-id and --advertise apply to a cluster node (--cluster)');
+  const replicated = r.publish !== undefined || r.follow !== undefined || r.cluster !== undefined;
+  if (cfg.chain.dev === true && replicated) {
+    // evm_revert, anvil_reset and a block opened again in a new context take back what a
+    // stream already carries; replicas only ever go forward.
+    throw new Error('--dev excludes --publish, --follow and --cluster: the test methods rewind the chain, which replicas cannot follow');
+  }
+  // Off unless asked for on any chain but the embedded dev one (which the addon recognises).
+  if (cfg.chain.dev === undefined && (replicated || cfg.chain.genesisFile !== undefined || cfg.chain.build === false)) cfg.chain.dev = false;
   return cfg;
 }

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     { url: node.url, host: server.host, port: node.port, threads: node.threads },
     `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})`,
   );
+  if (node.chain.devEnabled()) log.info({ dev: true }, 'Test methods on (anvil_*, evm_*, hardhat_*); --no-dev turns them off');
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -157,6 +157,31 @@ export class Chain {
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());
   txpoolContentFrom = (address: string): Promise<string> => unwrapAsync(this.raw.txpoolContentFrom(address));
   txpoolInspect = (): Promise<string> => unwrapAsync(this.raw.txpoolInspect());
+  /** The test methods (--dev): each answers like anvil's (src/methods/dev.ts). */
+  devEnabled = (): boolean => this.raw.devEnabled();
+  devSetBalance = (address: string, value: string, add: boolean): Promise<string> => unwrapAsync(this.raw.devSetBalance(address, value, add));
+  devSetNonce = (address: string, nonce: string): Promise<string> => unwrapAsync(this.raw.devSetNonce(address, nonce));
+  devSetCode = (address: string, code: string): Promise<string> => unwrapAsync(this.raw.devSetCode(address, code));
+  devSetStorageAt = (address: string, slot: string, value: string): Promise<string> => unwrapAsync(this.raw.devSetStorageAt(address, slot, value));
+  devImpersonate = (address: string, on: boolean): string => unwrap(this.raw.devImpersonate(address, on));
+  devAutoImpersonate = (on: boolean): string => unwrap(this.raw.devAutoImpersonate(on));
+  devSendUnsigned = (request: object): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));
+  devMine = (blocks: string, interval?: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMine(blocks, interval, timestamp));
+  devIncreaseTime = (seconds: string): Promise<string> => unwrapAsync(this.raw.devIncreaseTime(seconds));
+  devSetNextBlockTimestamp = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockTimestamp(timestamp));
+  devSetNextBlockBaseFee = (fee: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockBaseFee(fee));
+  devSetAutomine = (on: boolean): Promise<string> => unwrapAsync(this.raw.devSetAutomine(on));
+  devSetIntervalMining = (seconds: string): Promise<string> => unwrapAsync(this.raw.devSetIntervalMining(seconds));
+  devAutomine = (): Promise<string> => unwrapAsync(this.raw.devAutomine());
+  devIntervalMining = (): Promise<string> => unwrapAsync(this.raw.devIntervalMining());
+  devSnapshot = (): Promise<string> => unwrapAsync(this.raw.devSnapshot());
+  devRevert = (id: string): Promise<string> => unwrapAsync(this.raw.devRevert(id));
+  devReset = (fork: boolean): Promise<string> => unwrapAsync(this.raw.devReset(fork));
+  devDropTransaction = (hash: string): Promise<string> => unwrapAsync(this.raw.devDropTransaction(hash));
+  devDropAllTransactions = (): Promise<string> => unwrapAsync(this.raw.devDropAllTransactions());
+  devDumpState = (): Promise<string> => unwrapAsync(this.raw.devDumpState());
+  devLoadState = (dump: string): Promise<string> => unwrapAsync(this.raw.devLoadState(dump));
+
   /** The addon's figures for GET /metrics (builder histograms, pool, store, work queues). */
   metrics = (): NativeMetrics => this.raw.metrics();
 

@@ -52,6 +52,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     clientVersion: info.clientVersion,
     publicEndpoint: config.server.publicEndpoint,
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
+    dev: chain.devEnabled(),
   });
   forwardToLeader(methods, config.replication, hub, chain);
   const metrics = new LoopMetrics(methods.keys());

@@ -13,6 +13,7 @@ import { feeMethods } from './fees.js';
 import { logMethods } from './logs.js';
 import { txpoolMethods } from './txpool.js';
 import { debugMethods } from './debug.js';
+import { devMethods } from './dev.js';
 
 export interface MethodOptions {
   chain: Chain;
@@ -24,6 +25,8 @@ export interface MethodOptions {
   preconf: boolean;
   /** Builder events: eth_sendRawTransactionSync waits on them. */
   hub: SubscriptionHub;
+  /** --dev: the test methods (anvil_*, evm_*, hardhat_*) exist; otherwise they are unknown. */
+  dev: boolean;
 }
 
 /** Over HTTP there is nowhere to deliver notifications (WebSocket sessions override these). */
@@ -47,6 +50,7 @@ export function buildMethods(opts: MethodOptions): Map<string, Method> {
     ...logMethods(opts),
     ...txpoolMethods(opts),
     ...debugMethods(opts),
+    ...(opts.dev ? devMethods(opts) : {}),
     eth_subscribe: httpOnly('eth_subscribe'),
     eth_unsubscribe: httpOnly('eth_unsubscribe'),
   };

@@ -108,7 +108,7 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
     const int = (n: number) => Math.floor(random() * n);
     const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
     // Every method name the registry has (its handlers are not called here).
-    const methods = [...buildMethods({ chain: {} as Chain, chainId: 31337, clientVersion: '', publicEndpoint: false, preconf: true, hub: undefined as never }).keys()];
+    const methods = [...buildMethods({ chain: {} as Chain, chainId: 31337, clientVersion: '', publicEndpoint: false, preconf: true, hub: undefined as never, dev: false }).keys()];
     const hex = (bytes: number) => `0x${Array.from({ length: bytes }, () => int(256).toString(16).padStart(2, '0')).join('')}`;
     const scalar = (): unknown =>
       pick<() => unknown>([

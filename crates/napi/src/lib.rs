@@ -5,6 +5,7 @@
 //! (`work`). The generated `native/native.d.ts` is the contract with TypeScript.
 
 mod calls;
+mod dev;
 mod events;
 mod failure;
 pub mod import;

@@ -61,6 +61,8 @@ pub struct NodeOptions {
     /// Below this much free disk in the datadir (MiB) the node stops committing and sealing
     /// until space is freed (`--min-free-disk-mb`; 0: no check).
     pub min_free_disk_mb: Option<u32>,
+    /// The test methods (`--dev`): absent, on for the embedded dev chain only.
+    pub dev: Option<bool>,
 }
 
 impl NodeOptions {
@@ -104,6 +106,7 @@ impl NodeOptions {
             cluster: self.cluster.unwrap_or(d.cluster),
             history_blocks: self.history_blocks.map_or(d.history_blocks, u64::from),
             min_free_disk_bytes: self.min_free_disk_mb.map_or(d.min_free_disk_bytes, |mb| u64::from(mb) << 20),
+            dev: self.dev.or(d.dev),
         })
     }
 }
@@ -142,5 +145,6 @@ pub fn default_options() -> NodeOptions {
         cluster: Some(d.cluster),
         history_blocks: Some(d.history_blocks as u32),
         min_free_disk_mb: Some((d.min_free_disk_bytes >> 20) as u32),
+        dev: d.dev,
     }
 }

@@ -1,0 +1,339 @@
+//! The test methods (`--dev`): anvil's and Hardhat's state edits, mining, time, snapshots,
+//! impersonation and state dumps. Each call that changes the chain waits for the builder
+//! to carry it out, on a submission thread (those threads mostly wait); dumps and loads,
+//! which grow with the state, on the scan threads. A node without `--dev` answers each
+//! with `unavailable` (TypeScript does not even register the methods there).
+
+use alloy_primitives::{hex, Bytes, U256};
+use napi::bindgen_prelude::{Either, PromiseRaw};
+use napi::Env;
+use napi_derive::napi;
+use preconf_chain::dev::requests::{AccountEdit, Balance, Mining};
+use preconf_chain::dev::DevApi;
+use preconf_chain::{ChainError, ChainResult, Node};
+use preconf_rpc::params;
+use preconf_rpc::render;
+
+use crate::failure::NativeFailure;
+use crate::work::Class;
+use crate::NativeNode;
+
+fn dev(n: &Node) -> ChainResult<&DevApi> {
+    n.dev().ok_or_else(|| ChainError::Unavailable("the test methods are off on this node (start it with --dev)".into()))
+}
+
+fn u256(s: &str) -> ChainResult<U256> {
+    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid quantity {s}")))
+}
+
+fn data(s: &str) -> ChainResult<Bytes> {
+    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid hex data {}", &s[..s.len().min(20)])))
+}
+
+fn opt_quantity(s: Option<String>) -> ChainResult<Option<u64>> {
+    s.as_deref().map(params::quantity).transpose()
+}
+
+impl NativeNode {
+    fn dev_job<'env>(
+        &self,
+        env: &'env Env,
+        class: Class,
+        work: impl FnOnce(&DevApi) -> ChainResult<String> + Send + 'static,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.spawn(env, class, move |n| work(dev(n)?))
+    }
+}
+
+#[napi]
+impl NativeNode {
+    /// Whether this node serves the test methods.
+    #[napi]
+    pub fn dev_enabled(&self) -> bool {
+        self.node.dev().is_some()
+    }
+
+    /// anvil_setBalance (`add`: anvil_addBalance) with a 0x quantity.
+    #[napi]
+    pub fn dev_set_balance<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+        value: String,
+        add: bool,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            let value = u256(&value)?;
+            let mut edit = AccountEdit::new(params::address(&address)?);
+            edit.balance = Some(if add { Balance::Add(value) } else { Balance::Set(value) });
+            d.edit(vec![edit])?;
+            Ok("null".into())
+        })
+    }
+
+    #[napi]
+    pub fn dev_set_nonce<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+        nonce: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            let mut edit = AccountEdit::new(params::address(&address)?);
+            edit.nonce = Some(params::quantity(&nonce)?);
+            d.edit(vec![edit])?;
+            Ok("null".into())
+        })
+    }
+
+    #[napi]
+    pub fn dev_set_code<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+        code: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            let mut edit = AccountEdit::new(params::address(&address)?);
+            edit.code = Some(data(&code)?);
+            d.edit(vec![edit])?;
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_setStorageAt: `slot` a canonical 32-byte key, `value` 32 bytes.
+    #[napi]
+    pub fn dev_set_storage_at<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+        slot: String,
+        value: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            let mut edit = AccountEdit::new(params::address(&address)?);
+            edit.storage = vec![(params::slot(&slot)?, U256::from_be_bytes(params::hash(&value)?.0))];
+            d.edit(vec![edit])?;
+            Ok("true".into())
+        })
+    }
+
+    /// anvil_impersonateAccount / anvil_stopImpersonatingAccount.
+    #[napi]
+    pub fn dev_impersonate(&self, address: String, on: bool) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            dev(n)?.impersonate(params::address(&address)?, on);
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_autoImpersonateAccount.
+    #[napi]
+    pub fn dev_auto_impersonate(&self, on: bool) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            dev(n)?.auto_impersonate(on);
+            Ok("null".into())
+        })
+    }
+
+    /// eth_sendUnsignedTransaction: from any sender, without its key.
+    #[napi]
+    pub fn dev_send_unsigned<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Calls, move |d| {
+            let tx = params::json(&request, "transaction")?;
+            Ok(format!("\"{:#x}\"", d.send_unsigned(&tx)?))
+        })
+    }
+
+    /// anvil_mine / evm_mine: `blocks` and the optional `interval` (seconds between their
+    /// timestamps) and `timestamp` (the first one's) are 0x quantities.
+    #[napi]
+    pub fn dev_mine<'env>(
+        &self,
+        env: &'env Env,
+        blocks: String,
+        interval: Option<String>,
+        timestamp: Option<String>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.mine(params::quantity(&blocks)?, opt_quantity(interval)?, opt_quantity(timestamp)?)?;
+            Ok("null".into())
+        })
+    }
+
+    /// evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil).
+    #[napi]
+    pub fn dev_increase_time<'env>(
+        &self,
+        env: &'env Env,
+        seconds: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| Ok(d.increase_time(params::quantity(&seconds)?)?.to_string()))
+    }
+
+    #[napi]
+    pub fn dev_set_next_block_timestamp<'env>(
+        &self,
+        env: &'env Env,
+        timestamp: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.set_next_timestamp(params::quantity(&timestamp)?)?;
+            Ok("null".into())
+        })
+    }
+
+    #[napi]
+    pub fn dev_set_next_block_base_fee<'env>(
+        &self,
+        env: &'env Env,
+        fee: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.set_next_base_fee(params::quantity(&fee)?)?;
+            Ok("null".into())
+        })
+    }
+
+    /// evm_setAutomine.
+    #[napi]
+    pub fn dev_set_automine<'env>(
+        &self,
+        env: &'env Env,
+        on: bool,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            match on {
+                true => d.set_mining(Mining::Auto)?,
+                false => d.stop_automine()?,
+            }
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_setIntervalMining: seconds between sealed blocks; 0 seals only when asked.
+    #[napi]
+    pub fn dev_set_interval_mining<'env>(
+        &self,
+        env: &'env Env,
+        seconds: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.set_mining(match params::quantity(&seconds)? {
+                0 => Mining::Manual,
+                s => Mining::Interval(s),
+            })?;
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_getAutomine: `true`/`false`.
+    #[napi]
+    pub fn dev_automine<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, |d| Ok((d.mining()? == Mining::Auto).to_string()))
+    }
+
+    /// anvil_getIntervalMining: seconds between sealed blocks (the block time rounded up to
+    /// a second on the default schedule), or null when blocks are sealed on demand.
+    #[napi]
+    pub fn dev_interval_mining<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        let block_time_ms = self.node.chain().config().block_time_ms;
+        self.dev_job(env, Class::Submit, move |d| {
+            Ok(match d.mining()? {
+                Mining::Schedule => block_time_ms.div_ceil(1000).to_string(),
+                Mining::Interval(s) => s.to_string(),
+                Mining::Auto | Mining::Manual => "null".into(),
+            })
+        })
+    }
+
+    /// evm_snapshot: the id, a 0x quantity.
+    #[napi]
+    pub fn dev_snapshot<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, |d| Ok(render::quantity(d.snapshot()?)))
+    }
+
+    /// evm_revert: `true`, or `false` when the snapshot does not exist (any more).
+    #[napi]
+    pub fn dev_revert<'env>(
+        &self,
+        env: &'env Env,
+        id: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            // An id past 64 bits was never handed out.
+            let Ok(id) = params::quantity(&id) else { return Ok("false".into()) };
+            Ok(d.revert(id)?.to_string())
+        })
+    }
+
+    /// anvil_reset; `fork`: the request named a chain to fork (refused).
+    #[napi]
+    pub fn dev_reset<'env>(
+        &self,
+        env: &'env Env,
+        fork: bool,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.reset(fork)?;
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_dropTransaction: the hash, or null when the pool did not hold it.
+    #[napi]
+    pub fn dev_drop_transaction<'env>(
+        &self,
+        env: &'env Env,
+        hash: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            Ok(match d.drop_transaction(params::hash(&hash)?)? {
+                Some(h) => format!("\"{h:#x}\""),
+                None => "null".into(),
+            })
+        })
+    }
+
+    #[napi]
+    pub fn dev_drop_all_transactions<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, |d| {
+            d.drop_all_transactions()?;
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_dumpState: 0x hex of the gzip of anvil's JSON state format.
+    #[napi]
+    pub fn dev_dump_state<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Scans, |d| Ok(format!("\"0x{}\"", hex::encode(d.dump_state()?))))
+    }
+
+    /// anvil_loadState: 0x hex of a dump (gzip or plain JSON).
+    #[napi]
+    pub fn dev_load_state<'env>(
+        &self,
+        env: &'env Env,
+        dump: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Scans, move |d| {
+            let bytes =
+                hex::decode(&dump).map_err(|_| ChainError::InvalidParams("state dump is not valid hex".into()))?;
+            d.load_state(&bytes)?;
+            Ok("true".into())
+        })
+    }
+}

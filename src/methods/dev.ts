@@ -1,0 +1,102 @@
+// The test methods anvil and Hardhat serve, under their names and aliases (anvil's own
+// table: anvil_*, with evm_* and hardhat_* where anvil accepts them). Registered only on a
+// node started with --dev (or running the embedded dev chain): elsewhere each answers
+// -32601 like any unknown method. What each does to pending, latest, the pool and the
+// streams: README "Test methods".
+
+import { callObject } from '../validation/call.js';
+import { address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
+import { asksToFork, devNumber, mineOptions, optionalDevNumber, storageValue } from '../validation/dev.js';
+import type { MethodOptions, MethodTable } from './index.js';
+import type { Method } from '../protocol/jsonrpc.js';
+
+/** Registers `method` under each of `names`. */
+function named(table: MethodTable, names: string[], method: Method): void {
+  for (const name of names) table[name] = method;
+}
+
+export function devMethods({ chain }: MethodOptions): MethodTable {
+  const t: MethodTable = {};
+  const addr = (p: unknown[], i = 0): string => address(p[i], argPath(i));
+
+  named(t, ['anvil_setBalance', 'hardhat_setBalance'], {
+    maxParams: 2,
+    handler: (p) => chain.devSetBalance(addr(p), devNumber(p[1], argPath(1), 'balance', 256), false),
+  });
+  named(t, ['anvil_addBalance', 'hardhat_addBalance'], {
+    maxParams: 2,
+    handler: (p) => chain.devSetBalance(addr(p), devNumber(p[1], argPath(1), 'balance', 256), true),
+  });
+  named(t, ['anvil_setNonce', 'hardhat_setNonce', 'evm_setAccountNonce'], {
+    maxParams: 2,
+    handler: (p) => chain.devSetNonce(addr(p), devNumber(p[1], argPath(1), 'nonce')),
+  });
+  named(t, ['anvil_setCode', 'hardhat_setCode'], {
+    maxParams: 2,
+    handler: (p) => chain.devSetCode(addr(p), hexBytes(p[1], argPath(1), 'code')),
+  });
+  named(t, ['anvil_setStorageAt', 'hardhat_setStorageAt'], {
+    maxParams: 3,
+    handler: (p) => chain.devSetStorageAt(addr(p), storageSlot(p[1], argPath(1)), storageValue(p[2], argPath(2))),
+  });
+
+  named(t, ['anvil_impersonateAccount', 'hardhat_impersonateAccount'], { maxParams: 1, handler: (p) => chain.devImpersonate(addr(p), true) });
+  named(t, ['anvil_stopImpersonatingAccount', 'hardhat_stopImpersonatingAccount'], { maxParams: 1, handler: (p) => chain.devImpersonate(addr(p), false) });
+  named(t, ['anvil_autoImpersonateAccount', 'hardhat_autoImpersonateAccount'], {
+    maxParams: 1,
+    handler: (p) => chain.devAutoImpersonate(bool(p[0], argPath(0), 'enabled')),
+  });
+  t.eth_sendUnsignedTransaction = { maxParams: 1, handler: (p) => chain.devSendUnsigned(callObject(p[0], argPath(0))) };
+
+  named(t, ['anvil_mine', 'hardhat_mine'], {
+    maxParams: 2,
+    handler: (p) => chain.devMine(optionalDevNumber(p[0], argPath(0), 'blocks') ?? '0x1', optionalDevNumber(p[1], argPath(1), 'interval')),
+  });
+  // ganache's evm_mine answers "0x0" (anvil keeps that).
+  t.evm_mine = {
+    maxParams: 1,
+    handler: async (p) => {
+      const o = mineOptions(p[0]);
+      await chain.devMine(o.blocks, undefined, o.timestamp);
+      return '"0x0"';
+    },
+  };
+  named(t, ['anvil_setAutomine', 'evm_setAutomine'], { maxParams: 1, handler: (p) => chain.devSetAutomine(bool(p[0], argPath(0), 'enabled')) });
+  named(t, ['anvil_getAutomine', 'hardhat_getAutomine'], { maxParams: 0, handler: () => chain.devAutomine() });
+  named(t, ['anvil_setIntervalMining', 'evm_setIntervalMining'], {
+    maxParams: 1,
+    handler: (p) => chain.devSetIntervalMining(devNumber(p[0], argPath(0), 'interval')),
+  });
+  t.anvil_getIntervalMining = { maxParams: 0, handler: () => chain.devIntervalMining() };
+
+  named(t, ['anvil_increaseTime', 'evm_increaseTime'], { maxParams: 1, handler: (p) => chain.devIncreaseTime(devNumber(p[0], argPath(0), 'seconds', 63)) });
+  named(t, ['anvil_setNextBlockTimestamp', 'evm_setNextBlockTimestamp'], {
+    maxParams: 1,
+    handler: (p) => chain.devSetNextBlockTimestamp(devNumber(p[0], argPath(0), 'timestamp')),
+  });
+  named(t, ['anvil_setNextBlockBaseFeePerGas', 'hardhat_setNextBlockBaseFeePerGas'], {
+    maxParams: 1,
+    handler: (p) => chain.devSetNextBlockBaseFee(devNumber(p[0], argPath(0), 'base fee')),
+  });
+
+  named(t, ['anvil_snapshot', 'evm_snapshot'], { maxParams: 0, handler: () => chain.devSnapshot() });
+  named(t, ['anvil_revert', 'evm_revert'], { maxParams: 1, handler: (p) => chain.devRevert(devNumber(p[0], argPath(0), 'snapshot id', 256)) });
+  named(t, ['anvil_reset', 'hardhat_reset'], { maxParams: 1, handler: (p) => chain.devReset(asksToFork(p[0])) });
+
+  named(t, ['anvil_dropTransaction', 'hardhat_dropTransaction'], {
+    maxParams: 1,
+    handler: (p) => chain.devDropTransaction(hash32(p[0], argPath(0), 'transaction hash')),
+  });
+  named(t, ['anvil_dropAllTransactions', 'hardhat_dropAllTransactions'], { maxParams: 0, handler: () => chain.devDropAllTransactions() });
+
+  named(t, ['anvil_dumpState', 'hardhat_dumpState'], {
+    maxParams: 1,
+    handler: (p) => {
+      // anvil's `preserveHistoricalStates`: this node's history stays in its store.
+      if (p[0] !== undefined && p[0] !== null && typeof p[0] !== 'boolean') throw fail(argPath(0), `must be true or false, got ${show(p[0])}`);
+      return chain.devDumpState();
+    },
+  });
+  named(t, ['anvil_loadState', 'hardhat_loadState'], { maxParams: 1, handler: (p) => chain.devLoadState(hexBytes(p[0], argPath(0), 'state dump')) });
+  return t;
+}
