@@ -18,7 +18,8 @@ export interface NodeProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-export async function spawnNode(args: string[], port?: number, env?: Record<string, string>): Promise<NodeProcess> {
+/** `startMs`: how long it may take to print its listening line (a large genesis takes minutes). */
+export async function spawnNode(args: string[], port?: number, env?: Record<string, string>, startMs = 30_000): Promise<NodeProcess> {
   const p = port ?? (await freePort());
   const child = spawn(process.execPath, [bin, '--port', String(p), '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
@@ -35,7 +36,7 @@ export async function spawnNode(args: string[], port?: number, env?: Record<stri
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`node did not start within 30 s:\n${out}`)), 30_000);
+    timer = setTimeout(() => reject(new Error(`node did not start within ${startMs / 1000} s:\n${out}`)), startMs);
   });
   try {
     await Promise.race([listening, timeout]);
