@@ -73,11 +73,6 @@ impl Node {
         };
         let chain = Arc::new(ChainState::new(spec, config, store, view, pool, journal));
         let api = ChainApi::new(chain.clone(), dev_accounts);
-        if !records.is_empty() {
-            let (kept, dropped) = api.submit.replay_journal(records);
-            let fields = serde_json::json!({ "restored": kept, "dropped": dropped });
-            crate::log::info("pool", "pool journal replayed (dropped: already included or no longer valid)", fields);
-        }
         // The test methods: asked for, or on the embedded dev chain unless refused. They
         // need a builder of this node's own (not a cluster's, whose builder moves).
         let dev = chain.config().dev.unwrap_or(opened.is_dev && chain.config().build && !chain.config().cluster);
@@ -85,6 +80,11 @@ impl Node {
             return Err(ChainError::Config(
                 "--dev needs a node that builds its own blocks: not with --no-build, --follow or --cluster".into(),
             ));
+        }
+        if !records.is_empty() {
+            let (kept, dropped) = api.submit.replay_journal(records, dev);
+            let fields = serde_json::json!({ "restored": kept, "dropped": dropped });
+            crate::log::info("pool", "pool journal replayed (dropped: already included or no longer valid)", fields);
         }
         let (dev, hooks) = match dev {
             true => {

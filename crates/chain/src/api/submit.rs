@@ -207,12 +207,14 @@ impl Submission {
     }
 
     /// Replays the journal after a restart: every record goes through validation again;
-    /// included or no-longer-valid ones are dropped, the rest return to the pool.
-    pub fn replay_journal(&self, records: Vec<Bytes>) -> (usize, usize) {
+    /// included or no-longer-valid ones are dropped, the rest return to the pool. Those sent
+    /// for an impersonated sender are dropped too unless the test methods are on (`dev`):
+    /// no key signed them.
+    pub fn replay_journal(&self, records: Vec<Bytes>, dev: bool) -> (usize, usize) {
         let Some(journal) = &self.chain.journal() else { return (0, 0) };
         let (mut kept, mut dropped) = (0, 0);
         for raw in records {
-            let result = self.validate_record(raw.clone()).and_then(|ptx| {
+            let result = self.validate_record(raw.clone(), dev).and_then(|ptx| {
                 let nonce = self.pending_nonce(&ptx.sender)?;
                 let hash = ptx.hash;
                 self.chain.add_to_pool(ptx, nonce)?;
@@ -233,8 +235,9 @@ impl Submission {
     }
 
     /// A journal record: a signed transaction, or one sent for an impersonated sender.
-    fn validate_record(&self, record: Bytes) -> ChainResult<PooledTx> {
+    fn validate_record(&self, record: Bytes, dev: bool) -> ChainResult<PooledTx> {
         match impersonation::parse_journal_record(&record) {
+            Some(_) if !dev => Err(ChainError::Rejected("sent for an impersonated sender, without --dev".into())),
             Some((sender, raw)) => {
                 let tx = TxEnvelope::decode_2718_exact(&raw)
                     .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
