@@ -211,6 +211,10 @@ describe('test methods: pre-confirmation semantics', () => {
       ['anvil_mine', ['0xffffffffff']],
       ['evm_mine', [{ blocks: 1, nope: 1 }]],
       ['evm_increaseTime', ['ten']],
+      // Timestamps the blocks after could not count up from.
+      ['evm_increaseTime', ['0x7fffffffffffffff']],
+      ['evm_setNextBlockTimestamp', ['0xffffffffffffffff']],
+      ['anvil_mine', ['0x2', '0xffffffffffffffff']],
       ['anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }]],
       ['anvil_loadState', ['0x1f8b0000']],
       ['anvil_loadState', ['0x7b7d']],
@@ -249,9 +253,9 @@ describe('impersonated transactions', () => {
     await node?.kill('SIGKILL');
     rmSync(datadir, { recursive: true, force: true });
   });
-  const start = () => spawnNode(['--datadir', datadir, '--block-time-ms', '60000']);
+  const start = (...extra: string[]) => spawnNode(['--datadir', datadir, '--block-time-ms', '60000', ...extra]);
 
-  it('survive a restart in the pool journal, with their sender', async () => {
+  it('survive a restart in the pool journal, with their sender; without --dev they are dropped', async () => {
     node = await start();
     const whale = '0x00000000000000000000000000000000000077a1' as Address;
     await ok(node.url, 'anvil_setBalance', [whale, hex(parseEther('1'))]);
@@ -272,5 +276,15 @@ describe('impersonated transactions', () => {
     await ok(url, 'anvil_mine', []);
     expect(await ok(url, 'eth_getTransactionReceipt', [queued])).toMatchObject({ from: whale, status: '0x1' });
     expect(await balance(url, 'latest')).toBe(8n);
+    // Another one waits in the pool (a nonce gap); restarted without the test methods, the
+    // node drops it: no key signed it.
+    const unsigned: Hex = await ok(url, 'eth_sendUnsignedTransaction', [{ from: whale, to: A, value: '0x1', nonce: '0x3' }]);
+    expect(await ok(url, 'eth_getTransactionByHash', [unsigned])).toMatchObject({ from: whale });
+    expect(await node.kill('SIGTERM')).toBe(0);
+
+    node = await start('--no-dev');
+    expect((await rpc(node.url, 'anvil_setBalance', [A, '0x1'])).error.code).toBe(-32601);
+    expect(await ok(node.url, 'eth_getTransactionByHash', [unsigned])).toBeNull();
+    expect(await ok(node.url, 'txpool_status')).toEqual({ pending: '0x0', queued: '0x0' });
   }, 60_000);
 });

@@ -106,7 +106,7 @@ impl Builder {
                 DevReply::Done
             }
             DevRequest::IncreaseTime(seconds) => {
-                let total = self.dev_mut().clock.increase(seconds);
+                let total = self.dev_mut().clock.increase(seconds)?;
                 self.new_context(true)?;
                 DevReply::Offset(total)
             }
@@ -263,6 +263,12 @@ impl Builder {
     fn mine(&mut self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {
         if blocks > crate::dev::MAX_MINE_BLOCKS {
             return Err(DevError::TooManyBlocks(blocks).into());
+        }
+        // The interval's last timestamp must fit, as an exact timestamp must.
+        let spread = interval.map(|i| i.saturating_mul(blocks));
+        let last = spread.map(|s| self.block.header.timestamp.max(timestamp.unwrap_or_default()).saturating_add(s));
+        if let Some(last) = last.filter(|t| *t > crate::dev::clock::MAX_TIMESTAMP) {
+            return Err(DevError::TimestampTooLate(last.to_string()).into());
         }
         if let Some(t) = timestamp {
             let parent = self.next_parent_timestamp();

@@ -17,6 +17,10 @@ pub struct BlockContext {
     pub base_fee: Option<u64>,
 }
 
+/// The latest timestamp the test methods set: blocks after it still count up by a second
+/// each without overflowing a header's 64 bits.
+pub const MAX_TIMESTAMP: u64 = i64::MAX as u64;
+
 #[derive(Clone, Debug, Default)]
 pub struct BlockClock {
     /// Seconds added to the wall clock.
@@ -30,17 +34,26 @@ fn now_secs() -> i64 {
 }
 
 impl BlockClock {
-    /// Moves the clock forward; returns the total offset.
-    pub fn increase(&mut self, seconds: u64) -> i64 {
-        self.offset = self.offset.saturating_add(i64::try_from(seconds).unwrap_or(i64::MAX));
-        self.offset
+    /// Moves the clock forward; returns the total offset. Refused past `MAX_TIMESTAMP`.
+    pub fn increase(&mut self, seconds: u64) -> Result<i64, DevError> {
+        let offset = i64::try_from(seconds).ok().and_then(|s| self.offset.checked_add(s));
+        match offset.filter(|o| now_secs().checked_add(*o).is_some_and(|t| t <= MAX_TIMESTAMP as i64)) {
+            Some(o) => {
+                self.offset = o;
+                Ok(o)
+            }
+            None => Err(DevError::TimestampTooLate(format!("now + {} + {seconds} s", self.offset))),
+        }
     }
 
     /// The next block opened (after a parent stamped `parent`) gets exactly `timestamp`; not
-    /// before the parent's, equal allowed as in anvil.
+    /// before the parent's, equal allowed as in anvil; not past `MAX_TIMESTAMP`.
     pub fn set_next_timestamp(&mut self, timestamp: u64, parent: u64) -> Result<(), DevError> {
         if timestamp < parent {
             return Err(DevError::TimestampBeforeParent { requested: timestamp, parent });
+        }
+        if timestamp > MAX_TIMESTAMP {
+            return Err(DevError::TimestampTooLate(timestamp.to_string()));
         }
         self.next_timestamp = Some(timestamp);
         Ok(())
@@ -103,13 +116,17 @@ mod tests {
         let e = clock.set_next_timestamp(5, 10).unwrap_err();
         assert_eq!(e.to_string(), "Timestamp error: 5 is lower than previous block's timestamp 10");
         assert!(clock.set_next_timestamp(10, 10).is_ok(), "equal is allowed, as in anvil");
+        assert!(clock.set_next_timestamp(u64::MAX, 10).is_err(), "no room for the blocks after it");
     }
 
     #[test]
     fn increasing_time_adds_up_and_moves_every_later_block() {
         let mut clock = BlockClock::default();
-        assert_eq!(clock.increase(100), 100);
-        assert_eq!(clock.increase(20), 120);
+        assert_eq!(clock.increase(100).unwrap(), 100);
+        assert_eq!(clock.increase(20).unwrap(), 120);
+        let e = clock.increase(i64::MAX as u64).unwrap_err();
+        assert!(e.to_string().starts_with("Timestamp error: now + 120 + "), "{e}");
+        assert_eq!(clock.increase(0).unwrap(), 120, "a refused increase changes nothing");
         let t = clock.next_context(&parent(0)).timestamp.unwrap() as i64;
         assert!((t - now_secs() - 120).abs() <= 2);
         assert_eq!(clock.next_context(&parent(0)).base_fee, None);

@@ -1,6 +1,7 @@
 //! Why a test method was refused, worded once; the chain's error kinds carry them to the
 //! JSON-RPC table (src/errors/).
 
+use super::clock::MAX_TIMESTAMP;
 use crate::error::ChainError;
 
 /// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
@@ -11,6 +12,8 @@ pub enum DevError {
     /// anvil's words, so that tools matching them keep working.
     #[error("Timestamp error: {requested} is lower than previous block's timestamp {parent}")]
     TimestampBeforeParent { requested: u64, parent: u64 },
+    #[error("Timestamp error: {0} is past the latest timestamp the test methods set ({MAX_TIMESTAMP})")]
+    TimestampTooLate(String),
     #[error("anvil_mine seals at most {MAX_MINE_BLOCKS} blocks per call, got {0}")]
     TooManyBlocks(u64),
     #[error("forking is not supported: anvil_reset on this node goes back to its own genesis and takes no jsonRpcUrl or blockNumber")]
