@@ -18,6 +18,25 @@ export interface NodeProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** How a one-shot command (`import`, `export`, `verify`) ended. */
+export interface CommandExit {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `preconf-node ARGS` to its end. */
+export function runCommand(args: string[]): Promise<CommandExit> {
+  return new Promise((ok) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('exit', (code, signal) => ok({ code: code ?? signal ?? -1, stdout, stderr }));
+  });
+}
+
 /** `startMs`: how long it may take to print its listening line (a large genesis takes minutes). */
 export async function spawnNode(args: string[], port?: number, env?: Record<string, string>, startMs = 30_000): Promise<NodeProcess> {
   const p = port ?? (await freePort());

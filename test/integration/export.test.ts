@@ -3,18 +3,16 @@
 // transfers) is exported from its stopped datadir and imported into a fresh datadir with the
 // same genesis: same head hash and state root; a range exports only those blocks.
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { encodeAbiParameters, encodeFunctionData, parseGwei, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contract } from '../helpers/contracts.js';
 import { testGenesis, type GenesisAccount } from '../helpers/genesis.js';
 import { devAccount, rpc } from '../helpers/node.js';
-import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { runCommand as run, spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SYSTEM_CONTRACTS = [
@@ -24,18 +22,7 @@ const SYSTEM_CONTRACTS = [
   '0x0000BBdDc7CE488642fb579F8B00f3a590007251',
 ];
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 
-function run(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code, signal) => ok({ code: code ?? signal ?? -1, stdout, stderr }));
-  });
-}
 
 describe('preconf-node export', () => {
   const dir = mkdtempSync(join(tmpdir(), 'export-it-'));

@@ -3,38 +3,20 @@
 // field, resuming after it, then serving the imported chain with --no-build (chain id from the
 // genesis, the fork choice the import set, receipts of every era) in both profiles.
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { fromRlp, toRlp, type Hex } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kitDir } from '../compat/fixtures.js';
-import { spawnNode } from '../helpers/process.js';
+import { runCommand as run, spawnNode } from '../helpers/process.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 const kit = kitDir();
 const genesis = join(kit, 'chain', 'genesis.json');
 const chainFile = join(kit, 'chain', 'chain.rlp');
 const HEAD = '0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7';
 
-interface Exit {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
 
-function run(args: string[]): Promise<Exit> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code, signal) => ok({ code: code ?? signal ?? -1, stdout, stderr }));
-  });
-}
 
 /** The blocks of a concatenated RLP file, each as its own bytes. */
 function splitBlocks(bytes: Buffer): Buffer[] {
