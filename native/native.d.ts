@@ -417,6 +417,8 @@ export interface ReplicationStatus {
   leaderlessTotalMs: number
   elections: number
   fenced: number
+  /** Leases given up because this node sealed nothing within the bound. */
+  stalled: number
   lastTakeoverMs?: number
   /** Why this node would not campaign. */
   notReady?: string

@@ -146,6 +146,7 @@ export class NodeMetrics {
     one('preconf_cluster_leader', '1 while this node leads, else 0', 'gauge', (s) => (s.role === 'leader' ? 1 : 0));
     one('preconf_cluster_elections_total', 'Leases this node took (elections it won)', 'counter', (s) => s.elections);
     one('preconf_cluster_fenced_total', 'Times the stream refused this node\'s append because another leader had written (it stepped down)', 'counter', (s) => s.fenced);
+    one('preconf_cluster_stalled_total', 'Times this node gave the lease up because it sealed no block within the lease and two block times', 'counter', (s) => s.stalled);
     one('preconf_cluster_leaderless_seconds_total', 'Time this node knew of no leader, summed', 'counter', (s) => s.leaderlessTotalMs / 1000);
     one('preconf_cluster_takeover_seconds', 'Duration of this node\'s last takeover: from taking the lease to building', 'gauge', (s) => (s.lastTakeoverMs === undefined || s.lastTakeoverMs === null ? null : s.lastTakeoverMs / 1000));
     one('preconf_replication_applied_sequence', 'The stream sequence this node applied last', 'gauge', (s) => s.applied);

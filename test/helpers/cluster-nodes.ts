@@ -16,6 +16,8 @@ export interface ClusterNodesOptions {
   /** Every node's flags (the chain's: block time, interval, ...), as the README asks. */
   args?: string[];
   leaseMs?: number;
+  /** Where node `i` keeps its store (default: a directory of its own under one temp dir). */
+  datadir?: (i: number) => string;
 }
 
 export class ClusterNodes {
@@ -38,7 +40,7 @@ export class ClusterNodes {
     try {
       for (let i = 0; i < opts.nodes; i++) {
         c.ports[i] = await freePort();
-        c.dirs[i] = join(c.root, `node-${i}`);
+        c.dirs[i] = opts.datadir?.(i) ?? join(c.root, `node-${i}`);
         c.extra[i] = [];
       }
       await Promise.all(c.ports.map((_, i) => c.start(i)));

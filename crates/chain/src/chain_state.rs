@@ -1,6 +1,7 @@
 //! The chain's shared state: what the builder (the only writer) and the read side are
 //! both given. A leaf: it knows nothing of either, and owns no thread.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use alloy_primitives::{Address, B256};
@@ -48,6 +49,9 @@ pub struct ChainState {
     /// A clustered node's ledger while it leads: submissions and the builder write to it
     /// before anything is shown. `None` on a follower (which forwards transactions).
     ledger: RwLock<Option<Arc<dyn Ledger>>>,
+    /// Set once the node shuts down: a commit that cannot be written is given up, not
+    /// retried until the disk has room.
+    closing: AtomicBool,
 }
 
 impl ChainState {
@@ -72,6 +76,7 @@ impl ChainState {
             metrics: ChainMetrics::default(),
             unhealthy: Mutex::new(None),
             store_fault: Mutex::new(None),
+            closing: AtomicBool::new(false),
             // A cluster's node shows nothing until it caught up with the stream: before it
             // read the stream, its pending block could be older than one a client saw.
             replication: Mutex::new(starting),
@@ -224,6 +229,14 @@ impl ChainState {
     /// Sets or clears the store fault; returns the one it replaces.
     pub fn set_store_fault(&self, reason: Option<String>) -> Option<String> {
         std::mem::replace(&mut *self.store_fault.lock(), reason)
+    }
+
+    pub fn begin_closing(&self) {
+        self.closing.store(true, Ordering::Relaxed);
+    }
+
+    pub fn closing(&self) -> bool {
+        self.closing.load(Ordering::Relaxed)
     }
 
     /// Why the store cannot write, while it cannot.

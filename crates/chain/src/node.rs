@@ -145,7 +145,8 @@ impl Node {
     /// and the builder stops at once, sealing nothing; the log holds all it showed.
     pub fn step_down(&self) {
         self.chain.set_ledger(None);
-        if let Some(b) = self.builder.lock().take() {
+        let builder = self.builder.lock().take();
+        if let Some(b) = builder {
             b.abandon();
         }
     }
@@ -167,6 +168,7 @@ impl Node {
     /// Stops the builder (sealing what it pre-confirmed) and leaves the store ready for a
     /// quick restart. Idempotent.
     pub fn shutdown(&self) {
+        self.chain.begin_closing();
         if let Some(b) = self.builder.lock().take() {
             b.stop();
         }

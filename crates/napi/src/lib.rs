@@ -197,6 +197,8 @@ impl NativeNode {
         self.hub.clear();
         if self.owner {
             nodes().lock().remove(&self.handle);
+            // First, so that a builder waiting for a full disk lets replication stop.
+            self.node.chain().begin_closing();
             replication::stop(self.handle);
             self.node.shutdown();
         }

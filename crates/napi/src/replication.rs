@@ -80,6 +80,8 @@ pub struct ReplicationStatus {
     pub leaderless_total_ms: f64,
     pub elections: i64,
     pub fenced: i64,
+    /// Leases given up because this node sealed nothing within the bound.
+    pub stalled: i64,
     pub last_takeover_ms: Option<f64>,
     /// Why this node would not campaign.
     pub not_ready: Option<String>,
@@ -169,6 +171,7 @@ impl NativeNode {
             leaderless_total_ms: ms(s.leaderless_total()),
             elections: s.elections.load(Relaxed) as i64,
             fenced: s.fenced.load(Relaxed) as i64,
+            stalled: s.stalled.load(Relaxed) as i64,
             last_takeover_ms: s.last_takeover().map(ms),
             not_ready: s.not_ready(),
             applied: r.applied().map(|a| a as i64),

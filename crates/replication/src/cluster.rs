@@ -56,6 +56,8 @@ enum Deposed {
     LeaseLost,
     LeaseExpired,
     BuilderStopped(String),
+    /// Elected, but sealed nothing within the bound: another node may be able to.
+    NotProducing(String),
     Shutdown,
 }
 
@@ -66,6 +68,7 @@ impl std::fmt::Display for Deposed {
             Deposed::LeaseLost => write!(f, "another node took the lease"),
             Deposed::LeaseExpired => write!(f, "the lease could not be renewed in time"),
             Deposed::BuilderStopped(why) => write!(f, "the builder stopped: {why}"),
+            Deposed::NotProducing(why) => write!(f, "it could not produce: {why}"),
             Deposed::Shutdown => write!(f, "shutting down"),
         }
     }
@@ -189,6 +192,8 @@ impl Controller {
             Some("stopped on a block that does not match".to_string())
         } else if let Some(fault) = self.node.chain().fault() {
             Some(fault)
+        } else if let Some(fault) = self.node.chain().store_fault() {
+            Some(fault)
         } else {
             match nats::last_seq(&self.link.stream).await {
                 Ok(last) if self.following.applied() >= last => None,
@@ -245,11 +250,12 @@ impl Controller {
 
         let why = self.lead_until_deposed(&ledger, &held, &lost).await;
         let _ = renew_stop.send(true);
-        if let Deposed::Refused(LedgerError::Fenced(_)) = &why {
-            self.status.fenced.fetch_add(1, Relaxed);
+        match &why {
+            Deposed::Refused(LedgerError::Fenced(_)) => _ = self.status.fenced.fetch_add(1, Relaxed),
+            Deposed::NotProducing(_) => _ = self.status.stalled.fetch_add(1, Relaxed),
+            _ => {}
         }
-        let clean = matches!(why, Deposed::Shutdown);
-        if clean {
+        if matches!(why, Deposed::Shutdown) {
             // Seal what was pre-confirmed (through the ledger), bounded: an unreachable stream
             // must not hold the shutdown.
             let node = self.node.clone();
@@ -258,18 +264,19 @@ impl Controller {
                 ledger.close();
             }
         }
+        // Nothing more reaches the stream from this node; the lease goes before the builder
+        // stops, which can wait (for a disk with no room) while another node leads.
         ledger.close();
-        let node = self.node.clone();
-        let _ = tokio::task::spawn_blocking(move || node.step_down()).await;
-        self.following.resume_after_leading(ledger.last_seq(), term);
         eprintln!("[preconf-node] cluster: stopped leading (term {term}): {why}");
         if !held.lock().lost {
             self.release(&held, &me).await;
         }
         self.status.set_role(Role::Replica);
         self.status.set_leader(None);
+        let node = self.node.clone();
+        self.following.resume_after_leading(ledger.last_seq(), term, move || node.step_down()).await;
         match why {
-            Deposed::BuilderStopped(_) => Err(self.config.lease * 4),
+            Deposed::BuilderStopped(_) | Deposed::NotProducing(_) => Err(self.config.lease * 4),
             _ => Ok(()),
         }
     }
@@ -328,7 +335,13 @@ impl Controller {
         }
     }
 
+    /// Leads until the stream, the lease or a shutdown says otherwise, or until this node
+    /// shows it cannot produce: no block sealed within the lease and two block times (a
+    /// store that cannot write, a builder stuck), so that a node that can takes over.
     async fn lead_until_deposed(&mut self, ledger: &StreamLedger, held: &Mutex<Held>, lost: &Notify) -> Deposed {
+        let chain = self.node.chain().clone();
+        let bound = self.config.lease + Duration::from_millis(chain.config().block_time_ms) * 2;
+        let (mut head, mut sealed_at) = (chain.view().head_number(), Instant::now());
         loop {
             let lease_lost = lost.notified();
             tokio::select! {
@@ -345,8 +358,15 @@ impl Controller {
                 return Deposed::LeaseExpired;
             }
             if !self.node.building() {
-                let why = self.node.chain().fault().unwrap_or_else(|| "it ended".into());
+                let why = chain.fault().unwrap_or_else(|| "it ended".into());
                 return Deposed::BuilderStopped(why);
+            }
+            let now_head = chain.view().head_number();
+            if now_head > head {
+                (head, sealed_at) = (now_head, Instant::now());
+            } else if sealed_at.elapsed() > bound {
+                let why = chain.store_fault().unwrap_or_else(|| "the builder seals nothing".into());
+                return Deposed::NotProducing(format!("no block sealed for {} ms: {why}", bound.as_millis()));
             }
         }
     }

@@ -49,11 +49,21 @@ impl Following {
         }
     }
 
-    /// After this node led up to `last_seq` in `term`: read on right after it.
-    pub fn resume_after_leading(&self, last_seq: u64, term: u64) {
-        self.follower.lock().resume_after_leading(last_seq, term);
+    /// After this node led up to `last_seq` in `term`: reading goes on right after it, but
+    /// nothing is applied before `step_down` has run (it can wait for a disk with no room
+    /// for the blocks the builder sealed). Returns once the follower is held for it.
+    pub async fn resume_after_leading(&self, last_seq: u64, term: u64, step_down: impl FnOnce() + Send + 'static) {
         self.applied.store(last_seq, Ordering::Release);
         *self.next.lock() = Some(last_seq + 1);
+        let follower = self.follower.clone();
+        let (held_tx, held) = tokio::sync::oneshot::channel();
+        tokio::task::spawn_blocking(move || {
+            let mut f = follower.lock();
+            let _ = held_tx.send(());
+            step_down();
+            f.resume_after_leading(last_seq, term);
+        });
+        let _ = held.await;
     }
 
     pub fn applied(&self) -> u64 {

@@ -54,6 +54,8 @@ pub struct Status {
     pub elections: AtomicU64,
     /// Appends the stream refused because another leader had written (this node deposed).
     pub fenced: AtomicU64,
+    /// Leases this node gave up because it sealed nothing within the bound.
+    pub stalled: AtomicU64,
     pub term: AtomicU64,
 }
 
@@ -71,6 +73,7 @@ impl Status {
             leader: watch::channel(leader).0,
             elections: AtomicU64::new(0),
             fenced: AtomicU64::new(0),
+            stalled: AtomicU64::new(0),
             term: AtomicU64::new(0),
         }
     }

@@ -178,7 +178,7 @@ fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool
                         json!({ "reason": reason, "block": first, "blocks": batch.len() }),
                     );
                 }
-                if stopping.load(Ordering::Relaxed) {
+                if stopping.load(Ordering::Relaxed) || chain.closing() {
                     return Err(e);
                 }
                 std::thread::sleep(RETRY);

@@ -106,6 +106,7 @@ pub fn spawn(
             Ok(mut builder) => {
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
+                builder.land_in_flight();
             }
             Err(e) => {
                 let _ = ready_tx.send(Err(e));
@@ -293,6 +294,18 @@ impl Builder {
         self.chain.publish(view);
         self.chain.events().send(ChainEvent::Durable { number: newest });
         Ok(())
+    }
+
+    /// Whatever way the builder ended, the blocks it sealed are in the log and shown:
+    /// they are written before its thread ends (waiting while the store cannot write,
+    /// until the node closes), so that a leader that steps down follows on from them.
+    fn land_in_flight(&mut self) {
+        while let Some(landed) = self.committer.wait() {
+            if let Err(e) = self.land(landed) {
+                log::error("builder", "could not commit the sealed blocks", json!({ "error": e.to_string() }));
+                break;
+            }
+        }
     }
 
     fn fail(&mut self, e: ChainError) {
