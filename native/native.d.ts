@@ -46,6 +46,15 @@ export declare class NativeNode {
   devIncreaseTime(seconds: string): Promise<string | NativeFailure>
   devSetNextBlockTimestamp(timestamp: string): Promise<string | NativeFailure>
   devSetNextBlockBaseFee(fee: string): Promise<string | NativeFailure>
+  /** anvil_setCoinbase: the beneficiary of the blocks opened from now on. */
+  devSetCoinbase(address: string): Promise<string | NativeFailure>
+  /** evm_setBlockGasLimit: `true`, as anvil answers. */
+  devSetBlockGasLimit(gasLimit: string): Promise<string | NativeFailure>
+  /**
+   * anvil_setBlockTimestampInterval (`seconds`) and anvil_removeBlockTimestampInterval
+   * (none): whether an interval was set before.
+   */
+  devSetBlockTimestampInterval(seconds?: string | undefined | null): Promise<string | NativeFailure>
   /** evm_setAutomine. */
   devSetAutomine(on: boolean): Promise<string | NativeFailure>
   /** anvil_setIntervalMining: seconds between sealed blocks; 0 seals only when asked. */

@@ -170,6 +170,9 @@ export class Chain {
   devIncreaseTime = (seconds: string): Promise<string> => unwrapAsync(this.raw.devIncreaseTime(seconds));
   devSetNextBlockTimestamp = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockTimestamp(timestamp));
   devSetNextBlockBaseFee = (fee: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockBaseFee(fee));
+  devSetCoinbase = (address: string): Promise<string> => unwrapAsync(this.raw.devSetCoinbase(address));
+  devSetBlockGasLimit = (gasLimit: string): Promise<string> => unwrapAsync(this.raw.devSetBlockGasLimit(gasLimit));
+  devSetBlockTimestampInterval = (seconds?: string): Promise<string> => unwrapAsync(this.raw.devSetBlockTimestampInterval(seconds));
   devSetAutomine = (on: boolean): Promise<string> => unwrapAsync(this.raw.devSetAutomine(on));
   devSetIntervalMining = (seconds: string): Promise<string> => unwrapAsync(this.raw.devSetIntervalMining(seconds));
   devAutomine = (): Promise<string> => unwrapAsync(this.raw.devAutomine());

@@ -79,6 +79,17 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
     handler: (p) => chain.devSetNextBlockBaseFee(devNumber(p[0], argPath(0), 'base fee')),
   });
 
+  named(t, ['anvil_setCoinbase', 'hardhat_setCoinbase'], { maxParams: 1, handler: (p) => chain.devSetCoinbase(addr(p)) });
+  t.evm_setBlockGasLimit = { maxParams: 1, handler: (p) => chain.devSetBlockGasLimit(devNumber(p[0], argPath(0), 'gas limit')) };
+  t.anvil_setBlockTimestampInterval = {
+    maxParams: 1,
+    handler: async (p) => {
+      await chain.devSetBlockTimestampInterval(devNumber(p[0], argPath(0), 'interval'));
+      return 'null';
+    },
+  };
+  t.anvil_removeBlockTimestampInterval = { maxParams: 0, handler: () => chain.devSetBlockTimestampInterval() };
+
   named(t, ['anvil_snapshot', 'evm_snapshot'], { maxParams: 0, handler: () => chain.devSnapshot() });
   named(t, ['anvil_revert', 'evm_revert'], { maxParams: 1, handler: (p) => chain.devRevert(devNumber(p[0], argPath(0), 'snapshot id', 256)) });
   named(t, ['anvil_reset', 'hardhat_reset'], { maxParams: 1, handler: (p) => chain.devReset(asksToFork(p[0])) });

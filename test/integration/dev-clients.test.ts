@@ -140,6 +140,44 @@ describe('the test methods with the clients that call them', () => {
     });
   });
 
+  it("viem's block settings (coinbase, gas limit, timestamp interval) give the same blocks here as on anvil", async () => {
+    const settings = async (url: string): Promise<Record<string, unknown>> => {
+      const { test, pub } = clients(url);
+      const seen: Record<string, unknown> = {};
+      const COINBASE = '0x00000000000000000000000000000000000c0b0b' as Address;
+      await test.setCoinbase({ address: COINBASE });
+      await test.setBlockGasLimit({ gasLimit: 50_000_000n });
+      await test.setBlockTimestampInterval({ interval: 7 });
+      await test.mine({ blocks: 2 });
+      const latest = await pub.getBlock();
+      const parent = await pub.getBlock({ blockNumber: latest.number - 1n });
+      seen.blocks = [parent, latest].map((b) => ({ miner: b.miner, gasLimit: b.gasLimit }));
+      seen.spacing = latest.timestamp - parent.timestamp;
+      seen.removed = await test.request({ method: 'anvil_removeBlockTimestampInterval' });
+      seen.removedAgain = await test.request({ method: 'anvil_removeBlockTimestampInterval' });
+      seen.tooLow = await test.request({ method: 'evm_setBlockGasLimit', params: ['0x1'] }).then(
+        () => 'accepted',
+        () => 'refused',
+      );
+      return seen;
+    };
+    const onAnvil = await settings(anvil.url);
+    const onNode = await settings(t.node.url);
+    expect(onNode).toMatchObject({
+      blocks: [
+        { miner: '0x00000000000000000000000000000000000c0b0b', gasLimit: 50_000_000n },
+        { miner: '0x00000000000000000000000000000000000c0b0b', gasLimit: 50_000_000n },
+      ],
+      spacing: 7n,
+      removed: true,
+      removedAgain: false,
+      tooLow: 'refused',
+    });
+    const { tooLow: _anvilTooLow, ...anvilRest } = onAnvil;
+    const { tooLow: _nodeTooLow, ...nodeRest } = onNode;
+    expect(nodeRest).toEqual(anvilRest);
+  });
+
   it("loads anvil's dumps, and anvil loads this node's", async () => {
     const fromAnvil = clients(anvil.url);
     const fromNode = clients(t.node.url);

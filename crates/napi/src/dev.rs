@@ -199,6 +199,43 @@ impl NativeNode {
         })
     }
 
+    /// anvil_setCoinbase: the beneficiary of the blocks opened from now on.
+    #[napi]
+    pub fn dev_set_coinbase<'env>(
+        &self,
+        env: &'env Env,
+        address: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.set_coinbase(params::address(&address)?)?;
+            Ok("null".into())
+        })
+    }
+
+    /// evm_setBlockGasLimit: `true`, as anvil answers.
+    #[napi]
+    pub fn dev_set_block_gas_limit<'env>(
+        &self,
+        env: &'env Env,
+        gas_limit: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.set_block_gas_limit(params::quantity(&gas_limit)?)?;
+            Ok("true".into())
+        })
+    }
+
+    /// anvil_setBlockTimestampInterval (`seconds`) and anvil_removeBlockTimestampInterval
+    /// (none): whether an interval was set before.
+    #[napi]
+    pub fn dev_set_block_timestamp_interval<'env>(
+        &self,
+        env: &'env Env,
+        seconds: Option<String>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| Ok(d.set_timestamp_interval(opt_quantity(seconds)?)?.to_string()))
+    }
+
     /// evm_setAutomine.
     #[napi]
     pub fn dev_set_automine<'env>(

@@ -90,7 +90,8 @@ impl OpenBlock {
         Self::open_at(chain, view, BlockContext::default())
     }
 
-    /// `open`, with the timestamp and base fee the test methods' clock set (`--dev`).
+    /// `open`, with the context the test methods set (`--dev`): timestamp, base fee,
+    /// coinbase, gas limit.
     pub fn open_at(chain: &ChainState, view: &ChainView, context: BlockContext) -> ChainResult<Self> {
         let parent = &view.head.header;
         let parent_hash = view.head_hash();
@@ -98,8 +99,8 @@ impl OpenBlock {
         let timestamp = context.timestamp.unwrap_or_else(|| (unix_now_ms() / 1000).max(parent.timestamp + 1));
         let next = NextBlock {
             timestamp,
-            beneficiary: chain.coinbase(),
-            gas_limit: parent.gas_limit,
+            beneficiary: context.beneficiary.unwrap_or_else(|| chain.coinbase()),
+            gas_limit: context.gas_limit.unwrap_or(parent.gas_limit),
             mix_hash: keccak256([parent_hash.as_slice(), &number.to_be_bytes()].concat()),
             ..Default::default()
         };

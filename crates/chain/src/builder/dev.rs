@@ -25,6 +25,7 @@ use super::block::OpenBlock;
 use super::tick::Executed;
 use super::Builder;
 use crate::changes::{AccountState, StateChanges};
+use crate::consensus::MIN_GAS_LIMIT;
 use crate::dev::clock::{BlockClock, BlockContext};
 use crate::dev::requests::{AccountEdit, Balance, DevHooks, DevInbox, DevReply, DevRequest, Mining};
 use crate::dev::rewind;
@@ -123,6 +124,24 @@ impl Builder {
                 self.dev_mut().clock.set_next_base_fee(fee);
                 self.new_context(false)?;
                 DevReply::Done
+            }
+            DevRequest::SetCoinbase(coinbase) => {
+                self.dev_mut().clock.settings.coinbase = Some(coinbase);
+                self.new_context(false)?;
+                DevReply::Done
+            }
+            DevRequest::SetGasLimit(gas_limit) => {
+                if gas_limit < MIN_GAS_LIMIT {
+                    return Err(DevError::GasLimitTooLow(gas_limit).into());
+                }
+                self.dev_mut().clock.settings.gas_limit = Some(gas_limit);
+                self.new_context(false)?;
+                DevReply::Done
+            }
+            DevRequest::SetTimestampInterval(seconds) => {
+                let was = std::mem::replace(&mut self.dev_mut().clock.settings.timestamp_interval, seconds);
+                self.new_context(seconds.is_some())?;
+                DevReply::Found(was.is_some())
             }
             DevRequest::SetMining(mode) => {
                 let dev = self.dev_mut();

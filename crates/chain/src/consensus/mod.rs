@@ -22,7 +22,7 @@ pub mod receipts;
 pub mod rewards;
 pub mod uncles;
 
-pub use base_fee::{gas_limit_bounds, next_base_fee};
+pub use base_fee::{gas_limit_bounds, next_base_fee, MIN_GAS_LIMIT};
 pub use blob::{blob_base_fee, blob_gas_used, header_blob_base_fee, next_excess_blob_gas};
 pub use block_file::{BlockReader, FileBlock};
 pub use dao::{is_dao_fork_block, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT};

@@ -66,6 +66,25 @@ impl DevApi {
         self.done(DevRequest::SetNextBaseFee(fee))
     }
 
+    /// The beneficiary of every block opened from now on.
+    pub fn set_coinbase(&self, coinbase: Address) -> ChainResult<()> {
+        self.done(DevRequest::SetCoinbase(coinbase))
+    }
+
+    /// The gas limit of every block opened from now on.
+    pub fn set_block_gas_limit(&self, gas_limit: u64) -> ChainResult<()> {
+        self.done(DevRequest::SetGasLimit(gas_limit))
+    }
+
+    /// Seconds between the timestamps of the blocks opened from now on (`None`: back to the
+    /// clock); whether an interval was set before.
+    pub fn set_timestamp_interval(&self, seconds: Option<u64>) -> ChainResult<bool> {
+        match self.call(DevRequest::SetTimestampInterval(seconds))? {
+            DevReply::Found(was) => Ok(was),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub fn set_mining(&self, mining: Mining) -> ChainResult<()> {
         self.done(DevRequest::SetMining(mining))
     }

@@ -2,10 +2,14 @@
 //! timestamp for the next block (`evm_setNextBlockTimestamp`), a base fee for it
 //! (`anvil_setNextBlockBaseFeePerGas`). As anvil's: an exact timestamp also moves the offset,
 //! so the blocks after it go on from there; a revert sets the clock back to the snapshot.
+//! Beside it, what every later block takes until changed again: a coinbase
+//! (`anvil_setCoinbase`), a gas limit (`evm_setBlockGasLimit`) and a fixed step between
+//! timestamps (`anvil_setBlockTimestampInterval`); a revert keeps them, as anvil does.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_consensus::Header;
+use alloy_primitives::Address;
 
 use super::DevError;
 
@@ -15,6 +19,17 @@ use super::DevError;
 pub struct BlockContext {
     pub timestamp: Option<u64>,
     pub base_fee: Option<u64>,
+    pub beneficiary: Option<Address>,
+    pub gas_limit: Option<u64>,
+}
+
+/// Settings that hold for every block opened until they change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockSettings {
+    pub coinbase: Option<Address>,
+    pub gas_limit: Option<u64>,
+    /// Seconds from each block's timestamp to the next one's.
+    pub timestamp_interval: Option<u64>,
 }
 
 /// The latest timestamp the test methods set: blocks after it still count up by a second
@@ -27,6 +42,7 @@ pub struct BlockClock {
     offset: i64,
     next_timestamp: Option<u64>,
     next_base_fee: Option<u64>,
+    pub settings: BlockSettings,
 }
 
 fn now_secs() -> i64 {
@@ -71,7 +87,8 @@ impl BlockClock {
 
     /// Back to `timestamp` (a reverted-to block's): the next block follows it.
     pub fn reset_to(&mut self, timestamp: u64) {
-        *self = Self { offset: (timestamp as i64).saturating_sub(now_secs()), ..Self::default() };
+        let settings = self.settings;
+        *self = Self { offset: (timestamp as i64).saturating_sub(now_secs()), settings, ..Self::default() };
     }
 
     /// The context of the block opened next after `parent`: takes the one-shot settings.
@@ -82,13 +99,17 @@ impl BlockClock {
                 self.offset = (t as i64).saturating_sub(now_secs());
                 Some(t)
             }
+            None if self.settings.timestamp_interval.is_some() => {
+                let step = self.settings.timestamp_interval.unwrap_or_default();
+                Some(parent.timestamp.saturating_add(step).min(MAX_TIMESTAMP))
+            }
             None if self.offset != 0 => {
                 let t = now_secs().saturating_add(self.offset).max(0) as u64;
                 Some(t.max(parent.timestamp + 1))
             }
             None => None,
         };
-        BlockContext { timestamp, base_fee }
+        BlockContext { timestamp, base_fee, beneficiary: self.settings.coinbase, gas_limit: self.settings.gas_limit }
     }
 }
 
@@ -130,6 +151,25 @@ mod tests {
         let t = clock.next_context(&parent(0)).timestamp.unwrap() as i64;
         assert!((t - now_secs() - 120).abs() <= 2);
         assert_eq!(clock.next_context(&parent(0)).base_fee, None);
+    }
+
+    #[test]
+    fn settings_hold_for_every_later_block_and_survive_a_revert() {
+        let mut clock = BlockClock::default();
+        let coinbase = Address::repeat_byte(7);
+        clock.settings =
+            BlockSettings { coinbase: Some(coinbase), gas_limit: Some(50_000_000), timestamp_interval: Some(7) };
+        for parent_time in [100, 107] {
+            let c = clock.next_context(&parent(parent_time));
+            assert_eq!(
+                (c.timestamp, c.beneficiary, c.gas_limit),
+                (Some(parent_time + 7), Some(coinbase), Some(50_000_000))
+            );
+        }
+        clock.reset_to(1_000);
+        assert_eq!(clock.next_context(&parent(1_000)).timestamp, Some(1_007), "the interval outlives a revert");
+        clock.set_next_timestamp(2_000, 1_007).unwrap();
+        assert_eq!(clock.next_context(&parent(1_007)).timestamp, Some(2_000), "an exact timestamp wins once");
     }
 
     #[test]

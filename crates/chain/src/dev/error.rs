@@ -2,6 +2,7 @@
 //! JSON-RPC table (src/errors/).
 
 use super::clock::MAX_TIMESTAMP;
+use crate::consensus::MIN_GAS_LIMIT;
 use crate::error::ChainError;
 
 /// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
@@ -22,6 +23,8 @@ pub enum DevError {
     NoGenesis,
     #[error("this chain has no base fee (London is not active)")]
     NoBaseFee,
+    #[error("gas limit {0} is below the minimum of {MIN_GAS_LIMIT}")]
+    GasLimitTooLow(u64),
     #[error("invalid state dump: {0}")]
     BadDump(String),
     #[error("the builder is not running, so the test methods cannot change the chain")]

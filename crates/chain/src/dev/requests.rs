@@ -60,6 +60,10 @@ pub enum DevRequest {
     IncreaseTime(u64),
     SetNextTimestamp(u64),
     SetNextBaseFee(u64),
+    SetCoinbase(Address),
+    SetGasLimit(u64),
+    /// `None` removes the interval.
+    SetTimestampInterval(Option<u64>),
     SetMining(Mining),
     /// `Mining` back to what it was before automine, for `evm_setAutomine(false)`.
     StopAutomine,
