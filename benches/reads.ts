@@ -24,6 +24,11 @@ const call = (f: Fixtures, a: Address): Call => ({
   params: [{ to: f.token, data: balanceOfData(a) }, 'latest'],
 });
 
+const estimate = (f: Fixtures, a: Address): Call => ({
+  method: 'eth_estimateGas',
+  params: [{ from: a, to: f.token, data: balanceOfData(a) }, 'latest'],
+});
+
 /** 100 requests starting at holder `k`, rotating over the four kinds of read. */
 function mixed(f: Fixtures, k: number): Call[] {
   return Array.from({ length: 100 }, (_, i) => {
@@ -41,6 +46,7 @@ export function readScenarios(f: Fixtures): ReadScenario[] {
     { name: 'eth_getStorageAt', description: 'Token balance slots of 64 holders', bodies: each((a) => storage(f, a)) },
     { name: 'eth_getCode', description: 'the Token runtime code', bodies: f.holders.map((_, i) => body(code(f), i + 1)) },
     { name: 'eth_call balanceOf', description: 'Token.balanceOf for 64 holders', bodies: each((a) => call(f, a)) },
+    { name: 'eth_estimateGas balanceOf', description: 'the same call from each holder, estimated', bodies: each((a) => estimate(f, a)) },
     {
       name: 'batch 100 eth_call',
       description: 'one HTTP request = 100 balanceOf calls',
