@@ -108,41 +108,46 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
 
     /// The new root and the node changes: every changed node at its path, and a removal
     /// for every path that lost its node.
-    pub fn commit(self) -> (B256, NodeDiff) {
-        let mut out: NodeDiff = self.ctx.vacated.into_iter().map(|p| (p, None)).collect();
+    pub fn commit(mut self) -> (B256, NodeDiff) {
+        let mut out: NodeDiff = self.ctx.vacated.drain(..).map(|p| (p, None)).collect();
         let mut buf = Vec::with_capacity(600);
-        let root = match commit_link(self.root, Nibbles::new(), &mut out, &mut buf) {
-            None => EMPTY_ROOT_HASH,
-            // The root is always referenced by hash, even when its RLP is short.
-            Some(r) => r.as_hash().unwrap_or_else(|| keccak256(r.as_slice())),
-        };
+        let root = root_hash(hash_link(&mut self.root, Nibbles::new(), &mut Some(&mut out), &mut buf));
         (root, out)
     }
 }
 
-/// Hashes a subtree bottom-up, writing the changed nodes to `out`; returns the reference
-/// its parent holds.
-fn commit_link(link: Link, path: Nibbles, out: &mut NodeDiff, buf: &mut Vec<u8>) -> Option<RlpNode> {
+/// The root's hash from the reference its parent would hold.
+fn root_hash(reference: Option<RlpNode>) -> B256 {
+    match reference {
+        None => EMPTY_ROOT_HASH,
+        // The root is always referenced by hash, even when its RLP is short.
+        Some(r) => r.as_hash().unwrap_or_else(|| keccak256(r.as_slice())),
+    }
+}
+
+/// Hashes a subtree bottom-up where it changed, keeping each node's reference for the next
+/// time; writes the changed nodes to `out` when given. Returns the reference its parent holds.
+fn hash_link(link: &mut Link, path: Nibbles, out: &mut Option<&mut NodeDiff>, buf: &mut Vec<u8>) -> Option<RlpNode> {
     let entry = match link {
         Link::Empty => return None,
-        Link::Stored(reference) => return Some(reference),
+        Link::Stored(reference) => return Some(reference.clone()),
         Link::Loaded(entry) => entry,
     };
-    let Entry { node, dirty, rlp } = *entry;
-    if let (false, Some(reference)) = (dirty, &rlp) {
+    let dirty = entry.dirty;
+    if let (false, Some(reference)) = (dirty, &entry.rlp) {
         return Some(reference.clone());
     }
-    let reference = match node {
-        Node::Leaf { key, value } => encode_leaf(&key, &value, buf),
+    let reference = match &mut entry.node {
+        Node::Leaf { key, value } => encode_leaf(key, value, buf),
         Node::Extension { key, child } => {
-            let child = commit_link(child, path.join(&key), out, buf).expect("an extension always has a child");
-            encode_extension(&key, &child, buf)
+            let child = hash_link(child, path.join(key), out, buf).expect("an extension always has a child");
+            encode_extension(key, &child, buf)
         }
         Node::Branch { children } => {
             let mut stack = Vec::with_capacity(16);
             let mut mask = TrieMask::default();
-            for (i, child) in (*children).into_iter().enumerate() {
-                if let Some(r) = commit_link(child, child_path(&path, i), out, buf) {
+            for (i, child) in children.iter_mut().enumerate() {
+                if let Some(r) = hash_link(child, child_path(&path, i), out, buf) {
                     stack.push(r);
                     mask.set_bit(i as u8);
                 }
@@ -150,10 +155,46 @@ fn commit_link(link: Link, path: Nibbles, out: &mut NodeDiff, buf: &mut Vec<u8>)
             encode_branch(&stack, mask, buf)
         }
     };
-    if dirty {
+    if let (true, Some(out)) = (dirty, out) {
         out.insert(path, Some(Bytes::copy_from_slice(buf)));
     }
+    entry.dirty = false;
+    entry.rlp = Some(reference.clone());
     Some(reference)
+}
+
+/// A trie with nothing stored below it, kept in memory between roots (`OrderedTrie`): the
+/// same insert as `Trie`, and a root that re-hashes only the paths changed since the last.
+#[derive(Default)]
+pub(crate) struct MemoryTrie {
+    root: Link,
+    buf: Vec<u8>,
+}
+
+/// The reader of a `MemoryTrie`: it never has a stored reference to resolve.
+struct NothingStored;
+
+impl NodeReader for NothingStored {
+    fn account_node(&self, _: &Nibbles) -> TrieResult<Option<Bytes>> {
+        Ok(None)
+    }
+    fn storage_node(&self, _: &B256, _: &Nibbles) -> TrieResult<Option<Bytes>> {
+        Ok(None)
+    }
+}
+
+impl MemoryTrie {
+    /// Sets `key` (any length; keys must be prefix-free) to `value`.
+    pub fn insert(&mut self, key: Nibbles, value: Vec<u8>) {
+        let mut ctx = Ctx { source: TrieSource { reader: &NothingStored, owner: None }, vacated: Vec::new() };
+        let root = mem::take(&mut self.root);
+        // Only stored nodes are read, and this trie has none: nothing can fail.
+        self.root = ctx.insert(root, Nibbles::new(), key, value).expect("an in-memory trie reads nothing").0;
+    }
+
+    pub fn root(&mut self) -> B256 {
+        root_hash(hash_link(&mut self.root, Nibbles::new(), &mut None, &mut self.buf))
+    }
 }
 
 /// Records every node of a stored subtree (inline ones too: they have their own path).

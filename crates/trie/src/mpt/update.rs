@@ -57,7 +57,8 @@ impl<R: NodeReader + ?Sized> Ctx<'_, R> {
                 (Node::Leaf { key, value }, changed)
             }
             Node::Leaf { key: old_key, value: old_value } => {
-                // Keys all have the same length, so they differ before either ends.
+                // Keys are prefix-free (state keys have one length, ordered keys are
+                // rlp(index)), so they differ before either ends.
                 let common = old_key.common_prefix_length(&key);
                 let mut children = empty_children();
                 children[old_key.get_unchecked(common) as usize] =
