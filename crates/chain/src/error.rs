@@ -3,7 +3,7 @@
 //! Messages follow geth's wording, because clients such as viem recognise errors by
 //! their text.
 
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, Bytes, B256, U256};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChainError {
@@ -27,32 +27,32 @@ pub enum ChainError {
     #[error(transparent)]
     InvalidTx(#[from] InvalidTx),
     /// A request the node refuses for another reason (a block with nothing to trace, ...).
-    #[error("{0}")]
-    Rejected(String),
+    #[error(transparent)]
+    Rejected(#[from] Rejection),
     /// eth_simulateV1 refused the request as a whole; see [`SimulateError`].
     #[error("{1}")]
     Simulate(SimulateError, String),
     /// A request went past a documented limit (log range or result size).
-    #[error("{0}")]
-    LimitExceeded(String),
+    #[error(transparent)]
+    LimitExceeded(#[from] Limit),
     /// The data asked for is not kept (state older than the trie history, for proofs).
     #[error("{0}")]
     Unavailable(String),
     /// The block's body, receipts or state were removed (`--history-blocks`): geth's
     /// "pruned history unavailable", naming how far back this node goes.
-    #[error("{0}")]
-    Pruned(String),
+    #[error("pruned history unavailable: block {block} is older than the history this node keeps (from block {from})")]
+    Pruned { block: u64, from: u64 },
     /// The store cannot write (disk full, I/O error): the node stopped sealing and refuses
     /// transactions until it can write again.
-    #[error("{0}")]
-    StoreFault(String),
+    #[error(transparent)]
+    StoreFault(#[from] StoreFault),
     /// A transaction, block or other object a request names does not exist (geth's
     /// "transaction not found", "block #5 not found").
-    #[error("{0}")]
-    NotFound(String),
+    #[error(transparent)]
+    NotFound(#[from] Missing),
     /// Work stopped at its wall-clock budget (a trace's `timeout`).
-    #[error("{0}")]
-    Timeout(String),
+    #[error("execution timeout ({ms}ms)")]
+    Timeout { ms: u128 },
     /// A clustered node that does not lead (any more) was asked to accept a transaction:
     /// the caller sends it to the leader instead.
     #[error("not the leader: {0}")]
@@ -119,6 +119,98 @@ pub enum InvalidTx {
     /// What revm reports beyond the cases above, in its words.
     #[error("invalid transaction: {0}")]
     Other(String),
+}
+
+/// Why a request is refused other than for its transaction's fields (see [`InvalidTx`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    #[error("oversized data: transaction size {size}, limit {limit}")]
+    Oversized { size: usize, limit: usize },
+    #[error("transaction type not supported: type {0}")]
+    TypeNotSupported(u8),
+    #[error("transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs")]
+    NoBlobsOnThisChain,
+    #[error("transaction type not supported: no blobs before Cancun")]
+    BlobsBeforeCancun,
+    #[error("blobless blob transaction")]
+    Blobless,
+    #[error("too many blobs in transaction: have {have}, permitted {permitted}")]
+    TooManyBlobs { have: usize, permitted: u64 },
+    #[error("sidecar version 0 (blob proofs) after Osaka")]
+    BlobProofsAfterOsaka,
+    #[error("sidecar version 1 (cell proofs) before Osaka")]
+    CellProofsBeforeOsaka,
+    /// The KZG check's own words.
+    #[error("invalid blob sidecar: {0}")]
+    InvalidSidecar(String),
+    #[error("invalid sender")]
+    InvalidSender,
+    #[error("invalid chain id: have {have}, want {want}")]
+    ChainId { have: u64, want: u64 },
+    #[error("account limit exceeded: {sender} already holds {held} pooled transactions")]
+    AccountLimit { sender: Address, held: usize },
+    #[error("sent for an impersonated sender, without --dev")]
+    ImpersonatedWithoutDev,
+    #[error("unknown account")]
+    UnknownAccount,
+    #[error("gas required exceeds allowance ({0})")]
+    GasAboveAllowance(u64),
+    #[error("insufficient gas to process all authorizations")]
+    AuthorizationsGas,
+    /// eth_createAccessList: geth names the request's hash and the reason.
+    #[error("failed to apply transaction: {hash} err: {reason}")]
+    FailedToApply { hash: B256, reason: Box<InvalidTx> },
+    #[error("tracing failed: {0}")]
+    TracingFailed(InvalidTx),
+    #[error("genesis is not traceable")]
+    GenesisNotTraceable,
+    /// `block`: the block's hash, or "pending".
+    #[error("transaction index {index} out of range for block {block}")]
+    TxIndexOutOfRange { index: u64, block: String },
+    #[error("unknown block")]
+    UnknownBlock,
+}
+
+/// A documented limit a request went past.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Limit {
+    #[error("block range too large: {span} blocks, the limit is {max}")]
+    BlockRange { span: u64, max: u64 },
+    #[error("query returned more than {0} results; narrow the block range or the filter")]
+    LogResults(usize),
+    #[error("trace output exceeds this node's limit of {0} bytes; narrow it (callTracer, disableStack, limit) or trace fewer transactions")]
+    TraceOutput(usize),
+    #[error("the access list did not settle after {0} runs")]
+    AccessListUnsettled(usize),
+}
+
+/// What a request named and the node does not have (geth's words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Missing {
+    #[error("transaction not found")]
+    Transaction,
+    #[error("block #{0} not found")]
+    Block(u64),
+    #[error("block {0} not found")]
+    BlockHash(B256),
+    #[error("pending block not found")]
+    PendingBlock,
+}
+
+/// Why the store cannot take writes (transactions are refused until it can).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreFault {
+    #[error("disk full: {free_mib} MiB free in {dir} (the node writes with at least {min_mib} MiB free, --min-free-disk-mb)")]
+    DiskFull { free_mib: u64, dir: String, min_mib: u64 },
+    #[error("pool journal: {0}")]
+    Journal(String),
+    /// `reason`: the fault the node is in (one of these, or a failed write, as text).
+    #[error("transaction refused: the node cannot write ({reason}); it accepts transactions again once it can")]
+    RefusesTransactions { reason: String },
+    #[error("transaction refused: cannot journal it: {0}")]
+    CannotJournal(String),
+    #[error("the store cannot write ({reason}); try again once it can")]
+    CannotWrite { reason: String },
 }
 
 /// Request-level failures of eth_simulateV1, each with its own JSON-RPC code (-380xx).

@@ -43,6 +43,6 @@ pub mod view;
 pub mod wire;
 
 pub use config::{ChainConfig, Profile};
-pub use error::{ChainError, ChainResult, InvalidTx, SimulateError};
+pub use error::{ChainError, ChainResult, InvalidTx, Limit, Missing, Rejection, SimulateError, StoreFault};
 pub use node::Node;
 pub use types::BlockId;

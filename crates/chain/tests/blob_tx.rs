@@ -8,7 +8,7 @@ mod kit;
 
 use alloy_consensus::Transaction as _;
 use preconf_chain::api::blobs::decode_blob_tx;
-use preconf_chain::error::ChainError;
+use preconf_chain::error::{ChainError, Rejection};
 
 /// The raw transaction the fixture sends.
 fn fixture_tx() -> Vec<u8> {
@@ -29,9 +29,11 @@ fn the_fixture_blob_transaction_checks_out_after_osaka() {
     assert_eq!(tx.blob_versioned_hashes().map(|h| h.len()), Some(1));
     // Before Osaka the network form carries blob proofs, not cell proofs.
     let e = decode_blob_tx(&fixture_tx(), &spec, OSAKA - 1).unwrap_err();
-    assert!(matches!(&e, ChainError::Rejected(m) if m.contains("before Osaka")), "{e}");
+    assert!(matches!(&e, ChainError::Rejected(Rejection::CellProofsBeforeOsaka)), "{e}");
+    assert_eq!(e.to_string(), "sidecar version 1 (cell proofs) before Osaka");
     // Before Cancun there are no blobs at all.
-    assert!(matches!(decode_blob_tx(&fixture_tx(), &spec, 419), Err(ChainError::Rejected(_))));
+    let e = decode_blob_tx(&fixture_tx(), &spec, 419).unwrap_err();
+    assert!(matches!(e, ChainError::Rejected(Rejection::BlobsBeforeCancun)), "{e}");
 }
 
 #[test]
@@ -42,5 +44,6 @@ fn a_changed_blob_fails_its_proofs() {
     let middle = raw.len() / 2;
     raw[middle] ^= 0x01;
     let e = decode_blob_tx(&raw, &spec, 540).unwrap_err();
-    assert!(matches!(&e, ChainError::Rejected(m) if m.contains("invalid blob sidecar")), "{e}");
+    assert!(matches!(&e, ChainError::Rejected(Rejection::InvalidSidecar(_))), "{e}");
+    assert!(e.to_string().starts_with("invalid blob sidecar: "), "{e}");
 }

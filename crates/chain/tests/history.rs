@@ -126,9 +126,9 @@ fn bounded_history_keeps_its_window_exact_and_refuses_older_reads() {
     }
     for n in [0, 10, 36] {
         let e = p.account(&A, n).unwrap_err();
-        assert!(matches!(e, ChainError::Pruned(_)), "{e}");
+        assert!(matches!(e, ChainError::Pruned { .. }), "{e}");
         assert!(e.to_string().contains("pruned history unavailable") && e.to_string().contains("from block 37"), "{e}");
-        assert!(matches!(p.body(n), Err(ChainError::Pruned(_))));
+        assert!(matches!(p.body(n), Err(ChainError::Pruned { .. })));
         assert_eq!(p.tx_location(&tx_hash(n)).unwrap(), None);
         assert_eq!(p.block_hash(n).unwrap(), Some(B256::with_last_byte(n as u8)), "headers stay");
     }

@@ -70,9 +70,9 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::LimitExceeded(_) => ErrorKind::LimitExceeded,
         ChainError::Unavailable(_) => ErrorKind::Unavailable,
         ChainError::NotFound(_) => ErrorKind::NotFound,
-        ChainError::Pruned(_) => ErrorKind::Pruned,
+        ChainError::Pruned { .. } => ErrorKind::Pruned,
         ChainError::StoreFault(_) => ErrorKind::StoreFault,
-        ChainError::Timeout(_) => ErrorKind::Timeout,
+        ChainError::Timeout { .. } => ErrorKind::Timeout,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
         ChainError::Simulate(s, _) => match s {

@@ -10,7 +10,7 @@ use alloy_eips::eip2718::Decodable2718;
 use alloy_eips::eip4844::env_settings::EnvKzgSettings;
 use alloy_eips::eip7594::BlobTransactionSidecarVariant;
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Rejection};
 use crate::spec::ChainSpec;
 
 /// geth's blob pool limit on one transaction with its sidecar.
@@ -24,13 +24,10 @@ type NetworkTx = EthereumTxEnvelope<TxEip4844WithSidecar<BlobTransactionSidecarV
 /// Returns the transaction as blocks carry it (no sidecar).
 pub fn decode_blob_tx(raw: &[u8], spec: &ChainSpec, timestamp: u64) -> ChainResult<TxEnvelope> {
     if raw.len() > MAX_BLOB_TX_BYTES {
-        return Err(ChainError::Rejected(format!(
-            "oversized data: transaction size {}, limit {MAX_BLOB_TX_BYTES}",
-            raw.len()
-        )));
+        return Err(Rejection::Oversized { size: raw.len(), limit: MAX_BLOB_TX_BYTES }.into());
     }
     let Some(params) = spec.blob_params_at(timestamp) else {
-        return Err(ChainError::Rejected("transaction type not supported: no blobs before Cancun".into()));
+        return Err(Rejection::BlobsBeforeCancun.into());
     };
     let tx = NetworkTx::decode_2718_exact(raw).map_err(|e| {
         ChainError::InvalidParams(format!("invalid transaction: a blob transaction needs its sidecar: {e}"))
@@ -42,22 +39,19 @@ pub fn decode_blob_tx(raw: &[u8], spec: &ChainSpec, timestamp: u64) -> ChainResu
     let TxEip4844WithSidecar { tx, sidecar } = with_sidecar;
     let blobs = tx.blob_versioned_hashes.len();
     if blobs == 0 {
-        return Err(ChainError::Rejected("blobless blob transaction".into()));
+        return Err(Rejection::Blobless.into());
     }
     if blobs as u64 > params.max_blobs_per_tx {
-        return Err(ChainError::Rejected(format!(
-            "too many blobs in transaction: have {blobs}, permitted {}",
-            params.max_blobs_per_tx
-        )));
+        return Err(Rejection::TooManyBlobs { have: blobs, permitted: params.max_blobs_per_tx }.into());
     }
     let osaka = spec.is_osaka(timestamp);
     match (&sidecar, osaka) {
         (BlobTransactionSidecarVariant::Eip7594(_), true) | (BlobTransactionSidecarVariant::Eip4844(_), false) => {}
-        (_, true) => return Err(ChainError::Rejected("sidecar version 0 (blob proofs) after Osaka".into())),
-        (_, false) => return Err(ChainError::Rejected("sidecar version 1 (cell proofs) before Osaka".into())),
+        (_, true) => return Err(Rejection::BlobProofsAfterOsaka.into()),
+        (_, false) => return Err(Rejection::CellProofsBeforeOsaka.into()),
     }
     sidecar
         .validate(&tx.blob_versioned_hashes, EnvKzgSettings::Default.get())
-        .map_err(|e| ChainError::Rejected(format!("invalid blob sidecar: {e}")))?;
+        .map_err(|e| Rejection::InvalidSidecar(e.to_string()))?;
     Ok(TxEnvelope::Eip4844(Signed::new_unchecked(TxEip4844Variant::TxEip4844(tx), signature, hash)))
 }

@@ -8,7 +8,7 @@ use alloy_rpc_types_eth::{BlockNumberOrTag, Filter, FilterBlockOption};
 
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Limit, Rejection};
 use crate::types::{BlockData, BlockId};
 use crate::view::{ChainView, Resolved};
 
@@ -50,9 +50,7 @@ impl Logs {
         let mut out = Vec::new();
         let (from, to) = match q.filter.block_option {
             FilterBlockOption::AtBlockHash(hash) => {
-                let at = view
-                    .resolve_opt(BlockId::Hash(hash))?
-                    .ok_or_else(|| ChainError::Rejected("unknown block".into()))?;
+                let at = view.resolve_opt(BlockId::Hash(hash))?.ok_or(Rejection::UnknownBlock)?;
                 if let Some(block) = self.blocks.block_data(&view, at)? {
                     self.collect(q, &block, &mut out)?;
                 }
@@ -76,7 +74,7 @@ impl Logs {
         let span = to - from + 1;
         let max = self.chain.config().logs_max_range;
         if span > max {
-            return Err(ChainError::LimitExceeded(format!("block range too large: {span} blocks, the limit is {max}")));
+            return Err(Limit::BlockRange { span, max }.into());
         }
         for n in from..=to {
             let at = if n == pending_number { Resolved::Pending } else { Resolved::Sealed(n) };
@@ -117,10 +115,7 @@ impl Logs {
             for (log_in_tx, log) in etx.receipt.logs.iter().enumerate() {
                 if q.matches(log) {
                     if out.len() >= self.chain.config().logs_max_results {
-                        return Err(ChainError::LimitExceeded(format!(
-                            "query returned more than {} results; narrow the block range or the filter",
-                            self.chain.config().logs_max_results
-                        )));
+                        return Err(Limit::LogResults(self.chain.config().logs_max_results).into());
                     }
                     out.push(FoundLog { block: block.clone(), tx_index, log_in_tx, log_index });
                 }

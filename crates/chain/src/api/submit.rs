@@ -16,7 +16,7 @@ use super::fees::Fees;
 use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
 use crate::config::Profile;
-use crate::error::{ChainError, ChainResult, InvalidTx};
+use crate::error::{ChainError, ChainResult, InvalidTx, Rejection, StoreFault};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -71,9 +71,7 @@ impl Submission {
     /// the pool journal, or, on a cluster's leader, in the replicated log.
     pub fn submit_raw(&self, raw: Bytes) -> ChainResult<B256> {
         if let Some(reason) = self.chain.store_fault() {
-            return Err(ChainError::StoreFault(format!(
-                "transaction refused: the node cannot write ({reason}); it accepts transactions again once it can"
-            )));
+            return Err(StoreFault::RefusesTransactions { reason }.into());
         }
         let ptx = self.validate_raw(raw)?;
         let record = ptx.raw.clone();
@@ -90,9 +88,7 @@ impl Submission {
             ledger.append_tx(ptx.raw.clone()).map_err(|e| ChainError::NotLeader(e.to_string()))?;
             self.journal_buffered(hash, &ptx.raw);
         } else if let Some(journal) = &self.chain.journal() {
-            journal
-                .append(hash, &record)
-                .map_err(|e| ChainError::StoreFault(format!("transaction refused: cannot journal it: {e}")))?;
+            journal.append(hash, &record).map_err(|e| StoreFault::CannotJournal(e.to_string()))?;
         }
         let added = self.chain.add_to_pool(ptx, state_nonce)?;
         if let Some(journal) = &self.chain.journal() {
@@ -129,20 +125,12 @@ impl Submission {
     pub fn validate_raw(&self, raw: Bytes) -> ChainResult<PooledTx> {
         let blob = raw.first() == Some(&3);
         if raw.len() > MAX_TX_BYTES && !(blob && self.accepts_blobs()) {
-            return Err(ChainError::Rejected(format!(
-                "oversized data: transaction size {}, limit {MAX_TX_BYTES}",
-                raw.len()
-            )));
+            return Err(Rejection::Oversized { size: raw.len(), limit: MAX_TX_BYTES }.into());
         }
         match raw.first() {
             None => return Err(ChainError::InvalidParams("empty transaction".into())),
-            Some(3) if !self.accepts_blobs() => return Err(ChainError::Rejected(
-                "transaction type not supported: blob transactions (type 3) are not accepted, this chain has no blobs"
-                    .into(),
-            )),
-            Some(t) if *t > 4 && *t < 0xc0 => {
-                return Err(ChainError::Rejected(format!("transaction type not supported: type {t}")))
-            }
+            Some(3) if !self.accepts_blobs() => return Err(Rejection::NoBlobsOnThisChain.into()),
+            Some(t) if *t > 4 && *t < 0xc0 => return Err(Rejection::TypeNotSupported(*t).into()),
             _ => {}
         }
         let tx = if blob {
@@ -151,7 +139,7 @@ impl Submission {
             TxEnvelope::decode_2718_exact(&raw)
                 .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?
         };
-        let sender = tx.recover_signer().map_err(|_| ChainError::Rejected("invalid sender".into()))?;
+        let sender = tx.recover_signer().map_err(|_| Rejection::InvalidSender)?;
         self.validate_from(tx, raw, sender)
     }
 
@@ -159,10 +147,7 @@ impl Submission {
     fn validate_from(&self, tx: TxEnvelope, raw: Bytes, sender: Address) -> ChainResult<PooledTx> {
         if let Some(id) = tx.chain_id() {
             if id != self.chain.chain_id() {
-                return Err(ChainError::Rejected(format!(
-                    "invalid chain id: have {id}, want {}",
-                    self.chain.chain_id()
-                )));
+                return Err(Rejection::ChainId { have: id, want: self.chain.chain_id() }.into());
             }
         }
         let view = self.chain.view();
@@ -237,7 +222,7 @@ impl Submission {
     /// A journal record: a signed transaction, or one sent for an impersonated sender.
     fn validate_record(&self, record: Bytes, dev: bool) -> ChainResult<PooledTx> {
         match impersonation::parse_journal_record(&record) {
-            Some(_) if !dev => Err(ChainError::Rejected("sent for an impersonated sender, without --dev".into())),
+            Some(_) if !dev => Err(Rejection::ImpersonatedWithoutDev.into()),
             Some((sender, raw)) => {
                 let tx = TxEnvelope::decode_2718_exact(&raw)
                     .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
@@ -273,7 +258,7 @@ impl Submission {
                 Some(PrivateKeySigner::from_bytes(&account.private_key).map_err(ChainError::internal)?)
             }
             _ if unsigned || self.impersonation.covers(&from) => None,
-            _ => return Err(ChainError::Rejected("unknown account".into())),
+            _ => return Err(Rejection::UnknownAccount.into()),
         };
         let sign = |hash: B256| -> ChainResult<Signature> {
             match &key {

@@ -13,7 +13,7 @@ use revm::database::CacheDB;
 
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Missing, Rejection};
 use crate::exec::access_list::{self, AccessListOutcome};
 use crate::exec::call::CallContext;
 use crate::exec::overrides::apply_block_overrides;
@@ -66,7 +66,7 @@ impl Tracing {
         let block = self.blocks.block_data(view, at)?.ok_or_else(|| not_found_block(at))?;
         let number = block.header.number;
         if number == 0 {
-            return Err(ChainError::Rejected("genesis is not traceable".into()));
+            return Err(Rejection::GenesisNotTraceable.into());
         }
         // Replaying needs the parent's state, which `--history-blocks` may have pruned.
         view.snapshot.check_history(number - 1)?;
@@ -82,8 +82,8 @@ impl Tracing {
     pub fn trace_block(&self, id: BlockId, opts: &TraceOptions) -> ChainResult<Vec<(B256, GethTrace)>> {
         let view = self.chain.view();
         let at = view.resolve(id).map_err(|e| match (e, id) {
-            (ChainError::HeaderNotFound, BlockId::Number(n)) => ChainError::NotFound(format!("block #{n} not found")),
-            (ChainError::HeaderNotFound, BlockId::Hash(h)) => ChainError::NotFound(format!("block {h} not found")),
+            (ChainError::HeaderNotFound, BlockId::Number(n)) => Missing::Block(n).into(),
+            (ChainError::HeaderNotFound, BlockId::Hash(h)) => Missing::BlockHash(h).into(),
             (e, _) => e,
         })?;
         let block = self.block_to_trace(&view, at)?;
@@ -100,7 +100,7 @@ impl Tracing {
             Some(i) => (Resolved::Pending, i),
             None => match view.snapshot.tx_location(&hash)? {
                 Some((number, index)) if number <= view.head_number() => (Resolved::Sealed(number), index as usize),
-                _ => return Err(ChainError::NotFound("transaction not found".into())),
+                _ => return Err(Missing::Transaction.into()),
             },
         };
         let block = self.block_to_trace(&view, at)?;
@@ -128,10 +128,8 @@ impl Tracing {
                 let block = self.block_to_trace(&view, at)?;
                 let count = block.txs.len() as u64;
                 if index >= count && !(index == 0 && count == 0) {
-                    return Err(ChainError::Rejected(format!(
-                        "transaction index {index} out of range for block {}",
-                        block.hash.map_or_else(|| "pending".to_string(), |h| h.to_string())
-                    )));
+                    let block = block.hash.map_or_else(|| "pending".to_string(), |h| h.to_string());
+                    return Err(Rejection::TxIndexOutOfRange { index, block }.into());
                 }
                 let mut session = block.session_at(spec, index as usize, inspectors)?;
                 session.use_call_rules(&exec_block);
@@ -165,7 +163,7 @@ impl Tracing {
 
 fn not_found_block(at: Resolved) -> ChainError {
     match at {
-        Resolved::Pending => ChainError::NotFound("pending block not found".into()),
-        Resolved::Sealed(n) => ChainError::NotFound(format!("block #{n} not found")),
+        Resolved::Pending => Missing::PendingBlock.into(),
+        Resolved::Sealed(n) => Missing::Block(n).into(),
     }
 }

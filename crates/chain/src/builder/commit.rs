@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, StoreFault};
 use crate::log;
 use crate::replica::{Position, POSITION_KEY};
 use crate::store::{BlockWrite, InFlightBlock};
@@ -167,7 +167,7 @@ fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool
             }
             Err(e) => {
                 let reason = match &e {
-                    ChainError::StoreFault(r) => r.clone(),
+                    ChainError::StoreFault(f) => f.to_string(),
                     other => format!("store write failed: {other}"),
                 };
                 if chain.set_store_fault(Some(reason.clone())).is_none() {
@@ -198,12 +198,10 @@ fn check_free_space(chain: &ChainState) -> ChainResult<()> {
         return Ok(());
     }
     match free_bytes(dir) {
-        Some(free) if free < min => Err(ChainError::StoreFault(format!(
-            "disk full: {} MiB free in {} (the node writes with at least {} MiB free, --min-free-disk-mb)",
-            free >> 20,
-            dir.display(),
-            min >> 20
-        ))),
+        Some(free) if free < min => {
+            Err(StoreFault::DiskFull { free_mib: free >> 20, dir: dir.display().to_string(), min_mib: min >> 20 }
+                .into())
+        }
         _ => Ok(()),
     }
 }
@@ -227,7 +225,7 @@ fn commit(chain: &ChainState, batch: &[Job]) -> ChainResult<Landed> {
             // A cluster's journal is written without waiting; what came before these
             // blocks must be on disk with them (a restart reads the log on after them).
             if let Some(journal) = chain.journal() {
-                journal.flush().map_err(|e| ChainError::StoreFault(format!("pool journal: {e}")))?;
+                journal.flush().map_err(|e| StoreFault::Journal(e.to_string()))?;
             }
             chain.store().commit_blocks(&writes, &[(POSITION_KEY, &p.encode())], true)?
         }

@@ -30,7 +30,7 @@ use crate::dev::clock::{BlockClock, BlockContext};
 use crate::dev::requests::{AccountEdit, Balance, DevHooks, DevInbox, DevReply, DevRequest, Mining};
 use crate::dev::rewind;
 use crate::dev::DevError;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, StoreFault};
 use crate::genesis::seed::GenesisSource;
 use crate::store::StoreSavepoint;
 
@@ -347,7 +347,7 @@ impl Builder {
     /// would retry until it can, and the caller would wait as long).
     fn land_all(&mut self) -> ChainResult<()> {
         if let Some(reason) = self.chain.store_fault() {
-            return Err(ChainError::StoreFault(format!("the store cannot write ({reason}); try again once it can")));
+            return Err(StoreFault::CannotWrite { reason }.into());
         }
         while let Some(landed) = self.committer.wait() {
             self.land(landed)?;

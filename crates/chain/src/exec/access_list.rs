@@ -20,7 +20,7 @@ use super::errors::{evm_error, halt_message, revert_message};
 use super::prepare::{prepare_call, PreparedCall};
 use super::request::{input, sender};
 use super::{evm_context, Mode};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Limit, Rejection};
 
 /// The list only grows from run to run, so it settles; this bounds a pathological case.
 const MAX_RUNS: usize = 32;
@@ -63,7 +63,7 @@ pub fn create_access_list(
         prepare_call(&mut db, ctx.spec, ctx.block.base_fee, tx, overrides, ctx.gas_for(tx))?;
     let authorizations = tx.authorization_list.as_ref().map_or(0, |a| a.len() as u64);
     if authorizations > gas / GAS_PER_AUTHORIZATION {
-        return Err(ChainError::Rejected("insufficient gas to process all authorizations".into()));
+        return Err(Rejection::AuthorizationsGas.into());
     }
 
     let mut list = as_set(&tx.access_list.clone().unwrap_or_default());
@@ -97,7 +97,7 @@ pub fn create_access_list(
         }
         list = found;
     }
-    Err(ChainError::LimitExceeded(format!("the access list did not settle after {MAX_RUNS} runs")))
+    Err(ChainError::LimitExceeded(Limit::AccessListUnsettled(MAX_RUNS)))
 }
 
 /// A call refused before it ran, in geth's words: it names the hash of the request as an
@@ -106,7 +106,7 @@ fn refused(e: EVMError<ChainError>, tx: &TransactionRequest, nonce: u64, gas: u6
     match evm_error(e, sender(tx)) {
         ChainError::InvalidTx(m) => {
             let hash = unsigned_legacy_hash(tx, nonce, gas);
-            ChainError::Rejected(format!("failed to apply transaction: {hash} err: {m}"))
+            Rejection::FailedToApply { hash, reason: Box::new(m) }.into()
         }
         other => other,
     }

@@ -7,7 +7,7 @@ use revm::context_interface::result::{ExecutionResult, HaltReason, OutOfGasError
 use super::call::CallContext;
 use super::errors::{halt_message, reverted};
 use super::request::{input, sender};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Rejection};
 
 /// geth's estimate is accurate to this fraction of the gas limit found.
 const ESTIMATE_ERROR_RATIO: f64 = 0.015;
@@ -49,9 +49,7 @@ pub fn estimate_gas(ctx: &CallContext, tx: &TransactionRequest, overrides: Optio
         ExecutionResult::Revert { output, .. } => return Err(reverted(output.clone())),
         ExecutionResult::Halt { reason, .. } => {
             return Err(match reason {
-                HaltReason::OutOfGas(OutOfGasError::Basic) => {
-                    ChainError::Rejected(format!("gas required exceeds allowance ({hi})"))
-                }
+                HaltReason::OutOfGas(OutOfGasError::Basic) => Rejection::GasAboveAllowance(hi).into(),
                 other => ChainError::Halted(halt_message(other)),
             })
         }

@@ -25,7 +25,7 @@ use alloy_primitives::{
     Address, Bytes, B256, U256,
 };
 
-use crate::error::{ChainError, InvalidTx};
+use crate::error::{ChainError, InvalidTx, Rejection};
 
 /// A validated, signed transaction waiting in the pool.
 #[derive(Debug)]
@@ -219,10 +219,7 @@ impl Pool {
         }
         let held = queue.map_or(0, |q| q.len());
         if held >= self.limits.max_per_sender {
-            return Err(ChainError::Rejected(format!(
-                "account limit exceeded: {} already holds {held} pooled transactions",
-                tx.sender
-            )));
+            return Err(Rejection::AccountLimit { sender: tx.sender, held }.into());
         }
         if tx.nonce >= state_nonce + self.limits.max_per_sender as u64 {
             return Err(InvalidTx::NonceGapTooLarge { sender: tx.sender, tx: tx.nonce, state: state_nonce }.into());

@@ -117,10 +117,7 @@ impl StoreSnapshot {
     /// Fails with `Pruned` when `block`'s state or body is older than the kept history.
     pub fn check_history(&self, block: u64) -> ChainResult<()> {
         if block < self.history_from {
-            return Err(ChainError::Pruned(format!(
-                "pruned history unavailable: block {block} is older than the history this node keeps (from block {})",
-                self.history_from
-            )));
+            return Err(ChainError::Pruned { block, from: self.history_from });
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use alloy_rpc_types_trace::geth::{
 };
 use revm_inspectors::tracing::DebugInspector;
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Limit};
 use guard::{Exceeded, StepCapture, TraceGuard};
 
 /// A tracer's options, as geth takes them; the timeout already parsed by the edge.
@@ -91,13 +91,11 @@ fn tracer_name(tracing: &GethDebugTracingOptions) -> &str {
 pub fn bounds_error(exceeded: Exceeded, guard: &TraceGuard) -> ChainError {
     match exceeded {
         // geth's words for a trace stopped by its timeout.
-        Exceeded::Timeout => ChainError::Timeout(format!("execution timeout ({}ms)", guard.timeout.as_millis())),
+        Exceeded::Timeout => ChainError::Timeout { ms: guard.timeout.as_millis() },
         Exceeded::Output => output_too_large(guard.max_bytes),
     }
 }
 
 pub fn output_too_large(max_bytes: usize) -> ChainError {
-    ChainError::LimitExceeded(format!(
-        "trace output exceeds this node's limit of {max_bytes} bytes; narrow it (callTracer, disableStack, limit) or trace fewer transactions"
-    ))
+    ChainError::LimitExceeded(Limit::TraceOutput(max_bytes))
 }

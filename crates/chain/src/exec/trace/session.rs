@@ -17,7 +17,7 @@ use revm_inspectors::tracing::{DebugInspector, DebugInspectorError, TransactionC
 
 use super::bounds_error;
 use super::guard::TraceGuard;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Rejection};
 use crate::exec::errors::evm_error;
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{cfg_env, evm_context, tx_env_from_signed, EvmContext, ExecBlock, Mode};
@@ -83,7 +83,7 @@ impl<'a> TraceSession<'a> {
     pub fn trace_call(&mut self, env: TxEnv) -> ChainResult<GethTrace> {
         let from = env.caller;
         let refused = |e| match evm_error(e, from) {
-            ChainError::InvalidTx(t) => ChainError::Rejected(format!("tracing failed: {t}")),
+            ChainError::InvalidTx(t) => Rejection::TracingFailed(t).into(),
             other => other,
         };
         Ok(self.traced(env, None, refused)?.0)
