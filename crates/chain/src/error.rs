@@ -11,9 +11,9 @@ pub enum ChainError {
     #[error("{0}")]
     Config(String),
     /// A parameter that only the chain can judge is malformed (undecodable transaction,
-    /// contradictory overrides).
-    #[error("{0}")]
-    InvalidParams(String),
+    /// contradictory overrides); see [`InvalidParam`].
+    #[error(transparent)]
+    InvalidParams(#[from] InvalidParam),
     /// The block a read refers to does not exist.
     #[error("header not found")]
     HeaderNotFound,
@@ -119,6 +119,85 @@ pub enum InvalidTx {
     /// What revm reports beyond the cases above, in its words.
     #[error("invalid transaction: {0}")]
     Other(String),
+}
+
+/// A parameter the edge let through and the chain refuses (geth's words where geth has
+/// them). The edge (src/validation/) words its own checks; these are the chain's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidParam {
+    /// A structured parameter that does not deserialize (`what`: "log filter", ...).
+    #[error("invalid {what}: {reason}")]
+    Json { what: &'static str, reason: String },
+    #[error("invalid address {0}")]
+    Address(String),
+    #[error("invalid hash {0}")]
+    Hash(String),
+    #[error("invalid slot {0}")]
+    Slot(String),
+    #[error("invalid storage key {0}")]
+    StorageKey(String),
+    #[error("invalid quantity {0}")]
+    Quantity(String),
+    /// `0`: the first 20 characters of what was sent.
+    #[error("invalid hex data {0}")]
+    HexData(String),
+    #[error("invalid block selector {input}: {reason}")]
+    BlockSelector { input: String, reason: String },
+    #[error("raw transaction is not valid hex")]
+    RawTxHex,
+    #[error("state dump is not valid hex")]
+    StateDumpHex,
+    #[error("empty transaction")]
+    EmptyTx,
+    /// The decoder's words.
+    #[error("invalid transaction: {0}")]
+    Undecodable(String),
+    #[error("invalid transaction: a blob transaction needs its sidecar: {0}")]
+    BlobWithoutSidecar(String),
+    #[error("invalid transaction: type 3 that is not a blob transaction")]
+    NotABlobTx,
+    #[error("missing \"from\" in transaction")]
+    MissingFrom,
+    /// eth_simulateV1: `kind` names the transaction type that needs a recipient.
+    #[error("missing \"to\" in {kind} transaction")]
+    MissingTo { kind: &'static str },
+    #[error("transaction type {0} not supported")]
+    SimTxType(u8),
+    /// eth_simulateV1 reports these transaction errors as invalid params (geth).
+    #[error(transparent)]
+    Tx(InvalidTx),
+    #[error("empty input: blockStateCalls has no blocks")]
+    NoSimBlocks,
+    #[error("both \"data\" and \"input\" are set and not equal. Please use \"input\" to pass transaction call data")]
+    DataAndInput,
+    #[error("account {0} has both 'state' and 'stateDiff'")]
+    StateAndStateDiff(Address),
+    #[error("block number override does not fit 64 bits")]
+    BlockNumberWidth,
+    /// eth_call's block overrides.
+    #[error("baseFeePerGas too large")]
+    BaseFeeTooLarge,
+    /// eth_simulateV1's block overrides.
+    #[error("baseFeePerGas does not fit 64 bits")]
+    BaseFeeWidth,
+    #[error("reward percentiles must be between 0 and 100")]
+    RewardPercentiles,
+    #[error("invalid block range params")]
+    BlockRangeOrder,
+    #[error("block range extends beyond current head block")]
+    BlockRangePastHead,
+    #[error("trace timeout {asked}ms is above this node's maximum of {max}ms")]
+    TraceTimeout { asked: u128, max: u128 },
+    #[error("tracer not found: {name:?} (JavaScript tracers are not supported; built-in tracers: {list}, or none for the struct logger)")]
+    JsTracer { name: String, list: String },
+    #[error("tracer not supported: {name} (built-in tracers: {list}, or none for the struct logger)")]
+    TracerNotSupported { name: String, list: String },
+    #[error("invalid tracerConfig for {tracer}: {reason}")]
+    TracerConfig { tracer: String, reason: String },
+    /// A test method's refusal (`dev::error::DevError`, worded there), as text: the error
+    /// module is a leaf of the chain's modules and cannot name the dev module's type.
+    #[error("{0}")]
+    TestMethod(String),
 }
 
 /// Why a request is refused other than for its transaction's fields (see [`InvalidTx`]).

@@ -43,6 +43,8 @@ pub mod view;
 pub mod wire;
 
 pub use config::{ChainConfig, Profile};
-pub use error::{ChainError, ChainResult, InvalidTx, Limit, Missing, Rejection, SimulateError, StoreFault};
+pub use error::{
+    ChainError, ChainResult, InvalidParam, InvalidTx, Limit, Missing, Rejection, SimulateError, StoreFault,
+};
 pub use node::Node;
 pub use types::BlockId;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alloy_primitives::{Address, Log, B256};
 
 use crate::append::AppendList;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InvalidParam};
 use crate::store::codec::StoredTx;
 
 /// Which block a request refers to. The TypeScript side validates the JSON-RPC block
@@ -26,8 +26,9 @@ pub enum BlockId {
 impl BlockId {
     /// The canonical selector string the TypeScript side hands over (alloy's parser).
     pub fn parse(s: &str) -> ChainResult<Self> {
-        let id: alloy_eips::BlockId =
-            s.parse().map_err(|e| ChainError::InvalidParams(format!("invalid block selector {s}: {e}")))?;
+        let id: alloy_eips::BlockId = s.parse().map_err(|e: alloy_eips::eip1898::ParseBlockIdError| {
+            InvalidParam::BlockSelector { input: s.to_string(), reason: e.to_string() }
+        })?;
         Ok(id.into())
     }
 }

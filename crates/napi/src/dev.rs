@@ -10,7 +10,7 @@ use napi::Env;
 use napi_derive::napi;
 use preconf_chain::dev::requests::{AccountEdit, Balance, Mining};
 use preconf_chain::dev::DevApi;
-use preconf_chain::{ChainError, ChainResult, Node};
+use preconf_chain::{ChainError, ChainResult, InvalidParam, Node};
 use preconf_rpc::params;
 use preconf_rpc::render;
 
@@ -23,11 +23,11 @@ fn dev(n: &Node) -> ChainResult<&DevApi> {
 }
 
 fn u256(s: &str) -> ChainResult<U256> {
-    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid quantity {s}")))
+    s.parse().map_err(|_| InvalidParam::Quantity(s.to_string()).into())
 }
 
 fn data(s: &str) -> ChainResult<Bytes> {
-    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid hex data {}", &s[..s.len().min(20)])))
+    s.parse().map_err(|_| InvalidParam::HexData(s[..s.len().min(20)].to_string()).into())
 }
 
 fn opt_quantity(s: Option<String>) -> ChainResult<Option<u64>> {
@@ -367,8 +367,7 @@ impl NativeNode {
         dump: String,
     ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
         self.dev_job(env, Class::Scans, move |d| {
-            let bytes =
-                hex::decode(&dump).map_err(|_| ChainError::InvalidParams("state dump is not valid hex".into()))?;
+            let bytes = hex::decode(&dump).map_err(|_| InvalidParam::StateDumpHex)?;
             d.load_state(&bytes)?;
             Ok("true".into())
         })

@@ -11,20 +11,20 @@ use preconf_chain::api::logs::LogQuery;
 use preconf_chain::api::tracing::TraceCallOptions;
 use preconf_chain::exec::simulate::SimulatePayload;
 use preconf_chain::exec::trace::TraceOptions;
-use preconf_chain::{BlockId, ChainError, ChainResult};
+use preconf_chain::{BlockId, ChainResult, InvalidParam};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-pub fn json<T: DeserializeOwned>(text: &str, what: &str) -> ChainResult<T> {
-    serde_json::from_str(text).map_err(|e| ChainError::InvalidParams(format!("invalid {what}: {e}")))
+pub fn json<T: DeserializeOwned>(text: &str, what: &'static str) -> ChainResult<T> {
+    serde_json::from_str(text).map_err(|e| InvalidParam::Json { what, reason: e.to_string() }.into())
 }
 
 pub fn address(s: &str) -> ChainResult<Address> {
-    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid address {s}")))
+    s.parse().map_err(|_| InvalidParam::Address(s.to_string()).into())
 }
 
 pub fn hash(s: &str) -> ChainResult<B256> {
-    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid hash {s}")))
+    s.parse().map_err(|_| InvalidParam::Hash(s.to_string()).into())
 }
 
 pub fn block(s: &str) -> ChainResult<BlockId> {
@@ -32,17 +32,17 @@ pub fn block(s: &str) -> ChainResult<BlockId> {
 }
 
 pub fn slot(s: &str) -> ChainResult<U256> {
-    s.parse().map_err(|_| ChainError::InvalidParams(format!("invalid slot {s}")))
+    s.parse().map_err(|_| InvalidParam::Slot(s.to_string()).into())
 }
 
 /// A storage key as eth_getProof names it (kept as given, to be echoed back).
 pub fn storage_key(s: &str) -> ChainResult<alloy_serde::storage::JsonStorageKey> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
-        .map_err(|_| ChainError::InvalidParams(format!("invalid storage key {s}")))
+        .map_err(|_| InvalidParam::StorageKey(s.to_string()).into())
 }
 
 pub fn raw_tx(s: &str) -> ChainResult<Bytes> {
-    s.parse().map_err(|_| ChainError::InvalidParams("raw transaction is not valid hex".into()))
+    s.parse().map_err(|_| InvalidParam::RawTxHex.into())
 }
 
 /// eth_call's parameters.
@@ -87,7 +87,7 @@ pub fn log_query(text: &str) -> ChainResult<LogQuery> {
     let value: serde_json::Value = json(text, "log filter")?;
     let topic_positions = value.get("topics").and_then(|t| t.as_array()).map_or(0, |t| t.len());
     let filter: Filter =
-        serde_json::from_value(value).map_err(|e| ChainError::InvalidParams(format!("invalid log filter: {e}")))?;
+        serde_json::from_value(value).map_err(|e| InvalidParam::Json { what: "log filter", reason: e.to_string() })?;
     Ok(LogQuery { filter, topic_positions })
 }
 
@@ -163,5 +163,5 @@ pub struct AccessListParams {
 pub fn quantity(s: &str) -> ChainResult<u64> {
     s.strip_prefix("0x")
         .and_then(|hex| u64::from_str_radix(hex, 16).ok())
-        .ok_or_else(|| ChainError::InvalidParams(format!("invalid quantity {s}")))
+        .ok_or_else(|| InvalidParam::Quantity(s.to_string()).into())
 }

@@ -10,7 +10,7 @@ use alloy_eips::eip2718::Decodable2718;
 use alloy_eips::eip4844::env_settings::EnvKzgSettings;
 use alloy_eips::eip7594::BlobTransactionSidecarVariant;
 
-use crate::error::{ChainError, ChainResult, Rejection};
+use crate::error::{ChainResult, InvalidParam, Rejection};
 use crate::spec::ChainSpec;
 
 /// geth's blob pool limit on one transaction with its sidecar.
@@ -29,11 +29,9 @@ pub fn decode_blob_tx(raw: &[u8], spec: &ChainSpec, timestamp: u64) -> ChainResu
     let Some(params) = spec.blob_params_at(timestamp) else {
         return Err(Rejection::BlobsBeforeCancun.into());
     };
-    let tx = NetworkTx::decode_2718_exact(raw).map_err(|e| {
-        ChainError::InvalidParams(format!("invalid transaction: a blob transaction needs its sidecar: {e}"))
-    })?;
+    let tx = NetworkTx::decode_2718_exact(raw).map_err(|e| InvalidParam::BlobWithoutSidecar(e.to_string()))?;
     let EthereumTxEnvelope::Eip4844(signed) = tx else {
-        return Err(ChainError::InvalidParams("invalid transaction: type 3 that is not a blob transaction".into()));
+        return Err(InvalidParam::NotABlobTx.into());
     };
     let (with_sidecar, signature, hash) = signed.into_parts();
     let TxEip4844WithSidecar { tx, sidecar } = with_sidecar;

@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, InvalidParam};
 use crate::types::{BlockData, BlockId};
 use crate::view::{ChainView, Resolved};
 
@@ -77,7 +77,7 @@ impl Fees {
     /// `pending`). Without percentiles only headers are read.
     pub fn fee_history(&self, block_count: u64, newest: BlockId, percentiles: &[f64]) -> ChainResult<FeeHistory> {
         if percentiles.iter().any(|x| !(0.0..=100.0).contains(x)) {
-            return Err(ChainError::InvalidParams("reward percentiles must be between 0 and 100".into()));
+            return Err(InvalidParam::RewardPercentiles.into());
         }
         let block_count = block_count.min(MAX_FEE_HISTORY_BLOCKS);
         let view = self.chain.view();

@@ -8,7 +8,7 @@ use alloy_rpc_types_eth::{BlockNumberOrTag, Filter, FilterBlockOption};
 
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult, Limit, Rejection};
+use crate::error::{ChainResult, InvalidParam, Limit, Rejection};
 use crate::types::{BlockData, BlockId};
 use crate::view::{ChainView, Resolved};
 
@@ -64,10 +64,10 @@ impl Logs {
         let from = self.number_of(&view, from)?;
         let to = self.number_of(&view, to)?;
         if from > to {
-            return Err(ChainError::InvalidParams("invalid block range params".into()));
+            return Err(InvalidParam::BlockRangeOrder.into());
         }
         if to > last {
-            return Err(ChainError::InvalidParams("block range extends beyond current head block".into()));
+            return Err(InvalidParam::BlockRangePastHead.into());
         }
         // Blocks older than the kept history have no receipts (`--history-blocks`).
         view.snapshot.check_history(from.min(head))?;

@@ -16,7 +16,7 @@ use super::fees::Fees;
 use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
 use crate::config::Profile;
-use crate::error::{ChainError, ChainResult, InvalidTx, Rejection, StoreFault};
+use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, Rejection, StoreFault};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -128,7 +128,7 @@ impl Submission {
             return Err(Rejection::Oversized { size: raw.len(), limit: MAX_TX_BYTES }.into());
         }
         match raw.first() {
-            None => return Err(ChainError::InvalidParams("empty transaction".into())),
+            None => return Err(InvalidParam::EmptyTx.into()),
             Some(3) if !self.accepts_blobs() => return Err(Rejection::NoBlobsOnThisChain.into()),
             Some(t) if *t > 4 && *t < 0xc0 => return Err(Rejection::TypeNotSupported(*t).into()),
             _ => {}
@@ -136,8 +136,7 @@ impl Submission {
         let tx = if blob {
             blobs::decode_blob_tx(&raw, self.chain.spec(), self.chain.view().pending_header().timestamp)?
         } else {
-            TxEnvelope::decode_2718_exact(&raw)
-                .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?
+            TxEnvelope::decode_2718_exact(&raw).map_err(|e| InvalidParam::Undecodable(e.to_string()))?
         };
         let sender = tx.recover_signer().map_err(|_| Rejection::InvalidSender)?;
         self.validate_from(tx, raw, sender)
@@ -224,8 +223,7 @@ impl Submission {
         match impersonation::parse_journal_record(&record) {
             Some(_) if !dev => Err(Rejection::ImpersonatedWithoutDev.into()),
             Some((sender, raw)) => {
-                let tx = TxEnvelope::decode_2718_exact(&raw)
-                    .map_err(|e| ChainError::InvalidParams(format!("invalid transaction: {e}")))?;
+                let tx = TxEnvelope::decode_2718_exact(&raw).map_err(|e| InvalidParam::Undecodable(e.to_string()))?;
                 self.validate_from(tx, raw, sender)
             }
             None => self.validate_raw(record),
@@ -251,7 +249,7 @@ impl Submission {
         use alloy_signer::SignerSync;
         use alloy_signer_local::PrivateKeySigner;
 
-        let from = req.from.ok_or_else(|| ChainError::InvalidParams("missing \"from\" in transaction".into()))?;
+        let from = req.from.ok_or(InvalidParam::MissingFrom)?;
         // A dev account's key, or none: an impersonated sender gets a placeholder signature.
         let key = match self.dev_accounts.iter().find(|a| a.address == from) {
             Some(account) if !unsigned => {

@@ -3,7 +3,7 @@
 
 use super::clock::MAX_TIMESTAMP;
 use crate::consensus::MIN_GAS_LIMIT;
-use crate::error::ChainError;
+use crate::error::{ChainError, InvalidParam};
 
 /// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
 pub const MAX_MINE_BLOCKS: u64 = 100_000;
@@ -35,7 +35,7 @@ impl From<DevError> for ChainError {
     fn from(e: DevError) -> Self {
         match e {
             DevError::BuilderGone => ChainError::Unavailable(e.to_string()),
-            _ => ChainError::InvalidParams(e.to_string()),
+            _ => InvalidParam::TestMethod(e.to_string()).into(),
         }
     }
 }

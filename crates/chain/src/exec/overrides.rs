@@ -8,7 +8,7 @@ use revm::database_interface::DatabaseRef;
 use revm::state::AccountInfo;
 
 use super::ExecBlock;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InvalidParam};
 use alloy_primitives::U256;
 
 /// Writes account overrides into a call's overlay database (balance, nonce, code, storage).
@@ -19,7 +19,7 @@ pub fn apply_state_overrides<DB: DatabaseRef<Error = ChainError>>(
 ) -> ChainResult<()> {
     for (address, o) in overrides {
         if o.state.is_some() && o.state_diff.is_some() {
-            return Err(ChainError::InvalidParams(format!("account {address} has both 'state' and 'stateDiff'")));
+            return Err(InvalidParam::StateAndStateDiff(*address).into());
         }
         let mut info: AccountInfo = db.load_account(*address)?.info().unwrap_or_default();
         if let Some(b) = o.balance {
@@ -50,8 +50,7 @@ pub fn apply_state_overrides<DB: DatabaseRef<Error = ChainError>>(
 /// Applies eth_call's block overrides to the block a call runs in.
 pub fn apply_block_overrides(block: &mut ExecBlock, o: &BlockOverrides) -> ChainResult<()> {
     if let Some(n) = o.number {
-        block.number = u64::try_from(n)
-            .map_err(|_| ChainError::InvalidParams("block number override does not fit 64 bits".into()))?;
+        block.number = u64::try_from(n).map_err(|_| InvalidParam::BlockNumberWidth)?;
     }
     if let Some(t) = o.time {
         block.timestamp = t;
@@ -69,7 +68,7 @@ pub fn apply_block_overrides(block: &mut ExecBlock, o: &BlockOverrides) -> Chain
         block.difficulty = d;
     }
     if let Some(b) = o.base_fee {
-        block.base_fee = u64::try_from(b).map_err(|_| ChainError::InvalidParams("baseFeePerGas too large".into()))?;
+        block.base_fee = u64::try_from(b).map_err(|_| InvalidParam::BaseFeeTooLarge)?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use alloy_primitives::{Address, Bytes, TxKind};
 use alloy_rpc_types_eth::TransactionRequest;
 use revm::context::TxEnv;
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, InvalidParam};
 
 pub fn sender(req: &TransactionRequest) -> Address {
     req.from.unwrap_or_default()
@@ -14,10 +14,7 @@ pub fn sender(req: &TransactionRequest) -> Address {
 /// The call data, from `input` or its older name `data` (they must agree).
 pub fn input(req: &TransactionRequest) -> ChainResult<Bytes> {
     match (&req.input.input, &req.input.data) {
-        (Some(a), Some(b)) if a != b => Err(ChainError::InvalidParams(
-            "both \"data\" and \"input\" are set and not equal. Please use \"input\" to pass transaction call data"
-                .into(),
-        )),
+        (Some(a), Some(b)) if a != b => Err(InvalidParam::DataAndInput.into()),
         (Some(a), _) | (None, Some(a)) => Ok(a.clone()),
         (None, None) => Ok(Bytes::new()),
     }

@@ -12,7 +12,7 @@ use revm::context_interface::result::ExecutionResult;
 
 use super::sanitize::PlannedBlock;
 use crate::consensus::{next_header, NextBlock};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, InvalidParam};
 use crate::exec::errors::{halt_message, revert_message};
 use crate::spec::ChainSpec;
 use crate::types::ExecutedTx;
@@ -41,8 +41,7 @@ pub fn open_header(
     debug_assert_eq!(header.number, planned.number, "gaps are filled with blocks of their own");
     if header.base_fee_per_gas.is_some() {
         header.base_fee_per_gas = Some(match o.base_fee {
-            Some(fee) => u64::try_from(fee)
-                .map_err(|_| ChainError::InvalidParams("baseFeePerGas does not fit 64 bits".into()))?,
+            Some(fee) => u64::try_from(fee).map_err(|_| InvalidParam::BaseFeeWidth)?,
             None if validation => header.base_fee_per_gas.unwrap_or_default(),
             // Without validation calls pay no fees, so the base fee is 0 (geth).
             None => 0,

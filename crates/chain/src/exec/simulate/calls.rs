@@ -9,7 +9,7 @@ use revm::context_interface::result::{EVMError, InvalidTransaction};
 
 use alloy_rpc_types_eth::TransactionRequest;
 
-use crate::error::{ChainError, ChainResult, InvalidTx, SimulateError};
+use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, SimulateError};
 use crate::exec::errors::invalid_tx;
 use crate::exec::request::{inferred_type, input, sender};
 
@@ -73,9 +73,8 @@ pub fn unsigned_tx(call: &TransactionRequest, chain_id: u64, nonce: u64, gas_lim
     let access_list = call.access_list.clone().unwrap_or_default();
     let fee_cap = call.gas_price.or(call.max_fee_per_gas).unwrap_or_default();
     let tip = call.max_priority_fee_per_gas.unwrap_or_default();
-    let needs_to = |kind: &str| {
-        to.to().copied().ok_or_else(|| ChainError::InvalidParams(format!("missing \"to\" in {kind} transaction")))
-    };
+    let needs_to =
+        |kind: &'static str| to.to().copied().ok_or_else(|| ChainError::from(InvalidParam::MissingTo { kind }));
     let envelope: TxEnvelope = match inferred_type(call) {
         0 => return Ok(legacy(TxLegacy { chain_id: None, nonce, gas_price: fee_cap, gas_limit, to, value, input })),
         1 => TxEip2930 { chain_id, nonce, gas_price: fee_cap, gas_limit, to, value, access_list, input }
@@ -123,7 +122,7 @@ pub fn unsigned_tx(call: &TransactionRequest, chain_id: u64, nonce: u64, gas_lim
         }
         .into_signed(zero_signature())
         .into(),
-        other => return Err(ChainError::InvalidParams(format!("transaction type {other} not supported"))),
+        other => return Err(InvalidParam::SimTxType(other).into()),
     };
     let encoded = envelope.encoded_2718().into();
     Ok(UnsignedTx { envelope, encoded })
@@ -174,7 +173,7 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
             SimulateError::BlockGasLimitExceeded
         }
         InvalidTransaction::PriorityFeeGreaterThanMaxFee | InvalidTransaction::InvalidChainId => {
-            return ChainError::InvalidParams(invalid_tx(&e, sender).to_string())
+            return InvalidParam::Tx(invalid_tx(&e, sender)).into()
         }
         InvalidTransaction::RejectCallerWithCode => SimulateError::SenderNotEoa,
         InvalidTransaction::CreateInitCodeSizeLimit => SimulateError::MaxInitCodeSizeExceeded,

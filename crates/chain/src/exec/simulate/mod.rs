@@ -38,7 +38,7 @@ use super::request::{call_tx_env, sender};
 use super::system::{self, SystemCalls};
 use super::{evm_context, EvmContext, ExecBlock, Mode};
 use crate::config::Profile;
-use crate::error::{ChainError, ChainResult, SimulateError};
+use crate::error::{ChainError, ChainResult, InvalidParam, SimulateError};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
 use crate::types::ExecutedTx;
@@ -102,7 +102,7 @@ type SimEvm = Evm<
 /// The request's shape against the client limits, before any state is read.
 pub fn check_payload(payload: &SimulatePayload, limits: &Limits) -> ChainResult<()> {
     if payload.block_state_calls.is_empty() {
-        return Err(ChainError::InvalidParams("empty input: blockStateCalls has no blocks".into()));
+        return Err(InvalidParam::NoSimBlocks.into());
     }
     sanitize::check_calls(&requested(payload)?, limits)
 }

@@ -15,7 +15,7 @@ use alloy_rpc_types_trace::geth::{
 };
 use revm_inspectors::tracing::DebugInspector;
 
-use crate::error::{ChainError, ChainResult, Limit};
+use crate::error::{ChainError, ChainResult, InvalidParam, Limit};
 use guard::{Exceeded, StepCapture, TraceGuard};
 
 /// A tracer's options, as geth takes them; the timeout already parsed by the edge.
@@ -42,11 +42,9 @@ pub const TRACERS: [&str; 4] = ["callTracer", "prestateTracer", "4byteTracer", "
 pub fn inspectors(opts: &TraceOptions, limits: &TraceLimits) -> ChainResult<(TraceGuard, DebugInspector)> {
     let timeout = opts.timeout.unwrap_or(limits.default_timeout.min(limits.max_timeout));
     if timeout > limits.max_timeout {
-        return Err(ChainError::InvalidParams(format!(
-            "trace timeout {}ms is above this node's maximum of {}ms",
-            timeout.as_millis(),
-            limits.max_timeout.as_millis()
-        )));
+        return Err(
+            InvalidParam::TraceTimeout { asked: timeout.as_millis(), max: limits.max_timeout.as_millis() }.into()
+        );
     }
     let tracing = &opts.tracing;
     let capture = match &tracing.tracer {
@@ -56,18 +54,16 @@ pub fn inspectors(opts: &TraceOptions, limits: &TraceLimits) -> ChainResult<(Tra
             BuiltIn::CallTracer | BuiltIn::PreStateTracer | BuiltIn::FourByteTracer | BuiltIn::NoopTracer,
         )) => StepCapture::default(),
         Some(other) => {
-            let list = TRACERS.join(", ");
-            let name = other.as_str();
-            return Err(ChainError::InvalidParams(match other {
-                GethDebugTracerType::JsTracer(_) => format!(
-                    "tracer not found: {name:?} (JavaScript tracers are not supported; built-in tracers: {list}, or none for the struct logger)"
-                ),
-                _ => format!("tracer not supported: {name} (built-in tracers: {list}, or none for the struct logger)"),
-            }));
+            let (list, name) = (TRACERS.join(", "), other.as_str().to_string());
+            return Err(match other {
+                GethDebugTracerType::JsTracer(_) => InvalidParam::JsTracer { name, list },
+                _ => InvalidParam::TracerNotSupported { name, list },
+            }
+            .into());
         }
     };
     let tracer = DebugInspector::new(tracing.clone())
-        .map_err(|e| ChainError::InvalidParams(format!("invalid tracerConfig for {}: {e}", tracer_name(tracing))))?;
+        .map_err(|e| InvalidParam::TracerConfig { tracer: tracer_name(tracing).to_string(), reason: e.to_string() })?;
     Ok((TraceGuard::new(timeout, limits.max_bytes, capture), tracer))
 }
 
