@@ -18,6 +18,14 @@ pub const MAX_BLOB_TX_BYTES: usize = 1024 * 1024;
 
 type NetworkTx = EthereumTxEnvelope<TxEip4844WithSidecar<BlobTransactionSidecarVariant>>;
 
+/// Loads the KZG trusted setup on a thread of its own, so that the first blob transaction
+/// does not wait for it (seconds on a busy machine) behind its sender's request.
+pub fn load_kzg_settings_in_background() {
+    let _ = std::thread::Builder::new().name("preconf-kzg-setup".into()).spawn(|| {
+        EnvKzgSettings::Default.get();
+    });
+}
+
 /// Decodes a blob transaction in its network form and checks its sidecar for a block at
 /// `timestamp`: the fork's sidecar version (cell proofs from Osaka on, blob proofs before),
 /// the blob count, the versioned hashes against the commitments, and every KZG proof.

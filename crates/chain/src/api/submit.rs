@@ -15,7 +15,7 @@ use super::execution::Execution;
 use super::fees::Fees;
 use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
-use crate::config::Profile;
+use crate::config::{ChainConfig, Profile};
 use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, Rejection, StoreFault};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
@@ -42,6 +42,9 @@ pub struct Submission {
 
 impl Submission {
     pub fn new(chain: Arc<ChainState>, exec: Arc<Execution>, fees: Arc<Fees>, dev_accounts: Vec<DevAccount>) -> Self {
+        if takes_blobs(chain.config()) {
+            blobs::load_kzg_settings_in_background();
+        }
         Self { chain, exec, fees, dev_accounts, impersonation: Impersonation::default(), send_lock: Mutex::new(()) }
     }
 
@@ -59,8 +62,7 @@ impl Submission {
     /// Blob transactions are taken only by `--profile geth` serving a stored chain: the
     /// product's chain has no blobs, and nothing here executes what the pool holds.
     fn accepts_blobs(&self) -> bool {
-        let config = self.chain.config();
-        config.profile == Profile::Geth && !config.build
+        takes_blobs(self.chain.config())
     }
 
     fn pending_nonce(&self, sender: &Address) -> ChainResult<u64> {
@@ -314,4 +316,8 @@ impl Submission {
         let ptx = self.validate_from(tx, raw, from)?;
         self.accept(ptx, record)
     }
+}
+
+fn takes_blobs(config: &ChainConfig) -> bool {
+    config.profile == Profile::Geth && !config.build
 }
