@@ -19,6 +19,7 @@ pub mod append;
 pub mod builder;
 pub mod chain_state;
 pub mod changes;
+mod commit;
 pub mod config;
 pub mod consensus;
 pub mod dev;

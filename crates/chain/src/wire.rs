@@ -396,3 +396,28 @@ fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
     }
     Ok(txs)
 }
+
+/// `meta` key of the stream position: the sequence of the message that sealed the head
+/// (u64 BE) followed by the stream's name.
+pub const POSITION_KEY: &str = "replica_position";
+
+/// Where a replica stands in a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub stream: String,
+    /// Sequence of the message of the replica's head block.
+    pub seq: u64,
+}
+
+impl Position {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = self.seq.to_be_bytes().to_vec();
+        v.extend_from_slice(self.stream.as_bytes());
+        v
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        let seq = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
+        Some(Self { seq, stream: String::from_utf8(bytes[8..].to_vec()).ok()? })
+    }
+}

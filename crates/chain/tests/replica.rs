@@ -2,14 +2,14 @@
 //! (`build: false`), the leader's publisher fed from its event bus, its publications applied
 //! to the replica with consecutive sequence numbers as a stream would number them.
 
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, Bytes, TxKind, U256};
 use alloy_rpc_types_eth::TransactionRequest;
 use preconf_chain::events::ChainEvent;
-use preconf_chain::replica::{Applied, ApplyError, Follower, Kind, Publication, Publisher, StreamMark};
+use preconf_chain::replica::{Applied, ApplyError, Follower, Kind, Publication, Publisher, StreamMark, POSITION_KEY};
 use preconf_chain::wire::{self as codec, Message};
 use preconf_chain::{ChainConfig, Node};
 
@@ -38,6 +38,8 @@ struct Pair {
     publisher: Publisher,
     events: Receiver<ChainEvent>,
     follower: Follower,
+    /// A message each time the follower's committer landed a commit.
+    landed: Receiver<()>,
     /// The stream: every publication handed out, numbered from 1.
     stream: Vec<Publication>,
 }
@@ -48,9 +50,13 @@ impl Pair {
         let events = leader.chain().events().subscribe();
         let publisher = Publisher::new(leader.chain().clone(), 7, capacity);
         let replica = Node::open(replica).expect("replica opens");
-        let follower =
-            Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into()).expect("follower");
-        Self { leader, replica, publisher, events, follower, stream: Vec::new() }
+        let (tx, landed) = mpsc::channel();
+        let on_landed = move || {
+            let _ = tx.send(());
+        };
+        let follower = Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into(), on_landed)
+            .expect("follower");
+        Self { leader, replica, publisher, events, follower, landed, stream: Vec::new() }
     }
 
     /// Moves every event so far into the publisher.
@@ -67,7 +73,7 @@ impl Pair {
         while let Some(p) = self.publisher.next_publication().expect("publisher") {
             self.stream.push(p.clone());
             let seq = self.stream.len() as u64;
-            let applied = self.follower.apply(seq, &p.data, 0).expect("replica applies");
+            let applied = self.follower.apply(seq, &p.data).expect("replica applies");
             // Right after applying, the replica shows what the message said.
             let view = self.replica.chain().view();
             match &applied {
@@ -186,7 +192,7 @@ fn a_tampered_state_change_stops_the_replica() {
                 }
             }
             pair.stream.push(p.clone());
-            pair.follower.apply(pair.stream.len() as u64, &p.data, 0).unwrap();
+            pair.follower.apply(pair.stream.len() as u64, &p.data).unwrap();
         }
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(2));
@@ -205,13 +211,13 @@ fn a_tampered_state_change_stops_the_replica() {
         None,
     );
     let seq = pair.stream.len() as u64 + 1;
-    let err = pair.follower.apply(seq, &data, 0).unwrap_err();
+    let err = pair.follower.apply(seq, &data).unwrap_err();
     let ApplyError::Stopped { reason, .. } = &err else { panic!("{err:?}") };
     assert!(reason.contains("state root mismatch"), "{reason}");
     assert!(pair.replica.chain().health().unwrap().contains("state root mismatch"));
     // It stays stopped, and its head did not move.
     assert_eq!(pair.replica.chain().view().head_number(), sealed.header.number - 1);
-    assert!(matches!(pair.follower.apply(seq + 1, &data, 0), Err(ApplyError::Stopped { .. })));
+    assert!(matches!(pair.follower.apply(seq + 1, &data), Err(ApplyError::Stopped { .. })));
 }
 
 #[test]
@@ -229,14 +235,14 @@ fn a_gap_in_the_stream_is_refused_and_a_redelivery_ignored() {
         std::thread::sleep(Duration::from_millis(2));
     }
     let s = pair.stream.clone();
-    pair.follower.apply(1, &s[0].data, 0).unwrap();
-    match pair.follower.apply(3, &s[2].data, 0) {
+    pair.follower.apply(1, &s[0].data).unwrap();
+    match pair.follower.apply(3, &s[2].data) {
         Err(ApplyError::Gap { expected: 2, got: 3 }) => {}
         other => panic!("a gap must be refused, got {other:?}"),
     }
-    assert_eq!(pair.follower.apply(1, &s[0].data, 0).unwrap(), Applied::Duplicate);
-    pair.follower.apply(2, &s[1].data, 0).unwrap();
-    pair.follower.apply(3, &s[2].data, 0).unwrap();
+    assert_eq!(pair.follower.apply(1, &s[0].data).unwrap(), Applied::Duplicate);
+    pair.follower.apply(2, &s[1].data).unwrap();
+    pair.follower.apply(3, &s[2].data).unwrap();
     assert_eq!(pair.follower.last_seq(), 3);
 }
 
@@ -291,11 +297,39 @@ fn the_position_is_stored_with_the_block_and_resumed() {
         pair.replica.shutdown();
     }
     let replica = Node::open(replica_config(Some(dir.clone()))).unwrap();
-    let follower = Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into()).unwrap();
+    let follower = Follower::new(replica.chain().clone(), replica.api().submit.clone(), STREAM.into(), || {}).unwrap();
     assert!(follower.position().unwrap() <= last_sealed_seq);
-    let other = Follower::new(replica.chain().clone(), replica.api().submit.clone(), "another-stream".into()).unwrap();
+    let other =
+        Follower::new(replica.chain().clone(), replica.api().submit.clone(), "another-stream".into(), || {}).unwrap();
     assert_eq!(other.position(), None, "a position in another stream does not count");
     drop(replica);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sealed_blocks_show_at_once_and_turn_safe_when_their_commit_lands() {
+    let dir = temp_dir("committer");
+    let mut pair = Pair::new(leader_config(), replica_config(Some(dir.clone())), 1024);
+    pair.publisher.reset(None).unwrap();
+    pair.send(0, Some(Address::repeat_byte(0x41)), 5, "");
+    // `pump` checks that each sealed block is the replica's head right after it applied.
+    pair.follow_to(3);
+    let head = pair.replica.chain().view().head_number();
+    // No message after the last one applied: the committer's word alone makes it durable.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pair.replica.chain().view().durable_head() < head {
+        assert!(Instant::now() < deadline, "block {head} never became durable");
+        let _ = pair.landed.recv_timeout(Duration::from_millis(200));
+        pair.follower.land().unwrap();
+    }
+    assert_eq!(pair.follower.in_flight(), 0);
+    assert_eq!(pair.replica.chain().store().head().unwrap(), Some(head));
+    // The position stored is the head's own message.
+    let sealed_at = pair.stream.iter().rposition(|p| p.kind == Kind::Sealed && p.number == head).unwrap() as u64 + 1;
+    let position = pair.replica.chain().store().meta(POSITION_KEY).unwrap().unwrap();
+    assert_eq!(u64::from_be_bytes(position[..8].try_into().unwrap()), sealed_at);
+    assert_same_chain(&pair.leader, &pair.replica, head);
+    drop(pair);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -320,6 +320,11 @@ impl Controller {
                 }
             }
         };
+        // The builder's commits come after the follower's: every applied block durable first.
+        if let Err(e) = self.following.settle().await {
+            ledger.close();
+            return Err(format!("cannot store the applied blocks: {e}"));
+        }
         let node = self.node.clone();
         let leading = ledger.clone();
         match tokio::task::spawn_blocking(move || node.lead(leading)).await {

@@ -15,7 +15,8 @@ use futures_util::StreamExt;
 use parking_lot::Mutex;
 use preconf_chain::replica::{Applied, ApplyError, Follower};
 use preconf_chain::wire::{self as codec, Kind, TermStart};
-use tokio::sync::watch;
+use preconf_chain::ChainError;
+use tokio::sync::{watch, Notify};
 
 use crate::health::Cause;
 use crate::nats::{self, wait_or_stop, Link};
@@ -36,17 +37,45 @@ pub struct Following {
     pub stopped: Arc<AtomicBool>,
     /// Where the next reading starts (`None`: look the head up first).
     next: Arc<Mutex<Option<u64>>>,
+    /// Notified by the follower's committer thread when a commit landed.
+    landed: Arc<Notify>,
 }
 
 impl Following {
-    pub fn new(follower: Follower) -> Self {
+    /// A follower whose committer notifies `landed` (`Follower::new`'s `on_landed`).
+    pub fn new(follower: Follower, landed: Arc<Notify>) -> Self {
         let applied = follower.last_seq();
         Self {
             follower: Arc::new(Mutex::new(follower)),
             applied: Arc::new(AtomicU64::new(applied)),
             stopped: Arc::new(AtomicBool::new(false)),
             next: Arc::new(Mutex::new(None)),
+            landed,
         }
+    }
+
+    /// A notifier to hand to `Follower::new` and then to `new`.
+    pub fn notifier() -> (Arc<Notify>, impl Fn() + Send + 'static) {
+        let landed = Arc::new(Notify::new());
+        let notify = landed.clone();
+        (landed, move || notify.notify_one())
+    }
+
+    /// Shows the commits that landed (`safe` moves), on a blocking thread.
+    pub async fn land(&self) -> Result<(), ChainError> {
+        let follower = self.follower.clone();
+        tokio::task::spawn_blocking(move || follower.lock().land())
+            .await
+            .unwrap_or_else(|e| Err(ChainError::Internal(format!("landing panicked: {e}"))))
+    }
+
+    /// Waits until every applied block is durable: before this node builds on them (the
+    /// builder's own commits must come after them).
+    pub async fn settle(&self) -> Result<(), ChainError> {
+        let follower = self.follower.clone();
+        tokio::task::spawn_blocking(move || follower.lock().settle())
+            .await
+            .unwrap_or_else(|e| Err(ChainError::Internal(format!("settling panicked: {e}"))))
     }
 
     /// After this node led up to `last_seq` in `term`: reading goes on right after it, but
@@ -71,12 +100,11 @@ impl Following {
     }
 
     /// Applies one message on a blocking thread; what the follower said.
-    pub async fn apply(&self, seq: u64, data: bytes::Bytes, behind: u64) -> Result<Applied, ApplyError> {
+    pub async fn apply(&self, seq: u64, data: bytes::Bytes) -> Result<Applied, ApplyError> {
         let follower = self.follower.clone();
-        let r =
-            tokio::task::spawn_blocking(move || follower.lock().apply(seq, &data, behind)).await.unwrap_or_else(|e| {
-                Err(ApplyError::Chain(preconf_chain::ChainError::Internal(format!("apply panicked: {e}"))))
-            });
+        let r = tokio::task::spawn_blocking(move || follower.lock().apply(seq, &data)).await.unwrap_or_else(|e| {
+            Err(ApplyError::Chain(preconf_chain::ChainError::Internal(format!("apply panicked: {e}"))))
+        });
         match &r {
             Ok(_) => {
                 self.applied.fetch_max(seq, Ordering::AcqRel);
@@ -103,7 +131,7 @@ impl Following {
             let Some((data, _)) = nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? else {
                 return Err(format!("stream message {seq} is missing"));
             };
-            match self.apply(seq, data, upto - seq).await {
+            match self.apply(seq, data).await {
                 Ok(Applied::Term(t)) => on_term(t),
                 Ok(_) => {}
                 Err(e) => return Err(e.to_string()),
@@ -182,6 +210,11 @@ async fn read(
         let m = tokio::select! {
             m = messages.next() => m,
             _ = stop.changed() => return Ok(()),
+            // A commit landed while no message came: show it (`safe` moves) now.
+            _ = f.landed.notified() => {
+                f.land().await.map_err(|e| Reread::Failed(format!("cannot show a landed commit: {e}")))?;
+                continue;
+            }
         };
         let m = match m {
             Some(Ok(m)) => m,
@@ -198,7 +231,7 @@ async fn read(
         if seq > next {
             return Err(Reread::Gap(next));
         }
-        match f.apply(seq, m.payload.clone(), pending).await {
+        match f.apply(seq, m.payload.clone()).await {
             Ok(applied) => {
                 next = seq + 1;
                 *f.next.lock() = Some(next);

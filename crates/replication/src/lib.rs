@@ -102,9 +102,10 @@ impl Replication {
         });
         let status = Arc::new(Status::new(role, None));
         let new_follower = || -> Result<Following, String> {
-            let f = Follower::new(chain.clone(), node.api().submit.clone(), config.stream.clone())
+            let (landed, on_landed) = Following::notifier();
+            let f = Follower::new(chain.clone(), node.api().submit.clone(), config.stream.clone(), on_landed)
                 .map_err(|e| e.to_string())?;
-            Ok(Following::new(f))
+            Ok(Following::new(f, landed))
         };
         let open = {
             let (servers, stream, health) = (config.servers.clone(), config.stream.clone(), health.clone());
@@ -222,6 +223,15 @@ impl Replication {
         if let (Some(rt), Some(main)) = (self.rt.take(), self.main.take()) {
             let _ = rt.block_on(async { tokio::time::timeout(Duration::from_secs(6), main).await });
             rt.shutdown_timeout(Duration::from_secs(1));
+        }
+        // A clean stop leaves every applied block durable (a crash re-reads them instead).
+        if let Some(mut follower) =
+            self.following.as_ref().and_then(|f| f.follower.try_lock_for(Duration::from_secs(2)))
+        {
+            if let Err(e) = follower.close() {
+                let fields = serde_json::json!({ "error": e.to_string() });
+                preconf_chain::log::error("replica", "could not store the applied blocks at shutdown", fields);
+            }
         }
     }
 }

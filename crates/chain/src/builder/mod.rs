@@ -9,7 +9,6 @@
 //! (and the committer's) and nothing owns it but its handle.
 
 mod block;
-mod commit;
 mod dev;
 mod schedule;
 mod seal;
@@ -24,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::chain_state::ChainState;
+use crate::commit::{Committer, Landed};
 use crate::dev::requests::DevHooks;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainError, ChainResult};
@@ -33,7 +33,6 @@ use crate::log;
 use crate::view::{ChainView, PendingBlock};
 use crate::wire::{self as codec, Kind};
 use block::{unix_now_ms, OpenBlock};
-use commit::{Committer, Landed};
 use schedule::{Action, Facts, Schedule};
 use tick::Executed;
 
@@ -144,7 +143,9 @@ impl Builder {
             Some(p) => OpenBlock::resume(&chain, &view, p)?,
             None => OpenBlock::open(&chain, &view)?,
         };
-        let committer = Committer::spawn(chain.clone())?;
+        // The builder sleeps on the pool's bell between ticks: a landed commit rings it.
+        let bell = chain.pool_bell().clone();
+        let committer = Committer::spawn(chain.clone(), move || bell.ring())?;
         let mut b = Self {
             chain,
             block,
@@ -284,16 +285,9 @@ impl Builder {
         }
     }
 
-    /// A commit is over. Landed: readers now read its blocks from the store (`safe` moves
-    /// up to the newest), then listeners hear it is durable, in that order, so a replica
-    /// never holds a block its leader would not call safe.
+    /// A commit is over: shown as the committer says (commit.rs).
     fn land(&mut self, landed: ChainResult<Landed>) -> ChainResult<()> {
-        let Landed { newest, .. } = landed?;
-        let mut view = (*self.chain.view()).clone();
-        view.snapshot = self.chain.store().snapshot_with_tips(self.committer.in_flight().to_vec())?;
-        self.chain.publish(view);
-        self.chain.events().send(ChainEvent::Durable { number: newest });
-        Ok(())
+        self.committer.show(&self.chain, landed)
     }
 
     /// Whatever way the builder ended, the blocks it sealed are in the log and shown:

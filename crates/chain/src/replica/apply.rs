@@ -5,7 +5,10 @@
 //! replica's head, and its hash, transactions root, receipts root, bloom, gas, ommers and
 //! withdrawals roots, and its state root — computed from its change set over this replica's
 //! own trie — match its header. A mismatch stops the replica for good (it keeps serving what
-//! it has, and reports why). The stream position is written in the block's own transaction.
+//! it has, and reports why). A block that passes is shown at once and written by the
+//! committer thread (commit.rs, as the builder's blocks are), so the pre-confirmations after
+//! it do not wait for the disk; the stream position is written in the same transaction as
+//! the newest block of each commit, and `safe` moves when the commit lands.
 
 use std::sync::Arc;
 
@@ -15,41 +18,13 @@ use alloy_primitives::{Bloom, Bytes, B256};
 
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
+use crate::commit::Committer;
 use crate::error::ChainError;
 use crate::events::ChainEvent;
-use crate::store::{BlockWrite, StoredBody, StoredReceipts};
+use crate::store::{trie, InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::{BlockData, ExecutedTx};
 use crate::view::{ChainView, PendingBlock};
-use crate::wire::{self as codec, CodecError, Message, PendingUpdate, SealedBlock, TermStart};
-
-/// `meta` key of the stream position: the sequence of the message that sealed the head
-/// (u64 BE) followed by the stream's name.
-pub const POSITION_KEY: &str = "replica_position";
-
-/// While catching up (more messages already waiting), blocks are committed without an
-/// fsync of their own, and every this many (and the last of a catch-up) with one.
-const DURABLE_EVERY: u32 = 256;
-
-/// Where a replica stands in a stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Position {
-    pub stream: String,
-    /// Sequence of the message of the replica's head block.
-    pub seq: u64,
-}
-
-impl Position {
-    pub fn encode(&self) -> Vec<u8> {
-        let mut v = self.seq.to_be_bytes().to_vec();
-        v.extend_from_slice(self.stream.as_bytes());
-        v
-    }
-
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        let seq = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
-        Some(Self { seq, stream: String::from_utf8(bytes[8..].to_vec()).ok()? })
-    }
-}
+use crate::wire::{self as codec, CodecError, Message, PendingUpdate, Position, SealedBlock, TermStart, POSITION_KEY};
 
 /// What applying one message did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,16 +91,51 @@ pub struct Follower {
     /// Run of the leader that built the current pending block.
     build: Option<u64>,
     stopped: Option<ApplyError>,
-    /// Blocks committed since the last durable commit.
-    volatile: u32,
+    /// Writes the applied blocks to the store, batched while the disk is behind.
+    committer: Committer,
 }
 
 impl Follower {
     /// Resumes after the position stored with the head, when it is a position in `stream`.
-    pub fn new(chain: Arc<ChainState>, submit: Arc<Submission>, stream: String) -> Result<Self, ChainError> {
+    /// `on_landed` runs on the committer thread after each commit: the caller then calls
+    /// `land` (a replica that receives nothing more still moves `safe`).
+    pub fn new(
+        chain: Arc<ChainState>,
+        submit: Arc<Submission>,
+        stream: String,
+        on_landed: impl Fn() + Send + 'static,
+    ) -> Result<Self, ChainError> {
         let stored = chain.store().meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
-        Ok(Self { chain, submit, stream, last_seq, build: None, stopped: None, volatile: 0 })
+        let committer = Committer::spawn(chain.clone(), on_landed)?;
+        Ok(Self { chain, submit, stream, last_seq, build: None, stopped: None, committer })
+    }
+
+    /// Shows the commits that landed: their blocks read from the store, `safe` up to them.
+    pub fn land(&mut self) -> Result<(), ChainError> {
+        while let Some(landed) = self.committer.poll() {
+            self.committer.show(&self.chain, landed)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every applied block is durable (before this node builds on them).
+    pub fn settle(&mut self) -> Result<(), ChainError> {
+        while let Some(landed) = self.committer.wait() {
+            self.committer.show(&self.chain, landed)?;
+        }
+        Ok(())
+    }
+
+    /// At shutdown: `settle`, with a commit that fails reported rather than tried again.
+    pub fn close(&mut self) -> Result<(), ChainError> {
+        self.committer.stop_retrying();
+        self.settle()
+    }
+
+    /// Sealed blocks applied and not yet durable.
+    pub fn in_flight(&self) -> usize {
+        self.committer.in_flight().len()
     }
 
     /// Follows on after this node led the stream up to `last_seq` in term `build`: what it
@@ -163,12 +173,12 @@ impl Follower {
         self.last_seq
     }
 
-    /// Applies the message at stream sequence `seq`; `behind`: how many more messages the
-    /// stream already holds after it (a catch-up does not fsync every block).
-    pub fn apply(&mut self, seq: u64, data: &[u8], behind: u64) -> Result<Applied, ApplyError> {
+    /// Applies the message at stream sequence `seq`.
+    pub fn apply(&mut self, seq: u64, data: &[u8]) -> Result<Applied, ApplyError> {
         if let Some(e) = &self.stopped {
             return Err(e.clone());
         }
+        self.land()?;
         if self.last_seq != 0 {
             // The head's own message again, for the block opened with it (see `reopen`).
             let reopen = seq == self.last_seq && self.needs_open_block();
@@ -181,11 +191,7 @@ impl Follower {
         }
         let applied = match codec::decode(data) {
             Ok(Message::Pending(update)) => Ok(self.apply_pending(*update)),
-            Ok(Message::Sealed(block)) => {
-                let durable = behind == 0 || self.volatile + 1 >= DURABLE_EVERY;
-                self.volatile = if durable { 0 } else { self.volatile + 1 };
-                self.apply_sealed(seq, *block, durable)
-            }
+            Ok(Message::Sealed(block)) => self.apply_sealed(seq, *block),
             Ok(Message::Txs(raw)) => Ok(self.apply_txs(raw)),
             Ok(Message::Term(term)) => {
                 self.build = Some(term.term);
@@ -295,7 +301,14 @@ impl Follower {
         Applied::Pending { number, index }
     }
 
-    fn apply_sealed(&mut self, seq: u64, b: SealedBlock, durable: bool) -> Result<Applied, Refused> {
+    fn apply_sealed(&mut self, seq: u64, b: SealedBlock) -> Result<Applied, Refused> {
+        let started = std::time::Instant::now();
+        // Up to `MAX_IN_FLIGHT` blocks wait for the disk; past that this one waits too.
+        if self.committer.full() {
+            if let Some(landed) = self.committer.wait() {
+                self.committer.show(&self.chain, landed)?;
+            }
+        }
         let view = self.chain.view();
         let head = view.head_number();
         let number = b.header.number;
@@ -314,7 +327,10 @@ impl Follower {
         }
         check(number, "parent hash", view.head_hash(), b.header.parent_hash)?;
         verify_block(&b)?;
-        let (state_root, trie) = self.chain.store().state_root(&b.changes)?;
+        // Over the head's trie: the stored one with the blocks still being committed on top.
+        let reader = view.snapshot.trie_reader_at(u64::MAX)?;
+        let (state_root, trie) = trie::state_root(&&*reader, &b.changes)?;
+        drop(reader);
         check(number, "state root", state_root, b.header.state_root)?;
 
         let body = StoredBody {
@@ -326,23 +342,12 @@ impl Follower {
             receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
-        let position = Position { stream: self.stream.clone(), seq }.encode();
-        if durable {
-            // Transactions admitted before this position must survive with it.
-            if let Some(journal) = &self.chain.journal() {
-                journal.flush().map_err(|e| ChainError::Internal(format!("pool journal: {e}")))?;
-            }
-        }
-        let write = BlockWrite {
-            header: &b.header,
-            hash: b.hash,
-            body: &body,
-            receipts: &receipts,
-            tx_hashes: &tx_hashes,
-            changes: &b.changes,
-            trie: &trie,
-        };
-        self.chain.store().commit_block_with_meta(write, &[(POSITION_KEY, &position)], durable)?;
+        let changes = Arc::new(b.changes);
+        let tip = InFlightBlock::new(b.header.clone(), b.hash, body, receipts, tx_hashes, changes.clone(), trie);
+        // The committer flushes the pool's journal before it stores the position (what was
+        // admitted before it survives with it) and forgets the block's transactions after.
+        let position = Position { stream: self.stream.clone(), seq };
+        self.committer.submit(Arc::new(tip), Some(position))?;
 
         let head = Arc::new(BlockData {
             header: b.header,
@@ -363,7 +368,7 @@ impl Follower {
             }
             _ => None,
         };
-        let snapshot = self.chain.store().snapshot()?;
+        let snapshot = self.chain.store().snapshot_with_tips(self.committer.in_flight().to_vec())?;
         let sealed_view = ChainView {
             snapshot,
             finalized: number.saturating_sub(self.chain.config().finality_depth),
@@ -372,10 +377,8 @@ impl Follower {
             codes: view.codes.clone(),
         };
         self.chain.publish_including(sealed_view, head.txs.iter().map(|t| t.hash()));
-        if let Some(journal) = &self.chain.journal() {
-            journal.forget(head.txs.iter().map(|t| t.hash()).collect::<Vec<_>>().iter());
-        }
-        self.chain.events().send(ChainEvent::Sealed { block: head, changes: Arc::new(b.changes) });
+        self.chain.metrics().seal.observe(started.elapsed().as_secs_f64());
+        self.chain.events().send(ChainEvent::Sealed { block: head, changes });
         if let Some((p, unix_ms, changes)) = opened {
             self.chain.events().send(ChainEvent::Opened { block: p.block.clone(), unix_ms, changes });
         }

@@ -13,8 +13,8 @@
 pub mod apply;
 pub mod publish;
 
-pub use crate::wire::{Envelope, Kind};
-pub use apply::{Applied, ApplyError, Follower, Position, POSITION_KEY};
+pub use crate::wire::{Envelope, Kind, Position, POSITION_KEY};
+pub use apply::{Applied, ApplyError, Follower};
 pub use publish::{Publication, PublishError, Publisher, PublisherStats, StreamMark};
 
 /// Wall-clock milliseconds: when a message's state became visible.

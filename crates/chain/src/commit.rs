@@ -1,9 +1,10 @@
 //! The committer: writes sealed blocks to the store in durable transactions on its own
-//! thread, so that the builder's pre-confirmation clock never waits for the disk.
+//! thread, so that neither the builder's pre-confirmation clock nor a replica applying the
+//! next pre-confirmations waits for the disk.
 //!
-//! The builder hands each block over once its state root and hash are known and goes on
-//! building on top of it (readers see the blocks still being written as the snapshot's
-//! tips). When the disk is slower than the block time, blocks queue up and the committer
+//! The builder (or a replica's follower) hands each block over once its state root and hash
+//! are known and goes on on top of it (readers see the blocks still being written as the
+//! snapshot's tips). When the disk is slower than the block time, blocks queue up and the committer
 //! writes all that are waiting in one transaction, with one fsync (reth's persistence
 //! threshold): the durable watermark (`safe`, the journal's forgetting, the replica
 //! publisher) then moves several blocks at once instead of falling further behind. The
@@ -25,14 +26,15 @@ use serde_json::json;
 
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult, StoreFault};
+use crate::events::ChainEvent;
 use crate::log;
-use crate::replica::{Position, POSITION_KEY};
 use crate::store::{BlockWrite, InFlightBlock};
+use crate::wire::{Position, POSITION_KEY};
 
 /// Blocks sealed but not yet durable before the builder waits for the disk: a bound on
 /// the memory they hold and on what a crash can take back (their transactions stay in the
 /// journal until they are durable).
-pub(super) const MAX_IN_FLIGHT: usize = 16;
+pub(crate) const MAX_IN_FLIGHT: usize = 16;
 /// How often a commit that could not be written is tried again.
 const RETRY: Duration = Duration::from_millis(500);
 
@@ -41,12 +43,12 @@ const RETRY: Duration = Duration::from_millis(500);
 type Job = (Arc<InFlightBlock>, Option<Position>);
 
 /// What one commit wrote: the newest block, and how many blocks the transaction held.
-pub(super) struct Landed {
+pub(crate) struct Landed {
     pub newest: u64,
     pub blocks: usize,
 }
 
-pub(super) struct Committer {
+pub(crate) struct Committer {
     /// Set at shutdown: a commit that cannot be written is tried once more, not forever.
     stopping: Arc<AtomicBool>,
     jobs: Option<mpsc::Sender<Job>>,
@@ -57,7 +59,8 @@ pub(super) struct Committer {
 }
 
 impl Committer {
-    pub fn spawn(chain: Arc<ChainState>) -> ChainResult<Self> {
+    /// `on_landed` runs on the committer thread after each commit: it wakes whoever polls.
+    pub fn spawn(chain: Arc<ChainState>, on_landed: impl Fn() + Send + 'static) -> ChainResult<Self> {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (done_tx, done) = mpsc::channel();
         let stopping = Arc::new(AtomicBool::new(false));
@@ -78,8 +81,7 @@ impl Committer {
                     if done_tx.send(result).is_err() {
                         break;
                     }
-                    // The builder sleeps on the pool's bell between ticks: land it now.
-                    chain.pool_bell().ring();
+                    on_landed();
                 }
             })
             .map_err(ChainError::internal)?;
@@ -128,6 +130,18 @@ impl Committer {
         }
         let r = self.done.recv().unwrap_or_else(|_| Err(gone()));
         Some(self.landed(r))
+    }
+
+    /// A commit landed: readers now read its blocks from the store (`safe` moves up to the
+    /// newest), then listeners hear it is durable, in that order, so a replica never holds
+    /// a block its leader would not call safe.
+    pub fn show(&self, chain: &ChainState, landed: ChainResult<Landed>) -> ChainResult<()> {
+        let Landed { newest, .. } = landed?;
+        let mut view = (*chain.view()).clone();
+        view.snapshot = chain.store().snapshot_with_tips(self.in_flight.clone())?;
+        chain.publish(view);
+        chain.events().send(ChainEvent::Durable { number: newest });
+        Ok(())
     }
 
     fn landed(&mut self, r: ChainResult<Landed>) -> ChainResult<Landed> {
