@@ -84,5 +84,17 @@ export function cpuDelta(before: Map<string, number>, after: Map<string, number>
   return [...after].map(([n, s]) => [n, s - (before.get(n) ?? 0)] as [string, number]).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
 }
 
+/** Sum and count of every histogram the node's /metrics shows, by name. */
+export async function histogramMeans(url: string): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<string, { sum: number; count: number }>();
+  for (const m of text.matchAll(/^(\w+)_(sum|count) ([0-9.e+-]+)$/gm)) {
+    const h = out.get(m[1]!) ?? { sum: 0, count: 0 };
+    h[m[2] as 'sum' | 'count'] = Number(m[3]);
+    out.set(m[1]!, h);
+  }
+  return out;
+}
+
 /** Consecutive differences of `xs` (already in order). */
 export const gaps = (xs: number[]): number[] => xs.slice(1).map((x, i) => x - xs[i]!);

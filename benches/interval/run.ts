@@ -9,7 +9,10 @@
 //   phase 1 (--seconds): pre-confirmation gaps on the builder's clock (preconfTimestampMs)
 //     and as a WebSocket subscriber sees them, send → pending (the hash stream), Sync
 //     latency, replica lag (the same pre-confirmation's arrival from the replica minus from
-//     the leader), the builder thread's CPU per pre-confirmation and the busiest threads;
+//     the leader; also split into a block's first 250 ms, which wait for the leader's durable
+//     commit of the block before, and the rest), the leader's commit and seal times and the
+//     replica's (from /metrics), the builder thread's CPU per pre-confirmation and the
+//     busiest threads;
 //   phase 2 (--read-seconds): eth_call balanceOf at "pending" at full speed meanwhile.
 //
 //   npm run bench:interval -- [--accounts 1000000] [--genesis-dir /work/.bench-genesis]
@@ -30,7 +33,7 @@ import { checkLoadgen, pinLoadgen, runLoad } from '../loadgen.js';
 import { parseCpuList, pinSelf, pinnedCommand } from '../pinning.js';
 import { accountAt, holderAt, TOKEN, writeGenesis } from '../scaling/genesis.js';
 import { ROOT, percentile, rpc, rpcRaw, sleep } from '../util.js';
-import { cpuDelta, gaps, nowMs, threadCpu, watchStreams } from './observe.js';
+import { cpuDelta, gaps, histogramMeans, nowMs, threadCpu, watchStreams } from './observe.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -126,6 +129,10 @@ interface Row {
   builderCpuUsPerTick: number;
   threads: [string, number][];
   replicaLag: { p50: number; p99: number; max: number; missed: number };
+  /** Replica lag p99 of the pre-confirmations in a block's first 250 ms, and of the rest. */
+  replicaLagSplit: { early: number; later: number };
+  /** Mean ms over phase 1: the leader's seal and durable commit, the replica's sealed-block apply and commit. */
+  times: { leaderSeal: number; leaderCommit: number; replicaSeal: number; replicaCommit: number };
   reads: { rps: number; p99: number; errors: number };
   readPhaseBuilderGapP99: number;
   sent: number;
@@ -133,6 +140,8 @@ interface Row {
   load: number[];
 }
 
+const SEAL = 'preconf_builder_seal_duration_seconds';
+const COMMIT = 'preconf_store_commit_duration_seconds';
 const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99), max: Math.max(...xs) });
 
 async function run(template: string, nats: NatsServer, signed: Signed, rate: number, intervalMs: number): Promise<Row> {
@@ -151,12 +160,14 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     const bodies = signed.load.slice(0, rate * total).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
     const syncBodies = signed.sync.slice(0, SYNC_RATE * SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
     const cpu0 = threadCpu(leader.child.pid!);
+    const metrics0 = await Promise.all([histogramMeans(leader.url), histogramMeans(replica.url)]);
     const t0 = nowMs();
     const load = runLoad({ url: leader.url, bodies, connections: SENDERS, duration: total + 30, rate, once: true, timestamps: true });
     const sync = runLoad({ url: leader.url, bodies: syncBodies, connections: SYNC_SENDERS, duration: SECONDS + 30, rate: SYNC_RATE, once: true });
     await sleep(SECONDS * 1000);
     const t1 = nowMs();
     const cpu1 = threadCpu(leader.child.pid!);
+    const metrics1 = await Promise.all([histogramMeans(leader.url), histogramMeans(replica.url)]);
     const token = TOKEN;
     const callBodies = Array.from({ length: 256 }, (_, i) => {
       const data = encodeFunctionData({ abi: contract('Token').abi, functionName: 'balanceOf', args: [holderAt((i * 3989) % ACCOUNTS)] });
@@ -179,12 +190,21 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     }
     const replicaAt = new Map(theirs.preconfs.map((p) => [p.key, p.arrived]));
     const lag: number[] = [];
+    const early: number[] = [];
+    const later: number[] = [];
     let missed = 0;
     for (const p of phase1) {
       const there = replicaAt.get(p.key);
       if (there === undefined) missed++;
-      else lag.push(there - p.arrived);
+      else {
+        lag.push(there - p.arrived);
+        (Number(p.key.split('.')[1]) * intervalMs < 250 ? early : later).push(there - p.arrived);
+      }
     }
+    const mean = (i: 0 | 1, name: string) => {
+      const [a, b] = [metrics0[i].get(name), metrics1[i].get(name)];
+      return a && b && b.count > a.count ? ((b.sum - a.sum) / (b.count - a.count)) * 1000 : Number.NaN;
+    };
     const busiest = cpuDelta(cpu0, cpu1);
     const builder = busiest.find(([n]) => n === 'preconf-builder')?.[1] ?? Number.NaN;
     return {
@@ -198,6 +218,13 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
       builderCpuUsPerTick: (builder * 1e6) / Math.max(1, phase1.length),
       threads: busiest.slice(0, 5).map(([n, s]) => [n, Math.round((s / SECONDS) * 1000) / 10]),
       replicaLag: { ...stats(lag), missed },
+      replicaLagSplit: { early: percentile(early, 99), later: percentile(later, 99) },
+      times: {
+        leaderSeal: mean(0, SEAL),
+        leaderCommit: mean(0, COMMIT),
+        replicaSeal: mean(1, SEAL),
+        replicaCommit: mean(1, COMMIT),
+      },
       reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors },
       readPhaseBuilderGapP99: percentile(gaps(inPhase(t1, t2).map((p) => p.stamped)), 99),
       sent: loaded.ok,
@@ -240,12 +267,12 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`\n${ACCOUNTS} accounts + ${ACCOUNTS} slots, ${BLOCK_MS} ms blocks, ${SECONDS} s per phase 1, node on core ${SERVER.join(',')}, load on ${LOAD.join(',')}\n`);
-  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | eth_call pending req/s | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const threads = r.threads.map(([n, p]) => `${n} ${p}`).join(', ');
     console.log(
-      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${Math.round(r.reads.rps)} | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
+      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
     );
   }
   if (OUT) writeFileSync(OUT, JSON.stringify(rows, null, 2));
