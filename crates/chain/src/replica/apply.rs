@@ -18,8 +18,8 @@ use alloy_primitives::{Bloom, Bytes, B256};
 
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
-use crate::commit::Committer;
-use crate::error::ChainError;
+use crate::commit::{Committer, Landed};
+use crate::error::{ChainError, ChainResult};
 use crate::events::ChainEvent;
 use crate::store::{trie, InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::{BlockData, ExecutedTx};
@@ -114,15 +114,26 @@ impl Follower {
     /// Shows the commits that landed: their blocks read from the store, `safe` up to them.
     pub fn land(&mut self) -> Result<(), ChainError> {
         while let Some(landed) = self.committer.poll() {
-            self.committer.show(&self.chain, landed)?;
+            self.show(landed)?;
         }
         Ok(())
+    }
+
+    /// Shows a landed commit. A commit given up (only at shutdown) leaves blocks shown that
+    /// the store lacks: nothing more may be written after them, so the follower stops.
+    fn show(&mut self, landed: ChainResult<Landed>) -> Result<(), ChainError> {
+        let shown = self.committer.show(&self.chain, landed);
+        if let Err(e) = &shown {
+            let reason = format!("the blocks applied could not be stored: {e}");
+            self.stopped = Some(ApplyError::Stopped { seq: self.last_seq, reason });
+        }
+        shown
     }
 
     /// Waits until every applied block is durable (before this node builds on them).
     pub fn settle(&mut self) -> Result<(), ChainError> {
         while let Some(landed) = self.committer.wait() {
-            self.committer.show(&self.chain, landed)?;
+            self.show(landed)?;
         }
         Ok(())
     }
@@ -306,7 +317,7 @@ impl Follower {
         // Up to `MAX_IN_FLIGHT` blocks wait for the disk; past that this one waits too.
         if self.committer.full() {
             if let Some(landed) = self.committer.wait() {
-                self.committer.show(&self.chain, landed)?;
+                self.show(landed)?;
             }
         }
         let view = self.chain.view();
