@@ -41,6 +41,7 @@ pub mod state;
 pub mod store;
 pub mod types;
 pub mod view;
+mod warm;
 pub mod wire;
 
 pub use config::{ChainConfig, Profile};

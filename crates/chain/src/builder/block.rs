@@ -24,7 +24,7 @@ use crate::state::StateView;
 use crate::types::ExecutedTx;
 use crate::view::{ChainView, PendingBlock};
 
-use super::warm::WarmTrie;
+use crate::warm::WarmTrie;
 
 pub struct OpenBlock {
     pub header: Header,

@@ -13,7 +13,6 @@ mod dev;
 mod schedule;
 mod seal;
 mod tick;
-mod warm;
 
 use std::sync::mpsc::{self, TryRecvError};
 use std::sync::Arc;

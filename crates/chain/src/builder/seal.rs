@@ -11,11 +11,11 @@ use super::Builder;
 use crate::error::ChainResult;
 use crate::events::ChainEvent;
 use crate::exec::system;
-use crate::replica::Position;
 use crate::store::codec::StoredTx;
 use crate::store::{InFlightBlock, StoredBody, StoredReceipts};
 use crate::types::BlockData;
 use crate::view::ChainView;
+use crate::wire::Position;
 use crate::wire::{self as codec, Kind};
 
 impl Builder {
@@ -29,7 +29,7 @@ impl Builder {
             header.requests_hash = Some(requests.requests_hash());
         }
         // O(changes × trie depth), over the parent's trie whether or not its commit has
-        // landed; the paths were mostly loaded between ticks (warm.rs).
+        // landed; the paths were mostly loaded between ticks (crate::warm).
         let (state_root, trie) = b.warm.state_root(&b.changes)?;
         header.state_root = state_root;
         let hash = header.hash_slow();
