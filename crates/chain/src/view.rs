@@ -122,9 +122,10 @@ impl ChainView {
         self.head.header.number
     }
 
-    /// The newest sealed block that is durable in the store.
+    /// The newest sealed block that is durable: in the store, or (a replica's) where it came
+    /// from.
     pub fn durable_head(&self) -> u64 {
-        match self.snapshot.tips().first() {
+        match self.snapshot.tips().iter().find(|t| !t.durable_upstream) {
             Some(t) => t.number().saturating_sub(1),
             None => self.head_number(),
         }

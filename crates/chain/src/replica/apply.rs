@@ -369,7 +369,9 @@ impl Follower {
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let changes = Arc::new(b.changes);
-        let tip = InFlightBlock::new(b.header.clone(), b.hash, body, receipts, tx_hashes, changes.clone(), trie);
+        // The leader streamed it once it could not lose it: safe here as soon as it is shown.
+        let tip = InFlightBlock::new(b.header.clone(), b.hash, body, receipts, tx_hashes, changes.clone(), trie)
+            .durable_upstream();
         // The committer flushes the pool's journal before it stores the position (what was
         // admitted before it survives with it) and forgets the block's transactions after.
         let position = Position { stream: self.stream.clone(), seq };

@@ -24,6 +24,9 @@ pub struct InFlightBlock {
     pub changes: Arc<StateChanges>,
     /// The state trie nodes the block changed, over the previous block's trie.
     pub trie: TrieDiff,
+    /// Durable before this node writes it: a replica's block, streamed only once its leader
+    /// stored it (or its cluster's log holds it). It counts as `safe` at once.
+    pub durable_upstream: bool,
 }
 
 impl InFlightBlock {
@@ -37,7 +40,13 @@ impl InFlightBlock {
         trie: TrieDiff,
     ) -> Self {
         let tx_index = tx_hashes.iter().enumerate().map(|(i, h)| (*h, i as u32)).collect();
-        Self { header, hash, body, receipts, tx_hashes, tx_index, changes, trie }
+        Self { header, hash, body, receipts, tx_hashes, tx_index, changes, trie, durable_upstream: false }
+    }
+
+    /// The block is durable elsewhere already (see `durable_upstream`).
+    pub fn durable_upstream(mut self) -> Self {
+        self.durable_upstream = true;
+        self
     }
 
     pub fn number(&self) -> u64 {
