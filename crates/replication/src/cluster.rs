@@ -341,12 +341,14 @@ impl Controller {
     }
 
     /// Leads until the stream, the lease or a shutdown says otherwise, or until this node
-    /// shows it cannot produce: no block sealed within the lease and two block times (a
-    /// store that cannot write, a builder stuck), so that a node that can takes over.
+    /// shows it cannot produce: no block sealed within the lease and two block times while
+    /// the stream takes its appends (a builder stuck) or its store cannot write, so that a
+    /// node that can takes over.
     async fn lead_until_deposed(&mut self, ledger: &StreamLedger, held: &Mutex<Held>, lost: &Notify) -> Deposed {
         let chain = self.node.chain().clone();
         let bound = self.config.lease + Duration::from_millis(chain.config().block_time_ms) * 2;
-        let (mut head, mut sealed_at) = (chain.view().head_number(), Instant::now());
+        let (mut head, mut sealed_at, mut seq_at_seal) =
+            (chain.view().head_number(), Instant::now(), ledger.last_seq());
         loop {
             let lease_lost = lost.notified();
             tokio::select! {
@@ -366,10 +368,13 @@ impl Controller {
                 let why = chain.fault().unwrap_or_else(|| "it ended".into());
                 return Deposed::BuilderStopped(why);
             }
+            // Only this node's own inability counts: while the stream itself cannot take
+            // appends (a NATS server lost, its raft electing), the lease decides, as before.
             let now_head = chain.view().head_number();
+            let stream_moves = ledger.last_seq() > seq_at_seal;
             if now_head > head {
-                (head, sealed_at) = (now_head, Instant::now());
-            } else if sealed_at.elapsed() > bound {
+                (head, sealed_at, seq_at_seal) = (now_head, Instant::now(), ledger.last_seq());
+            } else if sealed_at.elapsed() > bound && (stream_moves || chain.store_fault().is_some()) {
                 let why = chain.store_fault().unwrap_or_else(|| "the builder seals nothing".into());
                 return Deposed::NotProducing(format!("no block sealed for {} ms: {why}", bound.as_millis()));
             }
