@@ -373,6 +373,11 @@ export interface NodeOptions {
    */
   cluster?: boolean
   /**
+   * A static leader (`--publish`): the builder starts once replication has read the
+   * stream back (it may hold sealed blocks a crash kept from the store).
+   */
+  publish?: boolean
+  /**
    * Keep the bodies, receipts, transaction index and state history of the last N blocks
    * only (`--history-blocks`; 0: everything).
    */

@@ -178,7 +178,7 @@ const FLAGS: Flag[] = [
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
   { name: 'threads', value: 'N', help: 'event loops serving HTTP/WebSocket on one chain (default: cores - 1, 1..4)', apply: (c, v) => void (c.server.threads = int('threads', v, 1)) },
-  { name: 'publish', value: 'NATS_URL', help: 'publish every pre-confirmation and sealed block to NATS JetStream (this node leads)', apply: (c, v) => void ((c.replication.publish = natsUrl('publish', v)), (c.chain.keepChangeSets = true)) },
+  { name: 'publish', value: 'NATS_URL', help: 'publish every pre-confirmation and sealed block to NATS JetStream (this node leads)', apply: (c, v) => void ((c.replication.publish = natsUrl('publish', v)), (c.chain.keepChangeSets = true), (c.chain.publish = true)) },
   { name: 'follow', value: 'NATS_URL', help: 'be a read replica of the stream on this NATS server (no builder; needs --leader)', apply: (c, v) => void ((c.replication.follow = natsUrl('follow', v)), (c.chain.build = false)) },
   { name: 'leader', value: 'URL', help: "the leader's HTTP endpoint, where a replica forwards transactions", apply: (c, v) => void (c.replication.leader = httpUrl('leader', v)) },
   { name: 'stream', value: 'NAME', help: 'JetStream stream of the chain', replicationDefault: 'stream', apply: (c, v) => void (c.replication.stream = streamName(v)) },

@@ -63,7 +63,7 @@ impl ChainState {
         pool: Pool,
         journal: Option<Journal>,
     ) -> Self {
-        let starting = config.cluster.then(|| STARTING.to_string());
+        let starting = (config.cluster || config.publish).then(|| STARTING.to_string());
         Self {
             spec,
             config,

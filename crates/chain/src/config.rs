@@ -54,6 +54,10 @@ pub struct ChainConfig {
     /// A node of a cluster (`--cluster`): it builds only while it holds the leader's lease,
     /// and then shows nothing and accepts nothing before the replicated log holds it.
     pub cluster: bool,
+    /// A static leader (`--publish`): it streams each sealed block before the block is
+    /// durable, so its builder starts only once replication has read back what the stream
+    /// holds beyond the store (`Node::start_building`).
+    pub publish: bool,
     /// The test methods anvil and Hardhat serve (`anvil_*`, `evm_*`, `hardhat_*`; `--dev`).
     /// `None`: on for the embedded dev chain only.
     pub dev: Option<bool>,
@@ -98,6 +102,7 @@ impl Default for ChainConfig {
             history_blocks: 0,
             min_free_disk_bytes: 256 << 20,
             cluster: false,
+            publish: false,
             dev: None,
         }
     }

@@ -94,8 +94,9 @@ impl Node {
             }
             false => (None, None),
         };
-        // A cluster's node builds only while it leads (`lead`).
-        let builder = if chain.config().build && !chain.config().cluster {
+        // A cluster's node builds only while it leads (`lead`); a static leader once its
+        // stream was read back (`start_building`).
+        let builder = if chain.config().build && !chain.config().cluster && !chain.config().publish {
             Some(builder::spawn(chain.clone(), None, hooks)?)
         } else {
             None
@@ -139,6 +140,16 @@ impl Node {
                 Err(e)
             }
         }
+    }
+
+    /// A static leader starts building, on what its store and the stream's read-back hold
+    /// (continuing a block the stream shows open). Does nothing when the builder runs.
+    pub fn start_building(&self) -> ChainResult<()> {
+        let mut slot = self.builder.lock();
+        if slot.is_none() && self.chain.config().build {
+            *slot = Some(builder::spawn(self.chain.clone(), None, None)?);
+        }
+        Ok(())
     }
 
     /// A cluster's leader steps down: transactions are refused (sent to the next leader)

@@ -317,7 +317,7 @@ fn sealed_blocks_show_at_once_and_turn_safe_when_their_commit_lands() {
     let head = pair.replica.chain().view().head_number();
     // No message after the last one applied: the committer's word alone makes it durable.
     let deadline = Instant::now() + Duration::from_secs(10);
-    // Safe at once: the leader streams a block only once it is durable there.
+    // Safe at once: the stream holds it, and a leader that lost it reads it back from there.
     assert_eq!(pair.replica.chain().view().durable_head(), head);
     while !pair.replica.chain().view().snapshot.tips().is_empty() {
         assert!(Instant::now() < deadline, "block {head} never became durable");

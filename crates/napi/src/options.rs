@@ -55,6 +55,9 @@ pub struct NodeOptions {
     /// A cluster's node (`--cluster`): builds only while it holds the leader's lease, and then
     /// shows and accepts nothing before the replicated log holds it.
     pub cluster: Option<bool>,
+    /// A static leader (`--publish`): the builder starts once replication has read the
+    /// stream back (it may hold sealed blocks a crash kept from the store).
+    pub publish: Option<bool>,
     /// Keep the bodies, receipts, transaction index and state history of the last N blocks
     /// only (`--history-blocks`; 0: everything).
     pub history_blocks: Option<u32>,
@@ -104,6 +107,7 @@ impl NodeOptions {
             },
             keep_change_sets: self.keep_change_sets.unwrap_or(d.keep_change_sets),
             cluster: self.cluster.unwrap_or(d.cluster),
+            publish: self.publish.unwrap_or(d.publish),
             history_blocks: self.history_blocks.map_or(d.history_blocks, u64::from),
             min_free_disk_bytes: self.min_free_disk_mb.map_or(d.min_free_disk_bytes, |mb| u64::from(mb) << 20),
             dev: self.dev.or(d.dev),
@@ -143,6 +147,7 @@ pub fn default_options() -> NodeOptions {
         }),
         keep_change_sets: Some(d.keep_change_sets),
         cluster: Some(d.cluster),
+        publish: Some(d.publish),
         history_blocks: Some(d.history_blocks as u32),
         min_free_disk_mb: Some((d.min_free_disk_bytes >> 20) as u32),
         dev: d.dev,

@@ -140,6 +140,20 @@ impl Following {
     }
 }
 
+/// A static leader's start: applies what the stream holds about blocks after this node's
+/// head (sealed blocks it streamed before a crash kept them from its store, and the block it
+/// was building), and waits until they are durable. Returns how many blocks it read back.
+pub async fn read_back(link: &Link, f: &Following) -> Result<u64, String> {
+    let head = f.follower.lock().head();
+    let from = locate(link, f).await?;
+    let last = nats::last_seq(&link.stream).await.map_err(|e| e.to_string())?;
+    f.follower.lock().read_from(from);
+    f.applied.store(from.saturating_sub(1), Ordering::Release);
+    f.catch_up(link, last, &|_| {}).await?;
+    f.settle().await.map_err(|e| format!("cannot store the blocks read back: {e}"))?;
+    Ok(f.follower.lock().head().saturating_sub(head))
+}
+
 /// Follows the stream until `stop` (or for good, once the follower stopped on a mismatch).
 pub async fn follow(
     link: Link,

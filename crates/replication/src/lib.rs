@@ -20,7 +20,7 @@ mod publish;
 pub mod status;
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use preconf_chain::replica::Follower;
@@ -33,7 +33,7 @@ use follow::Following;
 use health::Health;
 use lease::Lease;
 use nats::{wait_or_stop, Link};
-use publish::Publishing;
+use publish::{Publishing, RunMarker};
 use status::{LeaderInfo, Role, Status};
 
 pub enum Mode {
@@ -64,9 +64,14 @@ pub struct Replication {
     node: Arc<Node>,
     status: Arc<Status>,
     health: Arc<Health>,
-    publishing: Option<Arc<Publishing>>,
+    /// A static leader's, once it builds.
+    publishing: Arc<OnceLock<Arc<Publishing>>>,
     following: Option<Following>,
+    /// A static leader's: removed by a stop that left every streamed block durable.
+    run_marker: Option<RunMarker>,
 }
+
+const MARKER_WHAT: &str = "the leader's run marker in the datadir";
 
 impl Replication {
     pub fn start(node: Arc<Node>, config: ReplicationConfig) -> Result<Self, String> {
@@ -110,29 +115,38 @@ impl Replication {
         let open = {
             let (servers, stream, health) = (config.servers.clone(), config.stream.clone(), health.clone());
             let replicas = config.stream_replicas;
-            move |client: &'static str, mut stop: watch::Receiver<bool>| async move {
-                Link::open(&servers, client, &stream, replicas, health, &mut stop).await
+            move |client: &'static str, mut stop: watch::Receiver<bool>| {
+                let (servers, stream, health) = (servers.clone(), stream.clone(), health.clone());
+                async move { Link::open(&servers, client, &stream, replicas, health, &mut stop).await }
             }
         };
-        let (mut publishing, mut following) = (None, None);
+        let publishing: Arc<OnceLock<Arc<Publishing>>> = Arc::new(OnceLock::new());
+        let (mut following, mut run_marker) = (None, None);
         let main = match config.mode {
             Mode::Publish { queue } => {
-                let p = Arc::new(Publishing::start(&node, queue, stop_rx.clone()));
-                let detail = p.publisher.clone();
+                let marker = RunMarker::new(chain.config().datadir.as_deref());
+                let must_read_back = marker.left();
+                marker.set().map_err(|e| format!("cannot write {MARKER_WHAT}: {e}"))?;
+                run_marker = Some(marker);
+                let detail = publishing.clone();
                 health.set_detail(move || {
-                    let s = detail.lock().stats();
+                    let Some(s) = detail.get().map(|p| p.publisher.lock().stats()) else { return String::new() };
                     format!(
                         "; {} events queued, {} dropped (sealed blocks are republished from the store)",
                         s.queued, s.dropped
                     )
                 });
-                publishing = Some(p.clone());
-                let stop = stop_rx.clone();
-                rt.spawn(async move {
-                    if let Some(link) = open("preconf-node leader", stop.clone()).await {
-                        publish::publish(link, p, stop).await;
-                    }
-                })
+                let start = publish::Start {
+                    node: node.clone(),
+                    open: Box::new(move |stop| Box::pin(open("preconf-node leader", stop))),
+                    following: new_follower()?,
+                    must_read_back,
+                    wait: config.nats_timeout,
+                    health: health.clone(),
+                    queue,
+                    publishing: publishing.clone(),
+                };
+                rt.spawn(publish::lead(start, stop_rx.clone()))
             }
             Mode::Follow => {
                 let f = new_follower()?;
@@ -177,7 +191,7 @@ impl Replication {
                 })
             }
         };
-        Ok(Self { rt: Some(rt), stop, main: Some(main), node, status, health, publishing, following })
+        Ok(Self { rt: Some(rt), stop, main: Some(main), node, status, health, publishing, following, run_marker })
     }
 
     pub fn status(&self) -> &Status {
@@ -205,7 +219,7 @@ impl Replication {
     /// Stops: a static leader first seals what it pre-confirmed and publishes it (for up to
     /// 2 s); a cluster's leader seals through its ledger and releases the lease.
     pub fn stop(mut self) {
-        if let Some(p) = &self.publishing {
+        if let Some(p) = self.publishing.get() {
             if !self.health.failing() {
                 self.node.stop_building();
                 let deadline = Instant::now() + Duration::from_secs(2);
@@ -217,6 +231,15 @@ impl Replication {
                 let sealed = p.publisher.lock().stats().sealed;
                 let fields = serde_json::json!({ "block": sealed });
                 preconf_chain::log::info("replication", &format!("stopped after publishing block {sealed}"), fields);
+            }
+            // Every block streamed is durable: the next start need not wait for the stream.
+            let durable = self.node.chain().store().head().ok().flatten().unwrap_or_default();
+            let clean = durable >= p.publisher.lock().stats().sealed;
+            if let Some(marker) = self.run_marker.as_ref().filter(|_| clean) {
+                if let Err(e) = marker.clear() {
+                    let fields = serde_json::json!({ "error": e.to_string() });
+                    preconf_chain::log::warn("replication", &format!("cannot remove {MARKER_WHAT}"), fields);
+                }
             }
         }
         let _ = self.stop.send(true);

@@ -134,10 +134,13 @@ struct Builder {
 impl Builder {
     fn new(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>, dev: Option<DevHooks>) -> ChainResult<Self> {
         let view = chain.view();
-        // A cluster's new leader continues the block the log shows open.
-        let shown = view.pending.clone().filter(|p| {
-            ledger.is_some() && p.number() == view.head_number() + 1 && p.block.header.parent_hash == view.head_hash()
-        });
+        // A new leader continues the block the stream shows open (a cluster's log, or a
+        // static leader's stream read back after a restart); a view opened from the store
+        // shows none.
+        let shown = view
+            .pending
+            .clone()
+            .filter(|p| p.number() == view.head_number() + 1 && p.block.header.parent_hash == view.head_hash());
         let block = match &shown {
             Some(p) => OpenBlock::resume(&chain, &view, p)?,
             None => OpenBlock::open(&chain, &view)?,

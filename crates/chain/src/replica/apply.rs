@@ -165,6 +165,12 @@ impl Follower {
         self.build = Some(build);
     }
 
+    /// Reads on from stream message `seq`, wherever the stored position was (a leader
+    /// reading its stream back is placed by its head).
+    pub fn read_from(&mut self, seq: u64) {
+        self.last_seq = seq.saturating_sub(1);
+    }
+
     /// Why this follower stopped for good (a block that does not match), if it did.
     pub fn stopped(&self) -> Option<&ApplyError> {
         self.stopped.as_ref()
@@ -369,7 +375,8 @@ impl Follower {
         };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let changes = Arc::new(b.changes);
-        // The leader streamed it once it could not lose it: safe here as soon as it is shown.
+        // The stream holds it (a leader that lost it reads it back from there, a cluster's
+        // leader wrote it there first): safe here as soon as it is shown.
         let tip = InFlightBlock::new(b.header.clone(), b.hash, body, receipts, tx_hashes, changes.clone(), trie)
             .durable_upstream();
         // The committer flushes the pool's journal before it stores the position (what was

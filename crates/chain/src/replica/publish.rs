@@ -111,9 +111,10 @@ pub struct Publisher {
     /// A sealed block waiting for the block opened after it (sent right behind it).
     held: Option<(Arc<BlockData>, Arc<StateChanges>)>,
     stream: Option<Stream>,
-    /// The newest sealed block known to be durable. A sealed block is streamed only once
-    /// durable: a leader that crashed before its commit comes back without it, and replicas
-    /// must never hold a block their leader lost.
+    /// The newest sealed block known to be durable: a block the live queue lost is read
+    /// back from the store only once there. Live sealed blocks are streamed at once, before
+    /// they are durable; a leader that crashed before its commit reads them back from the
+    /// stream before it builds again (crates/replication/src/publish.rs).
     durable: u64,
     stats: PublisherStats,
 }
@@ -228,15 +229,11 @@ impl Publisher {
             let sealed = stream.sealed;
             let Some(front) = self.queue.front() else { return Ok(None) };
             let number = front.number();
-            let needs_sealed = match front {
-                Item::Sealed { .. } => number,
-                Item::Pending { .. } => number.saturating_sub(1),
-            };
-            if needs_sealed > self.durable {
-                return Ok(None); // resumes on the `Durable` event
-            }
             if number > sealed + 1 {
                 // The stream lacks sealed blocks before this one: they come from the store.
+                if sealed + 1 > self.durable {
+                    return Ok(None); // resumes on the `Durable` event
+                }
                 let publication = self.republish(sealed + 1)?;
                 self.stats.republished += 1;
                 self.mark_sealed(sealed + 1, false);
