@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult, StoreFault};
+use crate::error::{Cause, ChainError, ChainResult, InternalError, StoreFault};
 use crate::events::ChainEvent;
 use crate::log;
 use crate::store::{BlockWrite, InFlightBlock};
@@ -84,7 +84,7 @@ impl Committer {
                     on_landed();
                 }
             })
-            .map_err(ChainError::internal)?;
+            .map_err(|e| InternalError::Spawn(Cause::new(e)))?;
         Ok(Self { stopping, jobs: Some(jobs), done, thread: Some(thread), in_flight: Vec::new() })
     }
 
@@ -165,7 +165,7 @@ impl Drop for Committer {
 }
 
 fn gone() -> ChainError {
-    ChainError::Internal("the committer thread is gone".into())
+    InternalError::ThreadGone("committer").into()
 }
 
 /// Commits `batch`, retrying while the store cannot write, with the fault reported.

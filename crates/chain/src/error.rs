@@ -5,11 +5,14 @@
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 
+mod operator;
+pub use operator::{Cause, ConfigError, Divergence, InternalError};
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChainError {
     /// The node cannot start with this configuration (bad genesis, unreadable datadir).
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// A parameter that only the chain can judge is malformed (undecodable transaction,
     /// contradictory overrides); see [`InvalidParam`].
     #[error(transparent)]
@@ -58,8 +61,8 @@ pub enum ChainError {
     #[error("not the leader: {0}")]
     NotLeader(String),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
-    #[error("{0}")]
-    Internal(String),
+    #[error(transparent)]
+    Internal(#[from] InternalError),
 }
 
 /// Why a transaction, or a call's transaction fields, is refused before it runs: geth's
@@ -327,28 +330,28 @@ impl ChainError {
         }
     }
 
-    pub fn internal(e: impl std::fmt::Display) -> Self {
-        ChainError::Internal(e.to_string())
-    }
-
     pub fn sim(kind: SimulateError, message: impl Into<String>) -> Self {
         ChainError::Simulate(kind, message.into())
     }
 }
 
-impl From<redb::Error> for ChainError {
-    fn from(e: redb::Error) -> Self {
-        ChainError::Internal(format!("storage: {e}"))
-    }
-}
-
+/// Every redb failure is the store's: internal, with redb's error kept.
 macro_rules! storage_error {
     ($($t:ty),*) => {$(
         impl From<$t> for ChainError {
-            fn from(e: $t) -> Self { ChainError::Internal(format!("storage: {e}")) }
+            fn from(e: $t) -> Self { InternalError::Storage(Cause::new(e)).into() }
         }
     )*};
 }
-storage_error!(redb::DatabaseError, redb::TransactionError, redb::TableError, redb::StorageError, redb::CommitError);
+storage_error!(
+    redb::Error,
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+    redb::SetDurabilityError,
+    redb::SavepointError
+);
 
 pub type ChainResult<T> = Result<T, ChainError>;

@@ -13,7 +13,7 @@ use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::B256;
 use alloy_rlp::Encodable;
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 use crate::store::Store;
 
 /// What an export wrote.
@@ -36,25 +36,22 @@ pub fn export_blocks(
     mut progress: impl FnMut(u64),
 ) -> ChainResult<ExportSummary> {
     let snapshot = store.snapshot()?;
-    let head = snapshot.head().ok_or_else(|| ChainError::Config("the datadir holds no chain".into()))?;
+    let head = snapshot.head().ok_or(ConfigError::NoChain)?;
     let from = from.unwrap_or(1);
     let to = to.unwrap_or(head);
     if from > to || to > head {
-        return Err(ChainError::Config(format!(
-            "nothing to export from {from} to {to}: the store holds blocks 0 to {head}"
-        )));
+        return Err(ConfigError::ExportRange { from, to, head }.into());
     }
     snapshot.check_history(from)?;
     let partial = out.with_extension("partial");
-    let file =
-        File::create(&partial).map_err(|e| ChainError::Config(format!("cannot write {}: {e}", partial.display())))?;
+    let io = cannot_write(&partial);
+    let file = File::create(&partial).map_err(&io)?;
     let mut writer = BufWriter::with_capacity(1 << 20, file);
-    let io = |e: std::io::Error| ChainError::Config(format!("cannot write {}: {e}", partial.display()));
     let mut bytes = 0u64;
     let mut last_hash = B256::ZERO;
     let mut encoded = Vec::new();
     for n in from..=to {
-        let missing = || ChainError::Internal(format!("block {n} is missing from the store"));
+        let missing = || InternalError::MissingBlock(n);
         let header = snapshot.header(n)?.ok_or_else(missing)?;
         let body = snapshot.body(n)?.ok_or_else(missing)?;
         let transactions = body
@@ -62,18 +59,23 @@ pub fn export_blocks(
             .iter()
             .map(|t| TxEnvelope::decode_2718_exact(&t.raw))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ChainError::Internal(format!("block {n}: a stored transaction does not decode: {e}")))?;
+            .map_err(|e| InternalError::CorruptTx { number: Some(n), source: Cause::new(e) })?;
         let withdrawals = header.withdrawals_root.is_some().then(|| Withdrawals::new(body.withdrawals));
         last_hash = snapshot.block_hash(n)?.ok_or_else(missing)?;
         let block = Block { header, body: BlockBody { transactions, ommers: body.ommers, withdrawals } };
         encoded.clear();
         block.encode(&mut encoded);
-        writer.write_all(&encoded).map_err(io)?;
+        writer.write_all(&encoded).map_err(&io)?;
         bytes += encoded.len() as u64;
         progress(n);
     }
-    writer.flush().map_err(io)?;
-    writer.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
-    std::fs::rename(&partial, out).map_err(|e| ChainError::Config(format!("cannot write {}: {e}", out.display())))?;
+    writer.flush().map_err(&io)?;
+    writer.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(&io)?;
+    std::fs::rename(&partial, out).map_err(cannot_write(out))?;
     Ok(ExportSummary { from, to, bytes, last_hash })
+}
+
+/// A failed write of `path`, for `map_err`.
+fn cannot_write(path: &Path) -> impl Fn(std::io::Error) -> ConfigError + '_ {
+    move |e| ConfigError::Write { path: path.to_path_buf(), source: Cause::new(e) }
 }

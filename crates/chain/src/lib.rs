@@ -46,7 +46,8 @@ pub mod wire;
 
 pub use config::{ChainConfig, Profile};
 pub use error::{
-    ChainError, ChainResult, InvalidParam, InvalidTx, Limit, Missing, Rejection, SimulateError, StoreFault,
+    Cause, ChainError, ChainResult, ConfigError, InternalError, InvalidParam, InvalidTx, Limit, Missing, Rejection,
+    SimulateError, StoreFault,
 };
 pub use node::Node;
 pub use types::BlockId;

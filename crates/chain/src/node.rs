@@ -10,7 +10,7 @@ use crate::builder::{self, BuilderHandle};
 use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 use crate::genesis::{self, seed::open_genesis, seed::GenesisSource};
 use crate::ledger::Ledger;
 use crate::pool::{journal::Journal, Pool, PoolLimits};
@@ -48,14 +48,13 @@ impl Node {
         let spec = Arc::new(opened.spec);
 
         let snapshot = store.snapshot()?;
-        let head_number = snapshot.head().ok_or_else(|| ChainError::Internal("store has no head".into()))?;
-        let head = crate::api::blocks::load_block(&snapshot, head_number)?
-            .ok_or_else(|| ChainError::Internal(format!("store head {head_number} has no block")))?;
+        let head_number = snapshot.head().ok_or(InternalError::NoHead)?;
+        let head =
+            crate::api::blocks::load_block(&snapshot, head_number)?.ok_or(InternalError::MissingBlock(head_number))?;
         let (journal, records) = match &config.datadir {
             Some(dir) => {
-                let (j, records) = Journal::open(dir).map_err(|e| {
-                    ChainError::Config(format!("cannot open the pool journal in {}: {e}", dir.display()))
-                })?;
+                let (j, records) =
+                    Journal::open(dir).map_err(|e| ConfigError::Journal { dir: dir.clone(), source: Cause::new(e) })?;
                 (Some(j), records)
             }
             None => (None, Vec::new()),
@@ -77,9 +76,7 @@ impl Node {
         // need a builder of this node's own (not a cluster's, whose builder moves).
         let dev = chain.config().dev.unwrap_or(opened.is_dev && chain.config().build && !chain.config().cluster);
         if dev && (chain.config().cluster || !chain.config().build) {
-            return Err(ChainError::Config(
-                "--dev needs a node that builds its own blocks: not with --no-build, --follow or --cluster".into(),
-            ));
+            return Err(ConfigError::DevWithoutBuilder.into());
         }
         if !records.is_empty() {
             let (kept, dropped) = api.submit.replay_journal(records, dev);
@@ -127,7 +124,7 @@ impl Node {
     pub fn lead(&self, ledger: Arc<dyn Ledger>) -> ChainResult<()> {
         let mut slot = self.builder.lock();
         if slot.is_some() {
-            return Err(ChainError::Internal("the builder already runs".into()));
+            return Err(InternalError::BuilderRunning.into());
         }
         self.chain.set_ledger(Some(ledger.clone()));
         match builder::spawn(self.chain.clone(), Some(ledger), None) {

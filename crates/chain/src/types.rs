@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alloy_primitives::{Address, Log, B256};
 
 use crate::append::AppendList;
-use crate::error::{ChainError, ChainResult, InvalidParam};
+use crate::error::{Cause, ChainResult, InternalError, InvalidParam};
 use crate::store::codec::StoredTx;
 
 /// Which block a request refers to. The TypeScript side validates the JSON-RPC block
@@ -90,10 +90,10 @@ impl ExecutedTx {
         let mut prev_cumulative = 0;
         for (stored, raw_receipt) in txs.iter().zip(receipts) {
             let tx = TxEnvelope::decode_2718(&mut stored.raw.as_ref())
-                .map_err(|e| ChainError::Internal(format!("corrupt stored tx: {e}")))?;
+                .map_err(|e| InternalError::CorruptTx { number: None, source: Cause::new(e) })?;
             let envelope = ReceiptEnvelope::<Log>::decode_2718(&mut raw_receipt.as_ref())
-                .map_err(|e| ChainError::Internal(format!("corrupt stored receipt: {e}")))?;
-            let receipt = envelope.as_receipt().cloned().ok_or_else(|| ChainError::Internal("bad receipt".into()))?;
+                .map_err(|e| InternalError::CorruptReceipt(Cause::new(e)))?;
+            let receipt = envelope.as_receipt().cloned().ok_or(InternalError::BadReceipt)?;
             let gas_used = receipt.cumulative_gas_used - prev_cumulative;
             prev_cumulative = receipt.cumulative_gas_used;
             out.push(Arc::new(ExecutedTx { tx, sender: stored.sender, receipt, gas_used }));

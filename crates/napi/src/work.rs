@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use napi::bindgen_prelude::{Either, JsValue, Object, PromiseRaw};
 use napi::Env;
 use parking_lot::{Condvar, Mutex};
-use preconf_chain::ChainResult;
+use preconf_chain::{ChainResult, InternalError};
 
 use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
 
@@ -271,7 +271,7 @@ impl WorkPool {
 pub fn guarded(work: impl FnOnce() -> ChainResult<String>) -> ChainResult<String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|p| {
         let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-        Err(preconf_chain::ChainError::Internal(format!("panic: {}", msg.unwrap_or_else(|| "unknown".into()))))
+        Err(InternalError::Panicked { what: "the request", message: msg.unwrap_or_else(|| "unknown".into()) }.into())
     })
 }
 

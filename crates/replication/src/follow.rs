@@ -15,7 +15,7 @@ use futures_util::StreamExt;
 use parking_lot::Mutex;
 use preconf_chain::replica::{Applied, ApplyError, Follower};
 use preconf_chain::wire::{self as codec, Kind, TermStart};
-use preconf_chain::ChainError;
+use preconf_chain::{ChainError, InternalError};
 use tokio::sync::{watch, Notify};
 
 use crate::health::Cause;
@@ -66,7 +66,7 @@ impl Following {
         let follower = self.follower.clone();
         tokio::task::spawn_blocking(move || follower.lock().land())
             .await
-            .unwrap_or_else(|e| Err(ChainError::Internal(format!("landing panicked: {e}"))))
+            .unwrap_or_else(|e| Err(InternalError::Panicked { what: "landing", message: e.to_string() }.into()))
     }
 
     /// Waits until every applied block is durable: before this node builds on them (the
@@ -75,7 +75,7 @@ impl Following {
         let follower = self.follower.clone();
         tokio::task::spawn_blocking(move || follower.lock().settle())
             .await
-            .unwrap_or_else(|e| Err(ChainError::Internal(format!("settling panicked: {e}"))))
+            .unwrap_or_else(|e| Err(InternalError::Panicked { what: "settling", message: e.to_string() }.into()))
     }
 
     /// After this node led up to `last_seq` in `term`: reading goes on right after it, but
@@ -103,7 +103,7 @@ impl Following {
     pub async fn apply(&self, seq: u64, data: bytes::Bytes) -> Result<Applied, ApplyError> {
         let follower = self.follower.clone();
         let r = tokio::task::spawn_blocking(move || follower.lock().apply(seq, &data)).await.unwrap_or_else(|e| {
-            Err(ApplyError::Chain(preconf_chain::ChainError::Internal(format!("apply panicked: {e}"))))
+            Err(ApplyError::Chain(InternalError::Panicked { what: "apply", message: e.to_string() }.into()))
         });
         match &r {
             Ok(_) => {

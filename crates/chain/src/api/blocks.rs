@@ -8,7 +8,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, InternalError};
 use crate::store::StoreSnapshot;
 use crate::types::{BlockData, BlockId, ExecutedTx};
 use crate::view::{ChainView, Resolved};
@@ -71,11 +71,9 @@ pub fn load_block(snapshot: &StoreSnapshot, number: u64) -> ChainResult<Option<B
     let body = snapshot.body(number)?.unwrap_or_default();
     let receipts = snapshot.receipts(number)?.unwrap_or_default();
     if body.txs.len() != receipts.receipts.len() {
-        return Err(ChainError::Internal(format!(
-            "block {number}: {} transactions but {} receipts",
-            body.txs.len(),
-            receipts.receipts.len()
-        )));
+        return Err(
+            InternalError::ReceiptCount { number, txs: body.txs.len(), receipts: receipts.receipts.len() }.into()
+        );
     }
     let txs = ExecutedTx::from_stored(&body.txs, &receipts.receipts)?;
     Ok(Some(BlockData {

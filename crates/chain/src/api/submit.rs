@@ -16,7 +16,7 @@ use super::fees::Fees;
 use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
 use crate::config::{ChainConfig, Profile};
-use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, Rejection, StoreFault};
+use crate::error::{Cause, ChainError, ChainResult, InternalError, InvalidParam, InvalidTx, Rejection, StoreFault};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -254,15 +254,16 @@ impl Submission {
         let from = req.from.ok_or(InvalidParam::MissingFrom)?;
         // A dev account's key, or none: an impersonated sender gets a placeholder signature.
         let key = match self.dev_accounts.iter().find(|a| a.address == from) {
-            Some(account) if !unsigned => {
-                Some(PrivateKeySigner::from_bytes(&account.private_key).map_err(ChainError::internal)?)
-            }
+            Some(account) if !unsigned => Some(
+                PrivateKeySigner::from_bytes(&account.private_key)
+                    .map_err(|e| InternalError::Signing(Cause::new(e)))?,
+            ),
             _ if unsigned || self.impersonation.covers(&from) => None,
             _ => return Err(Rejection::UnknownAccount.into()),
         };
         let sign = |hash: B256| -> ChainResult<Signature> {
             match &key {
-                Some(k) => k.sign_hash_sync(&hash).map_err(ChainError::internal),
+                Some(k) => k.sign_hash_sync(&hash).map_err(|e| InternalError::Signing(Cause::new(e)).into()),
                 None => Ok(impersonation::placeholder_signature(from)),
             }
         };

@@ -13,7 +13,7 @@ use revm::database::CacheDB;
 
 use super::blocks::Blocks;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult, Missing, Rejection};
+use crate::error::{ChainError, ChainResult, InternalError, Missing, Rejection};
 use crate::exec::access_list::{self, AccessListOutcome};
 use crate::exec::call::CallContext;
 use crate::exec::overrides::apply_block_overrides;
@@ -105,7 +105,7 @@ impl Tracing {
         };
         let block = self.block_to_trace(&view, at)?;
         let mut traces = block.trace(self.chain.spec(), index..index + 1, inspectors)?;
-        traces.pop().map(|(_, t)| t).ok_or_else(|| ChainError::Internal("no trace for the transaction".into()))
+        traces.pop().map(|(_, t)| t).ok_or_else(|| InternalError::NoTrace.into())
     }
 
     /// debug_traceCall: a call on the state after the named block (or, with `tx_index`,

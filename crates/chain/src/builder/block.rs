@@ -16,7 +16,7 @@ use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::dev::clock::BlockContext;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, Divergence, InternalError};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::pool::PooledTx;
@@ -126,28 +126,23 @@ impl OpenBlock {
         let mut block = Self::with_header(chain, view, header)?;
         for (i, was) in shown.block.txs.iter().enumerate() {
             let ptx = PooledTx::new(was.tx.clone(), Bytes::from(was.tx.encoded_2718()), was.sender);
-            let cannot = |why: String| {
-                ChainError::Internal(format!(
-                    "cannot continue block {number}: transaction {i} ({:#x}) {why}",
-                    was.hash()
-                ))
-            };
+            let cannot = |why| InternalError::CannotContinue { number, index: i, hash: was.hash(), why: Box::new(why) };
             match block.execute(&ptx) {
                 Outcome::Included => {}
-                Outcome::NoRoom => return Err(cannot("no longer fits".into())),
-                Outcome::Invalid(reason) => return Err(cannot(format!("no longer executes: {reason}"))),
+                Outcome::NoRoom => return Err(cannot(Divergence::NoRoom).into()),
+                Outcome::Invalid(reason) => return Err(cannot(Divergence::Invalid(reason)).into()),
             }
             let now = block.txs.last().expect("just included");
             if now.receipt != was.receipt || now.gas_used != was.gas_used {
-                return Err(cannot(format!(
-                    "executes differently: gas {} (shown {}), status {:?} (shown {:?}), {} logs (shown {})",
-                    now.gas_used,
-                    was.gas_used,
-                    now.receipt.status,
-                    was.receipt.status,
-                    now.receipt.logs.len(),
-                    was.receipt.logs.len()
-                )));
+                return Err(cannot(Divergence::Differs {
+                    gas: now.gas_used,
+                    shown_gas: was.gas_used,
+                    status: now.receipt.status,
+                    shown_status: was.receipt.status,
+                    logs: now.receipt.logs.len(),
+                    shown_logs: was.receipt.logs.len(),
+                })
+                .into());
             }
         }
         // Everything so far is already shown: the next pre-confirmation starts empty.
@@ -250,7 +245,7 @@ impl SystemCalls for OpenBlock {
         }
         // The protocol's gas for the fork (revm's own system call adds Amsterdam's reservoir).
         let out = system::run(&mut self.evm, address, input)
-            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
         let output = out.result.output().cloned();
         self.record(&out.state);
         self.evm.commit(out.state);

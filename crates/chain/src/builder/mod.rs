@@ -25,7 +25,7 @@ use crate::chain_state::ChainState;
 use crate::commit::{Committer, Landed};
 use crate::dev::requests::DevHooks;
 use crate::doorbell::Doorbell;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, InternalError};
 use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
 use crate::log;
@@ -110,8 +110,8 @@ pub fn spawn(
                 let _ = ready_tx.send(Err(e));
             }
         })
-        .map_err(ChainError::internal)?;
-    ready_rx.recv().map_err(ChainError::internal)??;
+        .map_err(|e| InternalError::Spawn(Cause::new(e)))?;
+    ready_rx.recv().map_err(|_| InternalError::ThreadGone("builder"))??;
     Ok(BuilderHandle { stop, bell, thread: Some(thread) })
 }
 
@@ -165,7 +165,7 @@ impl Builder {
                 b.record(Kind::Pending, p.number(), 0, || {
                     codec::encode_pending(&p.block, term, unix_now_ms(), true, 0, &p.tick)
                 })
-                .map_err(|e| ChainError::Internal(format!("cannot open block {}: {e}", p.number())))?;
+                .map_err(|e| InternalError::OpenBlock { number: p.number(), source: Cause::new(e) })?;
             }
             b.chain.publish(view);
             b.announce_open();

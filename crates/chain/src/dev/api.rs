@@ -12,7 +12,7 @@ use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevReply, DevReq
 use super::DevError;
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InternalError};
 use crate::genesis::seed::GenesisSource;
 
 pub struct DevApi {
@@ -164,5 +164,5 @@ impl DevApi {
 }
 
 fn unexpected(reply: DevReply) -> ChainError {
-    ChainError::Internal(format!("the builder answered a test method with {reply:?}"))
+    InternalError::UnexpectedDevReply(format!("{reply:?}")).into()
 }

@@ -19,7 +19,7 @@ use super::requests::{AccountEdit, Balance};
 use super::DevError;
 use crate::chain_state::ChainState;
 use crate::changes::{AccountState, StateChanges};
-use crate::error::ChainResult;
+use crate::error::{Cause, ChainResult, InternalError};
 
 /// The largest state a load inflates a dump to: a few times a million accounts with
 /// storage, and a bound on what a small gzip bomb can make the node allocate.
@@ -124,8 +124,8 @@ pub fn dump(chain: &ChainState) -> ChainResult<Vec<u8>> {
         historical_states: None,
     };
     let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-    serde_json::to_writer(&mut gz, &dump).map_err(|e| crate::ChainError::Internal(format!("state dump: {e}")))?;
-    gz.finish().map_err(|e| crate::ChainError::Internal(format!("state dump: {e}")))
+    serde_json::to_writer(&mut gz, &dump).map_err(|e| InternalError::StateDump(Cause::new(e)))?;
+    gz.finish().map_err(|e| InternalError::StateDump(Cause::new(e)).into())
 }
 
 /// Folds one change set into the accounts being dumped.

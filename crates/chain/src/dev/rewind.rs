@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, InternalError};
 use crate::genesis::seed::{open_genesis, GenesisSource};
 use crate::state::CodeCache;
 use crate::view::ChainView;
@@ -13,9 +13,8 @@ use crate::view::ChainView;
 /// by code hash cannot go stale, but nothing it holds is needed any more).
 pub fn view_at_store_head(chain: &ChainState) -> ChainResult<ChainView> {
     let snapshot = chain.store().snapshot()?;
-    let number = snapshot.head().ok_or_else(|| ChainError::Internal("store has no head".into()))?;
-    let head = crate::api::blocks::load_block(&snapshot, number)?
-        .ok_or_else(|| ChainError::Internal(format!("store head {number} has no block")))?;
+    let number = snapshot.head().ok_or(InternalError::NoHead)?;
+    let head = crate::api::blocks::load_block(&snapshot, number)?.ok_or(InternalError::MissingBlock(number))?;
     let finalized = snapshot.finalized().unwrap_or(number.saturating_sub(chain.config().finality_depth));
     Ok(ChainView { snapshot, finalized, head: Arc::new(head), pending: None, codes: Arc::new(CodeCache::default()) })
 }

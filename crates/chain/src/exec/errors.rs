@@ -4,7 +4,7 @@ use alloy_primitives::{Address, Bytes};
 use alloy_sol_types::{Panic, Revert, SolError};
 use revm::context_interface::result::{EVMError, HaltReason, InvalidTransaction, OutOfGasError};
 
-use crate::error::{ChainError, InvalidTx};
+use crate::error::{Cause, ChainError, InternalError, InvalidTx};
 
 /// The reason in `Error(string)` or `Panic(uint256)` revert data, as geth renders it.
 pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
@@ -92,9 +92,16 @@ pub fn invalid_tx(err: &InvalidTransaction, sender: Address) -> InvalidTx {
 pub fn evm_error(err: EVMError<ChainError>, sender: Address) -> ChainError {
     match err {
         EVMError::Transaction(e) => invalid_tx(&e, sender).into(),
+        other => evm_fault(other),
+    }
+}
+
+/// An EVM error that is not the transaction's: the database's own, or internal.
+pub fn evm_fault(err: EVMError<ChainError>) -> ChainError {
+    match err {
         EVMError::Database(e) => e,
-        EVMError::Header(e) => ChainError::Internal(format!("invalid block header: {e}")),
-        other => ChainError::Internal(other.to_string()),
+        EVMError::Header(e) => InternalError::BlockHeader(Cause::new(e)).into(),
+        other => InternalError::Evm(Cause::new(other)).into(),
     }
 }
 

@@ -9,7 +9,7 @@ use alloy_genesis::Genesis;
 
 use super::stream::read_genesis;
 use super::{dev_genesis, genesis_header};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 use crate::spec::ChainSpec;
 use crate::store::genesis::GenesisWriter;
 use crate::store::genesis::{AllocAccount, AllocSink};
@@ -38,7 +38,8 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
     let dev_hash = dev_genesis_hash()?;
     match (store.genesis_hash()?, store.genesis_spec()?) {
         (Some(hash), Some(stored)) => {
-            let stored: Genesis = serde_json::from_str(&stored).map_err(ChainError::internal)?;
+            let stored: Genesis =
+                serde_json::from_str(&stored).map_err(|e| InternalError::CorruptGenesisSpec(Cause::new(e)))?;
             let configured = match source {
                 GenesisSource::Dev => None,
                 GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
@@ -48,23 +49,18 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
                 // The alloc is not read again (that would cost as much as the state): the
                 // chain config and the header fields must match.
                 if serde_json::to_value(&configured).ok() != serde_json::to_value(&stored).ok() {
-                    return Err(ChainError::Config(format!(
-                        "the datadir holds a different chain (genesis {hash}) than the genesis configured; \
-                         use another --datadir or the same genesis"
-                    )));
+                    return Err(ConfigError::OtherChain(hash).into());
                 }
             }
             Ok(OpenedGenesis { spec: ChainSpec::new(stored), hash, is_dev: hash == dev_hash })
         }
-        (Some(_), None) | (None, Some(_)) => {
-            Err(ChainError::Internal("the store has a genesis hash or spec but not both".into()))
-        }
+        (Some(_), None) | (None, Some(_)) => Err(InternalError::HalfGenesis.into()),
         (None, None) => seed(source, store),
     }
 }
 
 fn open(path: &PathBuf) -> ChainResult<File> {
-    File::open(path).map_err(|e| ChainError::Config(format!("cannot read genesis file {}: {e}", path.display())))
+    File::open(path).map_err(|e| ConfigError::ReadGenesis { path: path.clone(), source: Cause::new(e) }.into())
 }
 
 fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
@@ -78,7 +74,7 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         GenesisSource::Json(json) => read_genesis(json.as_bytes(), Some(&mut writer))?,
         GenesisSource::File(path) => read_genesis(open(path)?, Some(&mut writer))?,
     };
-    let spec_json = serde_json::to_string(&genesis).map_err(ChainError::internal)?;
+    let spec_json = serde_json::to_string(&genesis).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
     let spec = ChainSpec::new(genesis);
     let header = genesis_header(&spec, writer.state_root()?);
     let hash = header.hash_slow();

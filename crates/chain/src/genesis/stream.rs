@@ -11,7 +11,7 @@ use alloy_primitives::{Address, Bytes, B256, U256};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::Deserializer;
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, ConfigError};
 use crate::store::genesis::{AllocAccount, AllocSink};
 
 /// Slots handed to the sink at once, at most.
@@ -24,15 +24,18 @@ pub fn read_genesis(reader: impl Read, sink: Option<&mut dyn AllocSink>) -> Chai
     let mut error = None;
     let rest = de
         .deserialize_map(TopLevel { sink, error: &mut error })
-        .map_err(|e| error.take().unwrap_or_else(|| ChainError::Config(format!("invalid genesis file: {e}"))))?;
-    de.end().map_err(|e| ChainError::Config(format!("invalid genesis file: {e}")))?;
+        .map_err(|e| error.take().unwrap_or_else(|| invalid(e)))?;
+    de.end().map_err(invalid)?;
     // alloy defaults a missing chain id to mainnet's; a genesis must name its own.
     if rest.get("config").and_then(|c| c.get("chainId")).is_none() {
-        return Err(ChainError::Config("genesis config has no chainId".into()));
+        return Err(ConfigError::NoChainId.into());
     }
-    let genesis: Genesis = serde_json::from_value(serde_json::Value::Object(rest))
-        .map_err(|e| ChainError::Config(format!("invalid genesis file: {e}")))?;
+    let genesis: Genesis = serde_json::from_value(serde_json::Value::Object(rest)).map_err(invalid)?;
     Ok(genesis)
+}
+
+fn invalid(e: serde_json::Error) -> ChainError {
+    ConfigError::InvalidGenesis(Cause::new(e)).into()
 }
 
 /// The top-level object: every member but `alloc` collected as JSON.
@@ -284,9 +287,10 @@ mod tests {
         let mut sink = Collect::default();
         let e =
             read_genesis(r#"{"config":{"chainId":7},"alloc":{"0x12":{}}}"#.as_bytes(), Some(&mut sink)).unwrap_err();
-        assert!(matches!(e, ChainError::Config(_)));
+        assert!(matches!(e, ChainError::Config(ConfigError::InvalidGenesis(_))), "{e:?}");
         assert!(e.to_string().contains("invalid genesis file"), "{e}");
         let e = read_genesis(r#"{"config":{},"alloc":{}}"#.as_bytes(), None).unwrap_err();
+        assert!(matches!(e, ChainError::Config(ConfigError::NoChainId)), "{e:?}");
         assert_eq!(e.to_string(), "genesis config has no chainId");
     }
 }

@@ -24,7 +24,7 @@ use crate::changes::StateChanges;
 use crate::consensus::{
     block_rewards, is_dao_fork_block, receipts::uses_post_state_root, Executed, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT,
 };
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, InternalError};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{errors::invalid_tx, evm_context_with_spec, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::spec::ChainSpec;
@@ -245,14 +245,14 @@ impl SystemCalls for Run {
         let exists = db.load_account(address)?.info().is_some_and(|i| i.code_hash != KECCAK256_EMPTY);
         if !exists {
             return match required {
-                true => Err(ChainError::Internal(format!("system contract {address} has no code"))),
+                true => Err(InternalError::NoSystemContract(address).into()),
                 false => Ok(None),
             };
         }
         let out = system::run(&mut self.evm, address, input)
-            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
         if required && !out.result.is_success() {
-            return Err(ChainError::Internal(format!("system call to {address} failed: {:?}", out.result)));
+            return Err(InternalError::SystemCallUnsuccessful { address, result: Box::new(out.result) }.into());
         }
         let output = out.result.output().cloned();
         self.changes.apply_evm_state(&out.state, self.spec_id);

@@ -18,7 +18,7 @@ use crate::consensus::{
     check_body, check_executed, check_header, check_uncles, expects_proof_of_stake, total_difficulty, Ancestor,
     BlockFileError, FileBlock, Parent,
 };
-use crate::error::ChainError;
+use crate::error::{ChainError, InternalError};
 use crate::spec::ChainSpec;
 use crate::state::CodeCache;
 use crate::store::{BlockWrite, Store, StoredBody, StoredReceipts};
@@ -151,7 +151,7 @@ impl<'a> Importer<'a> {
     /// look at. Import is linear, so they are the store's canonical blocks.
     fn ancestors(&self, number: u64) -> Result<Vec<Ancestor>, ImportError> {
         let snapshot = self.store.snapshot()?;
-        let missing = |n: u64| ChainError::Internal(format!("the store has no block {n}"));
+        let missing = |n: u64| ChainError::from(InternalError::MissingBlock(n));
         let mut out = Vec::with_capacity(UNCLE_GENERATIONS);
         for n in (number.saturating_sub(UNCLE_GENERATIONS as u64)..number).rev() {
             let header = snapshot.header(n)?.ok_or_else(|| missing(n))?;
@@ -200,8 +200,8 @@ impl<'a> Importer<'a> {
     /// sum over its ancestors.
     fn tip(&self) -> Result<Tip, ImportError> {
         let snapshot = self.store.snapshot()?;
-        let number = snapshot.head().ok_or_else(|| ChainError::Internal("the store holds no chain".into()))?;
-        let missing = |n: u64| ChainError::Internal(format!("the store has no header {n}"));
+        let number = snapshot.head().ok_or_else(|| ChainError::from(InternalError::NoHead))?;
+        let missing = |n: u64| ChainError::from(InternalError::MissingBlock(n));
         let header = snapshot.header(number)?.ok_or_else(|| missing(number))?;
         let hash = snapshot.block_hash(number)?.ok_or_else(|| missing(number))?;
         let config = &self.spec.genesis.config;

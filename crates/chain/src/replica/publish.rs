@@ -18,7 +18,7 @@ use alloy_primitives::B256;
 
 use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
-use crate::error::ChainError;
+use crate::error::{ChainError, InternalError};
 use crate::events::ChainEvent;
 use crate::types::{BlockData, ExecutedTx};
 use crate::wire::{self as codec, Kind};
@@ -342,7 +342,7 @@ impl Publisher {
     fn republish(&self, number: u64) -> Result<Publication, PublishError> {
         let view = self.chain.view();
         let snap = &view.snapshot;
-        let missing = || ChainError::Internal(format!("block {number} is not in the store"));
+        let missing = || ChainError::from(InternalError::MissingBlock(number));
         let header = snap.header(number)?.ok_or_else(missing)?;
         let hash = snap.block_hash(number)?.ok_or_else(missing)?;
         let body = snap.body(number)?.ok_or_else(missing)?;

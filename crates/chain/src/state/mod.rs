@@ -10,7 +10,7 @@ use revm::state::AccountInfo;
 use schnellru::{ByLength, LruMap};
 
 use crate::changes::{AccountState, StateChanges};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InternalError};
 use crate::store::StoreSnapshot;
 
 impl DBErrorMarker for ChainError {}
@@ -37,7 +37,7 @@ impl CodeCache {
         }
         // Loaded and analysed outside the lock: two readers may both load it, once.
         let Some(raw) = load()? else {
-            return Err(ChainError::Internal(format!("missing code {hash}")));
+            return Err(InternalError::MissingCode(hash).into());
         };
         let code = Bytecode::new_raw(raw);
         self.map.lock().insert(hash, code.clone());

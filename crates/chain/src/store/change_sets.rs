@@ -12,7 +12,7 @@ use redb::{ReadableDatabase, TableDefinition};
 
 use super::Store;
 use crate::changes::{AccountChange, AccountState, StateChanges};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, InternalError};
 
 /// block number -> encoded `StateChanges`
 pub(crate) const CHANGE_SETS: TableDefinition<u64, &[u8]> = TableDefinition::new("change_sets");
@@ -136,7 +136,7 @@ impl Store {
         let mut bytes = v.value();
         decode_changes(&mut bytes)
             .map(Some)
-            .map_err(|e| ChainError::Internal(format!("stored change set of block {number}: {e}")))
+            .map_err(|e| InternalError::CorruptChangeSet { number, source: Cause::new(e) }.into())
     }
 
     /// The oldest block from which on every block up to `head` has its change set: where a

@@ -6,19 +6,17 @@
 use redb::ReadableDatabase;
 
 use super::{codec, Store, META, META_FINALIZED, META_SAFE};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainResult, ConfigError};
 
 impl Store {
     /// Names the `safe` and `finalized` blocks: `finalized <= safe <= head`.
     pub fn set_fork_choice(&self, safe: u64, finalized: u64) -> ChainResult<()> {
-        let head = self.head()?.ok_or_else(|| ChainError::Config("the store holds no chain".into()))?;
+        let head = self.head()?.ok_or(ConfigError::NoChain)?;
         if safe > head || finalized > safe {
-            return Err(ChainError::Config(format!(
-                "the fork choice needs finalized <= safe <= head, got finalized {finalized}, safe {safe}, head {head}"
-            )));
+            return Err(ConfigError::ForkChoice { safe, finalized, head }.into());
         }
         let mut txn = self.db.begin_write()?;
-        txn.set_durability(redb::Durability::Immediate).map_err(ChainError::internal)?;
+        txn.set_durability(redb::Durability::Immediate)?;
         {
             let mut meta = txn.open_table(META)?;
             meta.insert(META_SAFE, safe.to_be_bytes().as_slice())?;

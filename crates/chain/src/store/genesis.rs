@@ -24,7 +24,7 @@ use super::{
     META_SPEC, STORAGE,
 };
 use crate::changes::{AccountState, StateChanges};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InternalError};
 
 /// An account of the alloc, once all its fields were read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -228,13 +228,13 @@ impl GenesisWriter {
     fn sorts(&mut self) -> ChainResult<(&mut ExternalSort, &mut ExternalSort)> {
         match (self.by_address.as_mut(), self.by_hash.as_mut()) {
             (Some(a), Some(h)) => Ok((a, h)),
-            _ => Err(ChainError::Internal("genesis alloc received after its state root".into())),
+            _ => Err(InternalError::AllocAfterRoot.into()),
         }
     }
 }
 
 fn corrupt() -> ChainError {
-    ChainError::Internal("genesis import: a sorted record is malformed".into())
+    InternalError::SortedRecord.into()
 }
 
 /// nonce (8) | balance (32) | code hash (32), as `codec::encode_account`.

@@ -14,7 +14,7 @@ use redb::{ReadableTable, TableDefinition, WriteTransaction};
 
 use super::codec::{self, StoredBody};
 use super::{change_sets, ACCOUNTS, BODIES, META, RECEIPTS, STORAGE, TX_INDEX};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, InternalError};
 
 /// block number -> the keys its state history wrote (see `KeyList`).
 pub(crate) const HISTORY_KEYS: TableDefinition<u64, &[u8]> = TableDefinition::new("history_keys");
@@ -80,8 +80,7 @@ pub(crate) fn prune(txn: &WriteTransaction, head: u64, keep: u64, budget: u64, t
             if let Some(body) = bodies.remove(b)? {
                 let raw = body.value();
                 tally.sub(8, raw.len());
-                let decoded: StoredBody =
-                    codec::decode(raw).ok_or_else(|| ChainError::Internal(format!("corrupt body {b}")))?;
+                let decoded: StoredBody = codec::decode(raw).ok_or(InternalError::CorruptBody(b))?;
                 for tx in &decoded.txs {
                     if tx_index.remove(&keccak256(&tx.raw).0)?.is_some() {
                         tally.sub(32, 12);
@@ -133,5 +132,5 @@ pub(crate) fn prune(txn: &WriteTransaction, head: u64, keep: u64, budget: u64, t
 }
 
 fn corrupt() -> ChainError {
-    ChainError::Internal("corrupt history key list".into())
+    InternalError::CorruptHistoryKeys.into()
 }

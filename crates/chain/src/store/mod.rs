@@ -42,7 +42,7 @@ pub use snapshot::StoreSnapshot;
 use preconf_trie::TrieDiff;
 
 use crate::changes::StateChanges;
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, ConfigError, InternalError};
 
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const HEADERS: TableDefinition<u64, &[u8]> = TableDefinition::new("headers");
@@ -113,7 +113,7 @@ impl Store {
     /// cache is what the store's memory grows to, whatever the size of the state).
     pub fn open(datadir: &Path, cache_bytes: usize) -> ChainResult<Self> {
         std::fs::create_dir_all(datadir)
-            .map_err(|e| ChainError::Config(format!("cannot create datadir {}: {e}", datadir.display())))?;
+            .map_err(|e| ConfigError::CreateDatadir { dir: datadir.to_path_buf(), source: Cause::new(e) })?;
         let path = datadir.join("chain.redb");
         let told = AtomicBool::new(false);
         let db = Database::builder()
@@ -129,7 +129,7 @@ impl Store {
                 }
             })
             .create(&path)
-            .map_err(|e| ChainError::Config(format!("cannot open store {}: {e}", path.display())))?;
+            .map_err(|e| ConfigError::OpenStore { path: path.clone(), source: Cause::new(e) })?;
         Self::init(db, Backing::File(path))
     }
 
@@ -137,10 +137,7 @@ impl Store {
     /// them (`memory_backend`).
     pub fn in_memory() -> ChainResult<Self> {
         let memory = memory_backend::SparseMemoryBackend::default();
-        let db = Database::builder()
-            .set_cache_size(MEMORY_CACHE_BYTES)
-            .create_with_backend(memory.clone())
-            .map_err(ChainError::internal)?;
+        let db = Database::builder().set_cache_size(MEMORY_CACHE_BYTES).create_with_backend(memory.clone())?;
         Self::init(db, Backing::Memory(memory))
     }
 
@@ -262,7 +259,7 @@ impl Store {
         let Some(newest) = blocks.last().map(|b| b.header.number) else { return Ok(()) };
         let mut txn = self.db.begin_write()?;
         let durability = if durable { Durability::Immediate } else { Durability::None };
-        txn.set_durability(durability).map_err(ChainError::internal)?;
+        txn.set_durability(durability)?;
         let keep = self.history_blocks.load(Ordering::Relaxed);
         let mut tally = Tally::default();
         for block in blocks {
@@ -312,7 +309,7 @@ impl Store {
     /// A write transaction for the genesis import (see `genesis::GenesisWriter`).
     pub(crate) fn begin_genesis(&self) -> ChainResult<redb::WriteTransaction> {
         let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate).map_err(ChainError::internal)?;
+        txn.set_durability(Durability::Immediate)?;
         Ok(txn)
     }
 }
@@ -362,8 +359,7 @@ fn write_block(
     let mut header_rlp = Vec::with_capacity(600);
     block.header.encode(&mut header_rlp);
     let body = codec::encode(block.body);
-    let receipts = codec::encode_receipts(block.receipts)
-        .ok_or_else(|| ChainError::Internal(format!("block {number}: a receipt does not decode")))?;
+    let receipts = codec::encode_receipts(block.receipts).ok_or(InternalError::ReceiptToStore(number))?;
     txn.open_table(HEADERS)?.insert(number, header_rlp.as_slice())?;
     txn.open_table(HASHES)?.insert(number, &block.hash.0)?;
     txn.open_table(NUMBERS)?.insert(&block.hash.0, number)?;
@@ -441,13 +437,9 @@ fn add_live_bytes(txn: &redb::WriteTransaction, tally: Tally) -> ChainResult<()>
 
 /// Opening a store of `found`'s schema: one line naming both versions.
 fn schema_mismatch(found: &[u8]) -> ChainError {
-    ChainError::Config(format!(
-        "store schema {} is not supported by this version of preconf-node (schema {}; it migrates schema {} \
-         stores): the datadir was written by another version; run that version, or sync into a new --datadir",
-        String::from_utf8_lossy(found),
-        String::from_utf8_lossy(SCHEMA_VERSION),
-        String::from_utf8_lossy(SCHEMA_MIGRATES_FROM),
-    ))
+    let text = |v: &[u8]| String::from_utf8_lossy(v).into_owned();
+    ConfigError::Schema { found: text(found), supported: text(SCHEMA_VERSION), migrates: text(SCHEMA_MIGRATES_FROM) }
+        .into()
 }
 
 /// Schema 2 -> 3: the new table exists already (`init`); the live bytes are counted once

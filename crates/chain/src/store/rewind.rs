@@ -10,7 +10,7 @@
 use redb::Durability;
 
 use super::{create_tables, Store};
-use crate::error::{ChainError, ChainResult};
+use crate::error::ChainResult;
 
 /// The store as it was when the savepoint was taken; dropping it releases the pages it keeps.
 pub struct StoreSavepoint(redb::Savepoint);
@@ -21,8 +21,8 @@ impl Store {
         let mut txn = self.db.begin_write()?;
         // Nothing is written: no fsync to wait for. The savepoint is valid once this
         // (empty) transaction commits.
-        txn.set_durability(Durability::None).map_err(ChainError::internal)?;
-        let savepoint = txn.ephemeral_savepoint().map_err(|e| ChainError::Internal(format!("storage: {e}")))?;
+        txn.set_durability(Durability::None)?;
+        let savepoint = txn.ephemeral_savepoint()?;
         txn.commit()?;
         Ok(StoreSavepoint(savepoint))
     }
@@ -31,7 +31,7 @@ impl Store {
     /// become invalid (the caller drops them).
     pub fn restore(&self, savepoint: &StoreSavepoint) -> ChainResult<()> {
         let mut txn = self.db.begin_write()?;
-        txn.restore_savepoint(&savepoint.0).map_err(|e| ChainError::Internal(format!("storage: {e}")))?;
+        txn.restore_savepoint(&savepoint.0)?;
         txn.commit()?;
         Ok(())
     }

@@ -219,7 +219,7 @@ impl StoreSnapshot {
         match self.headers.get(number)? {
             Some(v) => Header::decode(&mut v.value())
                 .map(Some)
-                .map_err(|e| ChainError::Internal(format!("corrupt header {number}: {e}"))),
+                .map_err(|e| InternalError::CorruptHeader { number, source: Cause::new(e) }.into()),
             None => Ok(None),
         }
     }
@@ -244,9 +244,7 @@ impl StoreSnapshot {
         }
         self.check_body(number)?;
         match self.bodies.get(number)? {
-            Some(v) => {
-                codec::decode(v.value()).map(Some).ok_or_else(|| ChainError::Internal(format!("corrupt body {number}")))
-            }
+            Some(v) => codec::decode(v.value()).map(Some).ok_or_else(|| InternalError::CorruptBody(number).into()),
             None => Ok(None),
         }
     }
@@ -257,9 +255,9 @@ impl StoreSnapshot {
         }
         self.check_body(number)?;
         match self.receipts.get(number)? {
-            Some(v) => codec::decode_receipts(v.value())
-                .map(Some)
-                .ok_or_else(|| ChainError::Internal(format!("corrupt receipts {number}"))),
+            Some(v) => {
+                codec::decode_receipts(v.value()).map(Some).ok_or_else(|| InternalError::CorruptReceipts(number).into())
+            }
             None => Ok(None),
         }
     }

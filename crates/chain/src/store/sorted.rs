@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, InternalError};
 
 /// One record: the key it sorts by and its value.
 pub(super) type Record = (Vec<u8>, Vec<u8>);
@@ -30,7 +30,7 @@ pub(super) struct ExternalSort {
 }
 
 fn io(what: &Path, e: std::io::Error) -> ChainError {
-    ChainError::Internal(format!("genesis import: {}: {e}", what.display()))
+    InternalError::SortSpill { path: what.to_path_buf(), source: Cause::new(e) }.into()
 }
 
 impl ExternalSort {

@@ -5,7 +5,7 @@ use alloy_primitives::{keccak256, B256};
 use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError, WarmTries};
 
 use crate::changes::StateChanges;
-use crate::error::ChainError;
+use crate::error::{Cause, ChainError, InternalError};
 
 /// How many recent blocks keep a complete trie (proofs at them); older versions are pruned.
 /// geth's path scheme keeps 128 by default.
@@ -15,7 +15,7 @@ impl From<TrieError> for ChainError {
     fn from(e: TrieError) -> Self {
         match e {
             TrieError::Pruned { .. } => ChainError::Unavailable(e.to_string()),
-            other => ChainError::Internal(other.to_string()),
+            other => InternalError::Trie(Cause::new(other)).into(),
         }
     }
 }

@@ -13,7 +13,7 @@ use alloy_trie::{HashBuilder, Nibbles, TrieAccount, EMPTY_ROOT_HASH};
 use redb::{ReadableDatabase, ReadableTable};
 
 use super::{codec, Store, ACCOUNTS, HEADERS, META, META_HEAD, STORAGE};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifyReport {
@@ -37,14 +37,11 @@ impl VerifyReport {
 impl Store {
     pub fn verify(&self) -> ChainResult<VerifyReport> {
         let txn = self.db.begin_read()?;
-        let head = txn
-            .open_table(META)?
-            .get(META_HEAD)?
-            .map(|v| codec::u64_from(v.value()))
-            .ok_or_else(|| ChainError::Config("the store holds no block".into()))?;
-        let header =
-            txn.open_table(HEADERS)?.get(head)?.ok_or_else(|| ChainError::Internal(format!("no header {head}")))?;
-        let header = alloy_consensus::Header::decode(&mut header.value()).map_err(ChainError::internal)?;
+        let head =
+            txn.open_table(META)?.get(META_HEAD)?.map(|v| codec::u64_from(v.value())).ok_or(ConfigError::NoChain)?;
+        let header = txn.open_table(HEADERS)?.get(head)?.ok_or(InternalError::MissingBlock(head))?;
+        let header = alloy_consensus::Header::decode(&mut header.value())
+            .map_err(|e| InternalError::CorruptHeader { number: head, source: Cause::new(e) })?;
 
         // Newest version of every slot (keys sort by address, slot, block).
         let mut storage: BTreeMap<Address, BTreeMap<B256, U256>> = BTreeMap::new();

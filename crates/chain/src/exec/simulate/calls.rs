@@ -10,7 +10,7 @@ use revm::context_interface::result::{EVMError, InvalidTransaction};
 use alloy_rpc_types_eth::TransactionRequest;
 
 use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, SimulateError};
-use crate::exec::errors::invalid_tx;
+use crate::exec::errors::{evm_fault, invalid_tx};
 use crate::exec::request::{inferred_type, input, sender};
 
 /// The call with geth's fee defaults: a dynamic-fee call without fees pays zero
@@ -151,8 +151,7 @@ fn legacy(tx: TxLegacy) -> UnsignedTx {
 pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: bool) -> ChainError {
     let e = match err {
         EVMError::Transaction(e) => e,
-        EVMError::Database(e) => return e,
-        other => return ChainError::Internal(other.to_string()),
+        other => return evm_fault(other),
     };
     let kind = match &e {
         InvalidTransaction::NonceTooLow { .. } => SimulateError::NonceTooLow,

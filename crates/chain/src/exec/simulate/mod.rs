@@ -38,7 +38,7 @@ use super::request::{call_tx_env, sender};
 use super::system::{self, SystemCalls};
 use super::{evm_context, EvmContext, ExecBlock, Mode};
 use crate::config::Profile;
-use crate::error::{ChainError, ChainResult, InvalidParam, SimulateError};
+use crate::error::{Cause, ChainError, ChainResult, InternalError, InvalidParam, SimulateError};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
 use crate::types::ExecutedTx;
@@ -200,7 +200,7 @@ impl Simulator<'_> {
         )?;
         let spec_id = spec.spec_at(header.number, header.timestamp);
 
-        let mut db = self.db.take().ok_or_else(|| ChainError::Internal("simulation state lost".into()))?;
+        let mut db = self.db.take().ok_or(InternalError::SimulationStateLost)?;
         let mut precompiles = SimPrecompiles::new(spec_id);
         if let Some(overrides) = request.and_then(|r| r.state_overrides.as_ref()) {
             precompiles.apply_overrides(overrides, self.ctx.profile == Profile::Geth)?;
@@ -374,7 +374,7 @@ impl SystemCalls for SimEvm {
             return Ok(None);
         }
         let out = super::system::run(self, address, input)
-            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
         let output = out.result.output().cloned();
         self.commit(out.state);
         Ok(output)

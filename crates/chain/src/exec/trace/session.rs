@@ -17,7 +17,7 @@ use revm_inspectors::tracing::{DebugInspector, DebugInspectorError, TransactionC
 
 use super::bounds_error;
 use super::guard::TraceGuard;
-use crate::error::{ChainError, ChainResult, Rejection};
+use crate::error::{Cause, ChainError, ChainResult, InternalError, Rejection};
 use crate::exec::errors::evm_error;
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{cfg_env, evm_context, tx_env_from_signed, EvmContext, ExecBlock, Mode};
@@ -117,10 +117,10 @@ impl<'a> TraceSession<'a> {
             tracer.get_result(ctx, &env, &evm.ctx.block, &out, &mut evm.ctx.journaled_state.database).map_err(|e| {
                 match e {
                     DebugInspectorError::Database(e) => e,
-                    other => ChainError::Internal(format!("tracer: {other}")),
+                    other => InternalError::Tracer(Cause::new(other)).into(),
                 }
             })?;
-        tracer.fuse().map_err(|e| ChainError::Internal(format!("tracer: {e}")))?;
+        tracer.fuse().map_err(|e| InternalError::Tracer(Cause::new(e)))?;
         let gas = out.result.tx_gas_used();
         evm.commit(out.state);
         Ok((trace, gas))
@@ -135,7 +135,7 @@ impl SystemCalls for TraceSession<'_> {
             return Ok(None);
         }
         let out = crate::exec::system::run(&mut self.evm, address, input)
-            .map_err(|e| ChainError::Internal(format!("system call to {address} failed: {e}")))?;
+            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
         let output = out.result.output().cloned();
         self.evm.commit(out.state);
         Ok(output)
@@ -145,17 +145,13 @@ impl SystemCalls for TraceSession<'_> {
 fn replay_failed(etx: &ExecutedTx, e: EVMError<ChainError>) -> ChainError {
     match e {
         EVMError::Database(e) => e,
-        other => ChainError::Internal(format!("replaying transaction {} failed: {other}", etx.hash())),
+        other => InternalError::Replay { hash: etx.hash(), source: Cause::new(other) }.into(),
     }
 }
 
 fn check_replay(etx: &ExecutedTx, gas_used: u64) -> ChainResult<()> {
     if gas_used != etx.gas_used {
-        return Err(ChainError::Internal(format!(
-            "replaying transaction {} used {gas_used} gas where its block recorded {}",
-            etx.hash(),
-            etx.gas_used
-        )));
+        return Err(InternalError::ReplayGas { hash: etx.hash(), gas_used, recorded: etx.gas_used }.into());
     }
     Ok(())
 }
