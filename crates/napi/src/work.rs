@@ -377,4 +377,11 @@ mod tests {
         }
         assert_eq!(n.load(Relaxed), 5);
     }
+
+    #[test]
+    fn a_panic_in_a_request_is_an_internal_error_with_its_message() {
+        let e = guarded(|| panic!("boom")).unwrap_err();
+        assert!(matches!(e, preconf_chain::ChainError::Internal(InternalError::Panicked { .. })), "{e:?}");
+        assert_eq!(e.to_string(), "the request panicked: boom");
+    }
 }
