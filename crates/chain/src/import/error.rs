@@ -30,9 +30,12 @@ pub enum ImportError {
     /// The file skips blocks the store does not have.
     #[error("block {number}: the store's head is block {head}, so the next block must be {}: blocks are missing", head + 1)]
     Gap { number: u64, head: u64 },
-    /// Bad settings (`--safe`/`--finalized` past the head, …).
-    #[error("{0}")]
-    Config(String),
+    /// `--finalized` after `--safe`: refused before anything is imported.
+    #[error("--finalized {finalized} is after --safe {safe}")]
+    FinalizedAfterSafe { safe: u64, finalized: u64 },
+    /// `--safe` or `--finalized` past the head the import reached.
+    #[error("--safe {safe} and --finalized {finalized} must satisfy finalized <= safe <= head ({head})")]
+    ForkChoice { safe: u64, finalized: u64, head: u64 },
     /// The store or the genesis failed.
     #[error(transparent)]
     Chain(#[from] ChainError),
@@ -47,7 +50,10 @@ impl ImportError {
             | ImportError::Block { number, .. }
             | ImportError::Conflict { number, .. }
             | ImportError::Gap { number, .. } => Some(*number),
-            ImportError::File(_) | ImportError::Config(_) | ImportError::Chain(_) => None,
+            ImportError::File(_)
+            | ImportError::FinalizedAfterSafe { .. }
+            | ImportError::ForkChoice { .. }
+            | ImportError::Chain(_) => None,
         }
     }
 

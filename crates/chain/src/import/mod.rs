@@ -64,7 +64,7 @@ pub fn import_chain(
 ) -> Result<ImportSummary, ImportError> {
     if let (Some(safe), Some(finalized)) = (config.safe, config.finalized) {
         if finalized > safe {
-            return Err(ImportError::Config(format!("--finalized {finalized} is after --safe {safe}")));
+            return Err(ImportError::FinalizedAfterSafe { safe, finalized });
         }
     }
     let store = Store::open(&config.datadir, config.db_cache_bytes)?;
@@ -77,9 +77,7 @@ pub fn import_chain(
     let safe = config.safe.unwrap_or(head);
     let finalized = config.finalized.unwrap_or(safe.min(head));
     if safe > head || finalized > safe {
-        return Err(ImportError::Config(format!(
-            "--safe {safe} and --finalized {finalized} must satisfy finalized <= safe <= head ({head})"
-        )));
+        return Err(ImportError::ForkChoice { safe, finalized, head });
     }
     store.set_fork_choice(safe, finalized)?;
     let head_hash = store.snapshot()?.block_hash(head)?.unwrap_or_default();
