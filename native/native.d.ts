@@ -82,6 +82,8 @@ export declare class NativeNode {
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
   metrics(): NativeMetrics
   blockNumber(): string
+  /** eth_coinbase: the address the next block credits its fees to. */
+  coinbase(): string
   getBalance(address: string, block: string): string | NativeFailure
   getTransactionCount(address: string, block: string): string | NativeFailure
   getCode(address: string, block: string): string | NativeFailure

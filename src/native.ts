@@ -114,6 +114,7 @@ export class Chain {
 
   info = (): ChainInfo => this.raw.info();
   blockNumber = (): string => this.raw.blockNumber();
+  coinbase = (): string => this.raw.coinbase();
   /** null while healthy, otherwise why the node is degraded. */
   health = (): string | null => this.raw.health();
   getBalance = (address: string, block: string): string => unwrap(this.raw.getBalance(address, block));

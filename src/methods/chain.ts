@@ -15,6 +15,8 @@ export function chainMethods({ chain, chainId, clientVersion }: MethodOptions): 
     eth_syncing: { maxParams: 0, handler: () => 'false' },
     eth_mining: { maxParams: 0, handler: () => 'false' },
     eth_hashrate: { maxParams: 0, handler: () => '"0x0"' },
+    // The address the next block credits its fees to (anvil_setCoinbase on --dev changes it).
+    eth_coinbase: { maxParams: 0, handler: () => chain.coinbase() },
     // The dev chain's funded accounts (their keys are public); none on other chains.
     eth_accounts: { maxParams: 0, handler: () => chain.accounts() },
     eth_blockNumber: { maxParams: 0, handler: () => chain.blockNumber() },

@@ -52,6 +52,9 @@ pub struct ChainState {
     /// Set once the node shuts down: a commit that cannot be written is given up, not
     /// retried until the disk has room.
     closing: AtomicBool,
+    /// The fee recipient of the block the builder has open, shown or not (`None` until it
+    /// opens one, and on a node without a builder).
+    next_coinbase: RwLock<Option<Address>>,
 }
 
 impl ChainState {
@@ -81,6 +84,7 @@ impl ChainState {
             // read the stream, its pending block could be older than one a client saw.
             replication: Mutex::new(starting),
             ledger: RwLock::new(None),
+            next_coinbase: RwLock::new(None),
         }
     }
 
@@ -206,9 +210,20 @@ impl ChainState {
         self.spec.chain_id()
     }
 
-    /// Fee recipient of built blocks.
+    /// Fee recipient of built blocks, unless the test methods set another.
     pub fn coinbase(&self) -> Address {
         Address::ZERO
+    }
+
+    /// The fee recipient of the block being built (eth_coinbase where no pending block is
+    /// shown).
+    pub fn next_coinbase(&self) -> Address {
+        self.next_coinbase.read().unwrap_or_else(|| self.coinbase())
+    }
+
+    /// The builder opened a block crediting `coinbase`.
+    pub fn set_next_coinbase(&self, coinbase: Address) {
+        *self.next_coinbase.write() = Some(coinbase);
     }
 
     pub fn set_unhealthy(&self, reason: String) {

@@ -18,6 +18,12 @@ impl NativeNode {
         render::quantity(self.node.chain().view().head_number())
     }
 
+    /// eth_coinbase: the address the next block credits its fees to.
+    #[napi]
+    pub fn coinbase(&self) -> String {
+        format!("\"{:#x}\"", self.node.api().node.coinbase())
+    }
+
     #[napi]
     pub fn get_balance(&self, address: String, block: String) -> Either<String, NativeFailure> {
         self.sync(|n| Ok(render::quantity(n.api().state.balance(params::address(&address)?, params::block(&block)?)?)))

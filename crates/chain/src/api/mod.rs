@@ -8,6 +8,7 @@ pub mod execution;
 pub mod fees;
 pub mod impersonation;
 pub mod logs;
+pub mod node;
 pub mod proofs;
 pub mod state;
 pub mod submit;
@@ -27,6 +28,7 @@ pub struct ChainApi {
     pub execution: Arc<execution::Execution>,
     pub fees: Arc<fees::Fees>,
     pub logs: logs::Logs,
+    pub node: node::NodeReads,
     pub proofs: proofs::Proofs,
     pub submit: Arc<submit::Submission>,
     pub txpool: txpool::TxPool,
@@ -43,6 +45,7 @@ impl ChainApi {
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             txpool: txpool::TxPool::new(chain.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
+            node: node::NodeReads::new(chain.clone()),
             proofs: proofs::Proofs::new(chain.clone()),
             tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
             submit: Arc::new(submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts)),

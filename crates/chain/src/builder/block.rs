@@ -174,6 +174,8 @@ impl OpenBlock {
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
+        // eth_coinbase's answer where the block is not shown (`--no-preconf`).
+        chain.set_next_coinbase(header.beneficiary);
         Ok(block)
     }
 

@@ -1,0 +1,73 @@
+// What clients ask a test node about itself: eth_coinbase, called on anvil and on this node
+// (after viem's test actions) and compared.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createTestClient, http, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+const COINBASE = '0x00000000000000000000000000000000000c0b0b' as Address;
+
+function clients(url: string) {
+  const chain = { ...foundry, rpcUrls: { default: { http: [url] } } };
+  const transport = http(url, { retryCount: 0 });
+  return { test: createTestClient({ mode: 'anvil', chain, transport }), pub: createPublicClient({ chain, transport }) };
+}
+
+/** A JSON-RPC answer as plain data: the result, or the error's code and message. */
+async function answer(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const r = await rpc(url, method, params);
+  return r.error === undefined ? { result: r.result } : { code: r.error.code, message: r.error.message };
+}
+
+const code = async (url: string, method: string, params: unknown[]): Promise<unknown> => ((await rpc(url, method, params)).error as { code?: number } | undefined)?.code;
+
+describe('what a test node says about itself, here as on anvil', () => {
+  let anvil: Anvil;
+  let t: TestNode;
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    // Blocks are sealed only when asked, so the block being built stays the one set up.
+    t = await startTestNode({ configure: (c) => void (c.chain.blockTimeMs = 60_000) });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await anvil?.stop();
+  });
+
+  it('eth_coinbase is the address the next block credits, which anvil_setCoinbase changes', async () => {
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { test, pub } = clients(url);
+      const seen: Record<string, unknown> = { before: await answer(url, 'eth_coinbase') };
+      await test.setCoinbase({ address: COINBASE });
+      seen.afterSet = await answer(url, 'eth_coinbase');
+      await test.mine({ blocks: 1 });
+      seen.minedBy = (await pub.getBlock()).miner;
+      seen.afterMine = await answer(url, 'eth_coinbase');
+      seen.withParam = await code(url, 'eth_coinbase', [1]);
+      return seen;
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    expect(onNode).toEqual(onAnvil);
+    expect(onNode).toEqual({ before: { result: ZERO }, afterSet: { result: COINBASE }, minedBy: COINBASE, afterMine: { result: COINBASE }, withParam: -32602 });
+  });
+});
+
+describe('beyond the dev chain', () => {
+  it('eth_coinbase is served without --dev', async () => {
+    await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
+      expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
+    });
+  });
+
+  it('with --no-preconf eth_coinbase follows anvil_setCoinbase before any block shows it', async () => {
+    await withTestNode({ configure: (c) => void ((c.chain.preconf = false), (c.chain.blockTimeMs = 60_000)) }, async (t) => {
+      await clients(t.node.url).test.setCoinbase({ address: COINBASE });
+      expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: COINBASE });
+      expect((await t.publicClient.getBlock()).miner).toBe(ZERO);
+    });
+  });
+});
