@@ -80,7 +80,10 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   });
 
   named(t, ['anvil_setCoinbase', 'hardhat_setCoinbase'], { maxParams: 1, handler: (p) => chain.devSetCoinbase(addr(p)) });
-  t.evm_setBlockGasLimit = { maxParams: 1, handler: (p) => chain.devSetBlockGasLimit(devNumber(p[0], argPath(0), 'gas limit')) };
+  named(t, ['anvil_setBlockGasLimit', 'evm_setBlockGasLimit'], {
+    maxParams: 1,
+    handler: (p) => chain.devSetBlockGasLimit(devNumber(p[0], argPath(0), 'gas limit')),
+  });
   t.anvil_setBlockTimestampInterval = {
     maxParams: 1,
     handler: async (p) => {
@@ -99,6 +102,13 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
     handler: (p) => chain.devDropTransaction(hash32(p[0], argPath(0), 'transaction hash')),
   });
   named(t, ['anvil_dropAllTransactions', 'hardhat_dropAllTransactions'], { maxParams: 0, handler: () => chain.devDropAllTransactions() });
+
+  t.anvil_nodeInfo = { maxParams: 0, handler: () => chain.devNodeInfo() };
+  // The genesis block's timestamp, as a JSON number (anvil's answer).
+  t.anvil_getGenesisTime = {
+    maxParams: 0,
+    handler: async () => BigInt((JSON.parse(await chain.getBlock('earliest', false)) as { timestamp: string }).timestamp).toString(),
+  };
 
   named(t, ['anvil_dumpState', 'hardhat_dumpState'], {
     maxParams: 1,

@@ -1,10 +1,12 @@
-// What clients ask a test node about itself: eth_coinbase, called on anvil and on this node
-// (after viem's test actions) and compared.
+// What clients ask a test node about itself: eth_coinbase, anvil_nodeInfo and
+// anvil_getGenesisTime, called on anvil and on this node (after viem's test actions) and
+// compared.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createTestClient, http, type Address } from 'viem';
+import { createPublicClient, createTestClient, http, toHex, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { testGenesis } from '../helpers/genesis.js';
 import { rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -54,12 +56,54 @@ describe('what a test node says about itself, here as on anvil', () => {
     expect(onNode).toEqual(onAnvil);
     expect(onNode).toEqual({ before: { result: ZERO }, afterSet: { result: COINBASE }, minedBy: COINBASE, afterMine: { result: COINBASE }, withParam: -32602 });
   });
+
+  it("anvil_nodeInfo gives the head, the next block and the fork settings in anvil's shape; anvil_getGenesisTime the genesis timestamp", async () => {
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { test, pub } = clients(url);
+      await test.mine({ blocks: 1 });
+      expect(await answer(url, 'anvil_setBlockGasLimit', [toHex(40_000_000)])).toEqual({ result: true });
+      await test.setNextBlockBaseFeePerGas({ baseFeePerGas: 7n });
+      const info = (await rpc(url, 'anvil_nodeInfo')).result as Record<string, any>;
+      const latest = await pub.getBlock();
+      return {
+        keys: Object.keys(info).sort(),
+        head: {
+          number: info.currentBlockNumber === toHex(latest.number),
+          hash: info.currentBlockHash === latest.hash,
+          timestamp: info.currentBlockTimestamp === Number(latest.timestamp),
+        },
+        hardFork: typeof info.hardFork,
+        transactionOrder: info.transactionOrder,
+        environment: { ...info.environment, gasPrice: info.environment.gasPrice === (await answer(url, 'eth_gasPrice') as { result: string }).result },
+        forkConfig: info.forkConfig,
+        withParam: await code(url, 'anvil_nodeInfo', [1]),
+        genesisTime: ((await answer(url, 'anvil_getGenesisTime')) as { result: unknown }).result === Number((await pub.getBlock({ blockNumber: 0n })).timestamp),
+      };
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    expect(onNode).toEqual(onAnvil);
+    expect(onNode).toEqual({
+      keys: ['currentBlockHash', 'currentBlockNumber', 'currentBlockTimestamp', 'environment', 'forkConfig', 'hardFork', 'transactionOrder'],
+      head: { number: true, hash: true, timestamp: true },
+      hardFork: 'string',
+      transactionOrder: 'fees',
+      environment: { baseFee: '0x7', chainId: 31337, gasLimit: toHex(40_000_000), gasPrice: true },
+      forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+      withParam: -32602,
+      genesisTime: true,
+    });
+    expect((await rpc(t.node.url, 'anvil_nodeInfo')).result.hardFork).toBe('Prague');
+  });
 });
 
 describe('beyond the dev chain', () => {
-  it('eth_coinbase is served without --dev', async () => {
+  it('eth_coinbase is served without --dev; anvil_nodeInfo and anvil_getGenesisTime are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
+      for (const method of ['anvil_nodeInfo', 'anvil_getGenesisTime']) {
+        expect(await code(t.node.url, method, [])).toBe(-32601);
+      }
     });
   });
 
@@ -68,6 +112,16 @@ describe('beyond the dev chain', () => {
       await clients(t.node.url).test.setCoinbase({ address: COINBASE });
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: COINBASE });
       expect((await t.publicClient.getBlock()).miner).toBe(ZERO);
+    });
+  });
+
+  it('before London anvil_nodeInfo names the fork and has no base fee', async () => {
+    const genesis = testGenesis('london') as { config: Record<string, unknown>; baseFeePerGas?: string };
+    delete genesis.config.londonBlock;
+    delete genesis.baseFeePerGas;
+    await withTestNode({ configure: (c) => void ((c.chain.genesis = JSON.stringify(genesis)), (c.chain.dev = true)) }, async (t) => {
+      const info = (await rpc(t.node.url, 'anvil_nodeInfo')).result;
+      expect({ hardFork: info.hardFork, baseFee: info.environment.baseFee }).toEqual({ hardFork: 'Berlin', baseFee: '0x0' });
     });
   });
 });

@@ -212,6 +212,15 @@ impl NativeNode {
         })
     }
 
+    /// anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape.
+    #[napi]
+    pub fn dev_node_info(&self) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            dev(n)?;
+            Ok(render::node::node_info(&n.api().node.info()?))
+        })
+    }
+
     /// evm_setBlockGasLimit: `true`, as anvil answers.
     #[napi]
     pub fn dev_set_block_gas_limit<'env>(

@@ -45,7 +45,7 @@ impl ChainApi {
             transactions: transactions::Transactions::new(chain.clone(), blocks.clone()),
             txpool: txpool::TxPool::new(chain.clone()),
             logs: logs::Logs::new(chain.clone(), blocks.clone()),
-            node: node::NodeReads::new(chain.clone()),
+            node: node::NodeReads::new(chain.clone(), fees.clone()),
             proofs: proofs::Proofs::new(chain.clone()),
             tracing: tracing::Tracing::new(chain.clone(), blocks.clone()),
             submit: Arc::new(submit::Submission::new(chain, execution.clone(), fees.clone(), dev_accounts)),

@@ -5,6 +5,7 @@
 pub mod block;
 pub mod events;
 pub mod log;
+pub mod node;
 pub mod proof;
 pub mod receipt;
 pub mod simulate;
