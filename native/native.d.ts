@@ -48,6 +48,8 @@ export declare class NativeNode {
   devSetNextBlockBaseFee(fee: string): Promise<string | NativeFailure>
   /** anvil_setCoinbase: the beneficiary of the blocks opened from now on. */
   devSetCoinbase(address: string): Promise<string | NativeFailure>
+  /** anvil_setMinGasPrice: refused, in anvil's words when EIP-1559 is active. */
+  devSetMinGasPrice(): string | NativeFailure
   /** anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape. */
   devNodeInfo(): string | NativeFailure
   /** evm_setBlockGasLimit: `true`, as anvil answers. */

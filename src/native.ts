@@ -172,6 +172,7 @@ export class Chain {
   devSetNextBlockTimestamp = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockTimestamp(timestamp));
   devSetNextBlockBaseFee = (fee: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockBaseFee(fee));
   devSetCoinbase = (address: string): Promise<string> => unwrapAsync(this.raw.devSetCoinbase(address));
+  devSetMinGasPrice = (): string => unwrap(this.raw.devSetMinGasPrice());
   devNodeInfo = (): string => unwrap(this.raw.devNodeInfo());
   devSetBlockGasLimit = (gasLimit: string): Promise<string> => unwrapAsync(this.raw.devSetBlockGasLimit(gasLimit));
   devSetBlockTimestampInterval = (seconds?: string): Promise<string> => unwrapAsync(this.raw.devSetBlockTimestampInterval(seconds));

@@ -103,6 +103,30 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   });
   named(t, ['anvil_dropAllTransactions', 'hardhat_dropAllTransactions'], { maxParams: 0, handler: () => chain.devDropAllTransactions() });
 
+  // Where this node has nothing to change, it answers as anvil does in the same case
+  // (README "Test methods"): anvil's toggle mutes its line per call, which this node does
+  // not write; a URL only matters to a fork, and this node forks no chain.
+  named(t, ['anvil_setLoggingEnabled', 'hardhat_setLoggingEnabled'], {
+    maxParams: 1,
+    handler: (p) => {
+      bool(p[0], argPath(0), 'enabled');
+      return 'null';
+    },
+  });
+  t.anvil_setRpcUrl = {
+    maxParams: 1,
+    handler: (p) => {
+      if (typeof p[0] !== 'string') throw fail(argPath(0), `must be a URL string, got ${show(p[0])}`);
+      return 'null';
+    },
+  };
+  named(t, ['anvil_setMinGasPrice', 'hardhat_setMinGasPrice'], {
+    maxParams: 1,
+    handler: (p) => {
+      devNumber(p[0], argPath(0), 'gas price', 256);
+      return chain.devSetMinGasPrice();
+    },
+  });
   t.anvil_nodeInfo = { maxParams: 0, handler: () => chain.devNodeInfo() };
   // The genesis block's timestamp, as a JSON number (anvil's answer).
   t.anvil_getGenesisTime = {

@@ -1,9 +1,10 @@
-// What clients ask a test node about itself: eth_coinbase, anvil_nodeInfo and
-// anvil_getGenesisTime, called on anvil and on this node (after viem's test actions) and
-// compared.
+// What clients ask a test node about itself (eth_coinbase, anvil_nodeInfo,
+// anvil_getGenesisTime) and the settings it has nothing to change for
+// (anvil_setLoggingEnabled, anvil_setMinGasPrice, anvil_setRpcUrl), called through viem's
+// test client (raw where viem has no action) on anvil and on this node, and compared.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createTestClient, http, toHex, type Address } from 'viem';
+import { createPublicClient, createTestClient, http, parseGwei, toHex, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
 import { testGenesis } from '../helpers/genesis.js';
@@ -63,6 +64,7 @@ describe('what a test node says about itself, here as on anvil', () => {
       await test.mine({ blocks: 1 });
       expect(await answer(url, 'anvil_setBlockGasLimit', [toHex(40_000_000)])).toEqual({ result: true });
       await test.setNextBlockBaseFeePerGas({ baseFeePerGas: 7n });
+      await test.setRpcUrl('http://127.0.0.1:9'); // nothing to change: the fork settings stay null
       const info = (await rpc(url, 'anvil_nodeInfo')).result as Record<string, any>;
       const latest = await pub.getBlock();
       return {
@@ -95,13 +97,52 @@ describe('what a test node says about itself, here as on anvil', () => {
     });
     expect((await rpc(t.node.url, 'anvil_nodeInfo')).result.hardFork).toBe('Prague');
   });
+
+  it('anvil_setLoggingEnabled and anvil_setRpcUrl answer null, anvil_setMinGasPrice is refused under EIP-1559, as on anvil', async () => {
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { test } = clients(url);
+      const refused = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { code?: number }) => e.code);
+      return {
+        loggingOff: await test.setLoggingEnabled(false).then(() => 'done'),
+        loggingOn: await answer(url, 'anvil_setLoggingEnabled', [true]),
+        hardhatLogging: await answer(url, 'hardhat_setLoggingEnabled', [true]),
+        loggingBad: await code(url, 'anvil_setLoggingEnabled', ['yes']),
+        loggingMissing: await code(url, 'anvil_setLoggingEnabled', []),
+        minGasPrice: await refused(test.setMinGasPrice({ gasPrice: parseGwei('20') })),
+        minGasPriceAnswer: await answer(url, 'anvil_setMinGasPrice', ['0x1']),
+        hardhatMinGasPrice: await answer(url, 'hardhat_setMinGasPrice', [1]),
+        minGasPriceBad: await code(url, 'anvil_setMinGasPrice', ['ten']),
+        rpcUrl: await test.setRpcUrl('http://127.0.0.1:9').then(() => 'done'),
+        rpcUrlAnswer: await answer(url, 'anvil_setRpcUrl', ['not even a URL']),
+        rpcUrlBad: await code(url, 'anvil_setRpcUrl', [5]),
+      };
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    expect(onNode).toEqual(onAnvil);
+    const eip1559 = { code: -32602, message: 'anvil_setMinGasPrice is not supported when EIP-1559 is active' };
+    expect(onNode).toEqual({
+      loggingOff: 'done',
+      loggingOn: { result: null },
+      hardhatLogging: { result: null },
+      loggingBad: -32602,
+      loggingMissing: -32602,
+      minGasPrice: -32602,
+      minGasPriceAnswer: eip1559,
+      hardhatMinGasPrice: eip1559,
+      minGasPriceBad: -32602,
+      rpcUrl: 'done',
+      rpcUrlAnswer: { result: null },
+      rpcUrlBad: -32602,
+    });
+  });
 });
 
 describe('beyond the dev chain', () => {
-  it('eth_coinbase is served without --dev; anvil_nodeInfo and anvil_getGenesisTime are not', async () => {
+  it('eth_coinbase is served without --dev; anvil_nodeInfo and the settings are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
-      for (const method of ['anvil_nodeInfo', 'anvil_getGenesisTime']) {
+      for (const method of ['anvil_nodeInfo', 'anvil_getGenesisTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
         expect(await code(t.node.url, method, [])).toBe(-32601);
       }
     });
@@ -115,11 +156,15 @@ describe('beyond the dev chain', () => {
     });
   });
 
-  it('before London anvil_nodeInfo names the fork and has no base fee', async () => {
+  it('before London anvil_setMinGasPrice is refused naming why, and anvil_nodeInfo has no base fee', async () => {
     const genesis = testGenesis('london') as { config: Record<string, unknown>; baseFeePerGas?: string };
     delete genesis.config.londonBlock;
     delete genesis.baseFeePerGas;
     await withTestNode({ configure: (c) => void ((c.chain.genesis = JSON.stringify(genesis)), (c.chain.dev = true)) }, async (t) => {
+      expect(await answer(t.node.url, 'anvil_setMinGasPrice', ['0x1'])).toEqual({
+        code: -32602,
+        message: 'anvil_setMinGasPrice is not supported on this node: it keeps no minimum gas price to set',
+      });
       const info = (await rpc(t.node.url, 'anvil_nodeInfo')).result;
       expect({ hardFork: info.hardFork, baseFee: info.environment.baseFee }).toEqual({ hardFork: 'Berlin', baseFee: '0x0' });
     });

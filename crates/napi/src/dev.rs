@@ -212,6 +212,15 @@ impl NativeNode {
         })
     }
 
+    /// anvil_setMinGasPrice: refused, in anvil's words when EIP-1559 is active.
+    #[napi]
+    pub fn dev_set_min_gas_price(&self) -> Either<String, NativeFailure> {
+        self.sync(|n| {
+            dev(n)?.set_min_gas_price()?;
+            Ok("null".into())
+        })
+    }
+
     /// anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape.
     #[napi]
     pub fn dev_node_info(&self) -> Either<String, NativeFailure> {

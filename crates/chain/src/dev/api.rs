@@ -71,6 +71,13 @@ impl DevApi {
         self.done(DevRequest::SetCoinbase(coinbase))
     }
 
+    /// anvil_setMinGasPrice: refused. With EIP-1559 active anvil refuses it too (the base
+    /// fee sets the floor); before London this node has no minimum gas price to change.
+    pub fn set_min_gas_price(&self) -> ChainResult<()> {
+        let eip1559 = self.chain.view().pending_header().base_fee_per_gas.is_some();
+        Err(if eip1559 { DevError::MinGasPriceWithEip1559 } else { DevError::NoMinGasPrice }.into())
+    }
+
     /// The gas limit of every block opened from now on.
     pub fn set_block_gas_limit(&self, gas_limit: u64) -> ChainResult<()> {
         self.done(DevRequest::SetGasLimit(gas_limit))

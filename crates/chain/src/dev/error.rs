@@ -23,6 +23,11 @@ pub enum DevError {
     NoGenesis,
     #[error("this chain has no base fee (London is not active)")]
     NoBaseFee,
+    /// anvil's words: anvil refuses it on the same grounds.
+    #[error("anvil_setMinGasPrice is not supported when EIP-1559 is active")]
+    MinGasPriceWithEip1559,
+    #[error("anvil_setMinGasPrice is not supported on this node: it keeps no minimum gas price to set")]
+    NoMinGasPrice,
     #[error("gas limit {0} is below the minimum of {MIN_GAS_LIMIT}")]
     GasLimitTooLow(u64),
     #[error("invalid state dump: {0}")]
