@@ -52,6 +52,11 @@ export declare class NativeNode {
   devSetMinGasPrice(): string | NativeFailure
   /** anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape. */
   devNodeInfo(): string | NativeFailure
+  /**
+   * anvil_metadata: the instance id and the live snapshots (from the builder) with the
+   * newest sealed block, in anvil's shape.
+   */
+  devMetadata(): Promise<string | NativeFailure>
   /** evm_setBlockGasLimit: `true`, as anvil answers. */
   devSetBlockGasLimit(gasLimit: string): Promise<string | NativeFailure>
   /**

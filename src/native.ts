@@ -174,6 +174,7 @@ export class Chain {
   devSetCoinbase = (address: string): Promise<string> => unwrapAsync(this.raw.devSetCoinbase(address));
   devSetMinGasPrice = (): string => unwrap(this.raw.devSetMinGasPrice());
   devNodeInfo = (): string => unwrap(this.raw.devNodeInfo());
+  devMetadata = (): Promise<string> => unwrapAsync(this.raw.devMetadata());
   devSetBlockGasLimit = (gasLimit: string): Promise<string> => unwrapAsync(this.raw.devSetBlockGasLimit(gasLimit));
   devSetBlockTimestampInterval = (seconds?: string): Promise<string> => unwrapAsync(this.raw.devSetBlockTimestampInterval(seconds));
   devSetAutomine = (on: boolean): Promise<string> => unwrapAsync(this.raw.devSetAutomine(on));

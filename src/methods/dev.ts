@@ -128,6 +128,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
     },
   });
   t.anvil_nodeInfo = { maxParams: 0, handler: () => chain.devNodeInfo() };
+  named(t, ['anvil_metadata', 'hardhat_metadata'], { maxParams: 0, handler: () => chain.devMetadata() });
   // The genesis block's timestamp, as a JSON number (anvil's answer).
   t.anvil_getGenesisTime = {
     maxParams: 0,

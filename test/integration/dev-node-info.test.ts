@@ -1,4 +1,4 @@
-// What clients ask a test node about itself (eth_coinbase, anvil_nodeInfo,
+// What clients ask a test node about itself (eth_coinbase, anvil_nodeInfo, anvil_metadata,
 // anvil_getGenesisTime) and the settings it has nothing to change for
 // (anvil_setLoggingEnabled, anvil_setMinGasPrice, anvil_setRpcUrl), called through viem's
 // test client (raw where viem has no action) on anvil and on this node, and compared.
@@ -136,13 +136,57 @@ describe('what a test node says about itself, here as on anvil', () => {
       rpcUrlBad: -32602,
     });
   });
+
+  // Last in this block: it resets both chains.
+  it('anvil_metadata (and hardhat_metadata) names the instance, the newest block and the live snapshots', async () => {
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { test, pub } = clients(url);
+      const metadata = async () => (await rpc(url, 'anvil_metadata')).result as Record<string, any>;
+      await test.mine({ blocks: 1 });
+      const id = await test.snapshot();
+      const atSnapshot = await pub.getBlock();
+      await test.mine({ blocks: 2 });
+      const m = await metadata();
+      const latest = await pub.getBlock();
+      const before = m.instanceId;
+      expect(await answer(url, 'anvil_reset')).toEqual({ result: null }); // viem's reset names a fork
+      const afterReset = await metadata();
+      return {
+        keys: Object.keys(m).sort(),
+        types: [typeof m.clientVersion, typeof m.clientSemver, typeof m.instanceId, m.instanceId.length],
+        chainId: m.chainId,
+        latest: m.latestBlockNumber === Number(latest.number) && m.latestBlockHash === latest.hash,
+        forkedNetwork: m.forkedNetwork,
+        snapshots: m.snapshots,
+        expectedSnapshots: { [id]: [Number(atSnapshot.number), atSnapshot.hash] },
+        hardhat: (await rpc(url, 'hardhat_metadata')).result.instanceId === afterReset.instanceId,
+        newInstance: afterReset.instanceId !== before,
+        afterReset: afterReset.latestBlockNumber,
+        withParam: await code(url, 'anvil_metadata', [1]),
+      };
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    expect(onNode.snapshots).toEqual(onNode.expectedSnapshots);
+    expect(onAnvil.snapshots).toEqual(onAnvil.expectedSnapshots);
+    const { snapshots: _n, expectedSnapshots: _ne, ...node } = onNode;
+    const { snapshots: _a, expectedSnapshots: _ae, ...reference } = onAnvil;
+    expect(node).toEqual(reference);
+    expect(node).toMatchObject({ chainId: 31337, latest: true, forkedNetwork: null, hardhat: true, newInstance: true, afterReset: 0, withParam: -32602 });
+    const m = (await rpc(t.node.url, 'anvil_metadata')).result;
+    expect({ clientVersion: m.clientVersion, clientCommitSha: m.clientCommitSha, snapshots: m.snapshots }).toEqual({
+      clientVersion: (await rpc(t.node.url, 'web3_clientVersion')).result,
+      clientCommitSha: null,
+      snapshots: {},
+    });
+  });
 });
 
 describe('beyond the dev chain', () => {
   it('eth_coinbase is served without --dev; anvil_nodeInfo and the settings are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
-      for (const method of ['anvil_nodeInfo', 'anvil_getGenesisTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
+      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
         expect(await code(t.node.url, method, [])).toBe(-32601);
       }
     });

@@ -19,6 +19,7 @@ use crate::store::Store;
 use crate::view::ChainView;
 
 pub const CLIENT_VERSION: &str = concat!("preconf-node/v", env!("CARGO_PKG_VERSION"));
+pub const CLIENT_SEMVER: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Node {
     chain: Arc<ChainState>,

@@ -230,6 +230,17 @@ impl NativeNode {
         })
     }
 
+    /// anvil_metadata: the instance id and the live snapshots (from the builder) with the
+    /// newest sealed block, in anvil's shape.
+    #[napi]
+    pub fn dev_metadata<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.spawn(env, Class::Submit, |n| {
+            let m = dev(n)?.metadata()?;
+            let view = n.chain().view();
+            Ok(render::node::metadata(n.chain().chain_id(), (view.head_number(), view.head_hash()), &m))
+        })
+    }
+
     /// evm_setBlockGasLimit: `true`, as anvil answers.
     #[napi]
     pub fn dev_set_block_gas_limit<'env>(

@@ -16,7 +16,7 @@
 //! schedule: blocks are still sealed every `--block-time-ms` (or as `Mining` says).
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{keccak256, B256, KECCAK256_EMPTY};
 use revm::bytecode::Bytecode;
@@ -27,7 +27,7 @@ use super::Builder;
 use crate::changes::{AccountState, StateChanges};
 use crate::consensus::MIN_GAS_LIMIT;
 use crate::dev::clock::{BlockClock, BlockContext};
-use crate::dev::requests::{AccountEdit, Balance, DevHooks, DevInbox, DevReply, DevRequest, Mining};
+use crate::dev::requests::{AccountEdit, Balance, DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining};
 use crate::dev::rewind;
 use crate::dev::DevError;
 use crate::error::{ChainError, ChainResult, StoreFault};
@@ -48,6 +48,8 @@ pub(super) struct DevState {
     /// The number of the open block when it holds state edits.
     edited: Option<u64>,
     genesis: Option<GenesisSource>,
+    /// `anvil_metadata`'s instance id.
+    instance_id: B256,
 }
 
 /// A sealed state to go back to (`evm_snapshot`).
@@ -55,6 +57,14 @@ struct Snapshot {
     savepoint: StoreSavepoint,
     /// Its head's timestamp: the clock goes back to it with the state.
     timestamp: u64,
+    /// Its head's number and hash (`anvil_metadata`).
+    head: (u64, B256),
+}
+
+/// A new instance id: unique to this start (or reset) of the chain, not secret.
+fn new_instance_id() -> B256 {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+    keccak256([nanos.to_be_bytes().as_slice(), &std::process::id().to_be_bytes()].concat())
 }
 
 impl DevState {
@@ -69,6 +79,7 @@ impl DevState {
             extra: (0, 0),
             edited: None,
             genesis: hooks.genesis,
+            instance_id: new_instance_id(),
         }
     }
 }
@@ -161,6 +172,11 @@ impl Builder {
             DevRequest::GetMining => DevReply::Mining(self.dev_mut().mining),
             DevRequest::Snapshot => DevReply::Id(self.snapshot()?),
             DevRequest::Revert(id) => DevReply::Found(self.revert(id)?),
+            DevRequest::Metadata => {
+                let dev = self.dev_mut();
+                let snapshots = dev.snapshots.iter().map(|(id, s)| (*id, s.head.0, s.head.1)).collect();
+                DevReply::Metadata(DevMetadata { instance_id: dev.instance_id, snapshots })
+            }
             DevRequest::Reset => {
                 self.reset()?;
                 DevReply::Done
@@ -362,11 +378,12 @@ impl Builder {
         }
         self.land_all()?;
         let savepoint = self.chain.store().savepoint()?;
-        let timestamp = self.chain.view().head.header.timestamp;
+        let view = self.chain.view();
+        let (timestamp, head) = (view.head.header.timestamp, (view.head_number(), view.head_hash()));
         let dev = self.dev_mut();
         let id = dev.next_id;
         dev.next_id += 1;
-        dev.snapshots.insert(id, Snapshot { savepoint, timestamp });
+        dev.snapshots.insert(id, Snapshot { savepoint, timestamp, head });
         Ok(id)
     }
 
@@ -396,6 +413,7 @@ impl Builder {
         let dev = self.dev.as_ref().expect("a dev builder");
         rewind::seed(&self.chain, dev.genesis.as_ref().expect("checked above"))?;
         self.dev_mut().clock = BlockClock::default();
+        self.dev_mut().instance_id = new_instance_id();
         self.reopen_on_store("dropped by anvil_reset")
     }
 

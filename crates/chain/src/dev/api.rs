@@ -8,7 +8,7 @@ use alloy_primitives::{Address, B256};
 use alloy_rpc_types_eth::TransactionRequest;
 
 use super::dump;
-use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevReply, DevRequest, Mining};
+use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining};
 use super::DevError;
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
@@ -120,6 +120,14 @@ impl DevApi {
     pub fn revert(&self, id: u64) -> ChainResult<bool> {
         match self.call(DevRequest::Revert(id))? {
             DevReply::Found(found) => Ok(found),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// The instance id and the live snapshots.
+    pub fn metadata(&self) -> ChainResult<DevMetadata> {
+        match self.call(DevRequest::Metadata)? {
+            DevReply::Metadata(m) => Ok(m),
             other => Err(unexpected(other)),
         }
     }

@@ -70,6 +70,8 @@ pub enum DevRequest {
     GetMining,
     Snapshot,
     Revert(u64),
+    /// The instance id and the live snapshots (`anvil_metadata`).
+    Metadata,
     Reset,
     DropTx(B256),
     DropAll,
@@ -87,6 +89,16 @@ pub enum DevReply {
     /// The transaction taken out of the pool, if it was there.
     Dropped(Option<B256>),
     Mining(Mining),
+    Metadata(DevMetadata),
+}
+
+/// What `anvil_metadata` takes from the builder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DevMetadata {
+    /// Changes whenever the chain starts again: at start and at `anvil_reset`.
+    pub instance_id: B256,
+    /// Each snapshot a revert can still go back to: (id, its head's number, its head's hash).
+    pub snapshots: Vec<(u64, u64, B256)>,
 }
 
 /// One request with the channel its answer goes back on.

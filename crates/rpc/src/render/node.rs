@@ -1,9 +1,13 @@
-//! `anvil_nodeInfo` in anvil's shape: quantities as hex except the timestamp and chain id
-//! (JSON numbers, as anvil writes them), the pool's order, and a fork configuration that is
-//! all null because this node forks no other chain.
+//! `anvil_nodeInfo` and `anvil_metadata` in anvil's shapes: quantities as hex except
+//! timestamps, block numbers and the chain id where anvil writes JSON numbers; the fork
+//! fields null because this node forks no other chain.
 
-use alloy_primitives::B256;
+use std::collections::BTreeMap;
+
+use alloy_primitives::{B256, U256};
 use preconf_chain::api::node::NodeInfo;
+use preconf_chain::dev::requests::DevMetadata;
+use preconf_chain::node::{CLIENT_SEMVER, CLIENT_VERSION};
 use serde::Serialize;
 
 use super::to_json;
@@ -57,5 +61,36 @@ pub fn node_info(info: &NodeInfo) -> String {
             gas_price: info.gas_price,
         },
         fork_config: ForkConfig { fork_url: None, fork_block_number: None, fork_retry_backoff: None },
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnvilMetadata {
+    client_version: &'static str,
+    client_semver: &'static str,
+    /// Not known to the build: null.
+    client_commit_sha: Option<String>,
+    chain_id: u64,
+    instance_id: B256,
+    latest_block_number: u64,
+    latest_block_hash: B256,
+    forked_network: Option<()>,
+    /// Snapshot id (hex) -> [its head's number, its head's hash].
+    snapshots: BTreeMap<U256, (u64, B256)>,
+}
+
+/// `anvil_metadata` (also `hardhat_metadata`) for the newest sealed block `latest`.
+pub fn metadata(chain_id: u64, latest: (u64, B256), m: &DevMetadata) -> String {
+    to_json(&AnvilMetadata {
+        client_version: CLIENT_VERSION,
+        client_semver: CLIENT_SEMVER,
+        client_commit_sha: None,
+        chain_id,
+        instance_id: m.instance_id,
+        latest_block_number: latest.0,
+        latest_block_hash: latest.1,
+        forked_network: None,
+        snapshots: m.snapshots.iter().map(|(id, number, hash)| (U256::from(*id), (*number, *hash))).collect(),
     })
 }
