@@ -44,6 +44,8 @@ export declare class NativeNode {
   devMine(blocks: string, interval?: string | undefined | null, timestamp?: string | undefined | null): Promise<string | NativeFailure>
   /** evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil). */
   devIncreaseTime(seconds: string): Promise<string | NativeFailure>
+  /** anvil_setTime: seconds the clock moved forward (a JSON number, as anvil). */
+  devSetTime(timestamp: string): Promise<string | NativeFailure>
   devSetNextBlockTimestamp(timestamp: string): Promise<string | NativeFailure>
   devSetNextBlockBaseFee(fee: string): Promise<string | NativeFailure>
   /** anvil_setCoinbase: the beneficiary of the blocks opened from now on. */

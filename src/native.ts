@@ -169,6 +169,7 @@ export class Chain {
   devSendUnsigned = (request: object): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));
   devMine = (blocks: string, interval?: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMine(blocks, interval, timestamp));
   devIncreaseTime = (seconds: string): Promise<string> => unwrapAsync(this.raw.devIncreaseTime(seconds));
+  devSetTime = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetTime(timestamp));
   devSetNextBlockTimestamp = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockTimestamp(timestamp));
   devSetNextBlockBaseFee = (fee: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockBaseFee(fee));
   devSetCoinbase = (address: string): Promise<string> => unwrapAsync(this.raw.devSetCoinbase(address));

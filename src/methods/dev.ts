@@ -70,6 +70,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   t.anvil_getIntervalMining = { maxParams: 0, handler: () => chain.devIntervalMining() };
 
   named(t, ['anvil_increaseTime', 'evm_increaseTime'], { maxParams: 1, handler: (p) => chain.devIncreaseTime(devNumber(p[0], argPath(0), 'seconds', 63)) });
+  named(t, ['anvil_setTime', 'evm_setTime'], { maxParams: 1, handler: (p) => chain.devSetTime(devNumber(p[0], argPath(0), 'timestamp')) });
   named(t, ['anvil_setNextBlockTimestamp', 'evm_setNextBlockTimestamp'], {
     maxParams: 1,
     handler: (p) => chain.devSetNextBlockTimestamp(devNumber(p[0], argPath(0), 'timestamp')),

@@ -1,5 +1,5 @@
 // What clients ask a test node about itself (eth_coinbase, anvil_nodeInfo, anvil_metadata,
-// anvil_getGenesisTime) and the settings it has nothing to change for
+// anvil_getGenesisTime), anvil_setTime, and the settings it has nothing to change for
 // (anvil_setLoggingEnabled, anvil_setMinGasPrice, anvil_setRpcUrl), called through viem's
 // test client (raw where viem has no action) on anvil and on this node, and compared.
 
@@ -137,6 +137,33 @@ describe('what a test node says about itself, here as on anvil', () => {
     });
   });
 
+  it('anvil_setTime moves the clock and answers how far forward; back in time stays after the parent here', async () => {
+    const T = 2_100_000_000;
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { test, pub } = clients(url);
+      const now = Math.floor(Date.now() / 1000);
+      const forward = (await answer(url, 'anvil_setTime', [T])) as { result: number };
+      await test.mine({ blocks: 1 });
+      const stamped = Number((await pub.getBlock()).timestamp);
+      const back = await answer(url, 'evm_setTime', [toHex(T - 100)]);
+      await test.mine({ blocks: 1 });
+      return {
+        forward: Math.abs(forward.result - (T - now)) <= 2,
+        stamped: stamped >= T && stamped <= T + 2,
+        back,
+        afterBack: Number((await pub.getBlock()).timestamp) - stamped,
+        missing: await code(url, 'anvil_setTime', []),
+        bad: await code(url, 'anvil_setTime', ['soon']),
+      };
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    const same = { forward: true, stamped: true, back: { result: 0 }, missing: -32602, bad: -32602 };
+    // anvil stamps the next block back in time; this node keeps each block after its parent.
+    expect(onAnvil).toEqual({ ...same, afterBack: -100 });
+    expect(onNode).toEqual({ ...same, afterBack: 1 });
+  });
+
   // Last in this block: it resets both chains.
   it('anvil_metadata (and hardhat_metadata) names the instance, the newest block and the live snapshots', async () => {
     const observe = async (url: string): Promise<Record<string, unknown>> => {
@@ -186,7 +213,7 @@ describe('beyond the dev chain', () => {
   it('eth_coinbase is served without --dev; anvil_nodeInfo and the settings are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
-      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
+      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
         expect(await code(t.node.url, method, [])).toBe(-32601);
       }
     });

@@ -175,6 +175,16 @@ impl NativeNode {
         self.dev_job(env, Class::Submit, move |d| Ok(d.increase_time(params::quantity(&seconds)?)?.to_string()))
     }
 
+    /// anvil_setTime: seconds the clock moved forward (a JSON number, as anvil).
+    #[napi]
+    pub fn dev_set_time<'env>(
+        &self,
+        env: &'env Env,
+        timestamp: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| Ok(d.set_time(params::quantity(&timestamp)?)?.to_string()))
+    }
+
     #[napi]
     pub fn dev_set_next_block_timestamp<'env>(
         &self,

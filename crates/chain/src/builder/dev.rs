@@ -122,6 +122,11 @@ impl Builder {
                 self.new_context(true)?;
                 DevReply::Offset(total)
             }
+            DevRequest::SetTime(timestamp) => {
+                let forward = self.dev_mut().clock.set_time(timestamp)?;
+                self.new_context(true)?;
+                DevReply::Forward(forward)
+            }
             DevRequest::SetNextTimestamp(timestamp) => {
                 let parent = self.next_parent_timestamp();
                 self.dev_mut().clock.set_next_timestamp(timestamp, parent)?;

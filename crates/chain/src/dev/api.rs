@@ -58,6 +58,14 @@ impl DevApi {
         }
     }
 
+    /// The clock reads `timestamp` from now on; how many seconds that moved it forward.
+    pub fn set_time(&self, timestamp: u64) -> ChainResult<u64> {
+        match self.call(DevRequest::SetTime(timestamp))? {
+            DevReply::Forward(seconds) => Ok(seconds),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub fn set_next_timestamp(&self, timestamp: u64) -> ChainResult<()> {
         self.done(DevRequest::SetNextTimestamp(timestamp))
     }

@@ -62,6 +62,20 @@ impl BlockClock {
         }
     }
 
+    /// The clock reads `timestamp` from now on (`anvil_setTime`): later blocks are stamped
+    /// from it, at least a second after their parent. Returns how many seconds that moved the
+    /// clock forward (0 when back), as anvil answers. Refused past `MAX_TIMESTAMP`.
+    pub fn set_time(&mut self, timestamp: u64) -> Result<u64, DevError> {
+        if timestamp > MAX_TIMESTAMP {
+            return Err(DevError::TimestampTooLate(timestamp.to_string()));
+        }
+        let now = now_secs();
+        let was = now.saturating_add(self.offset).max(0) as u64;
+        self.offset = (timestamp as i64).saturating_sub(now);
+        self.next_timestamp = None;
+        Ok(timestamp.saturating_sub(was))
+    }
+
     /// The next block opened (after a parent stamped `parent`) gets exactly `timestamp`; not
     /// before the parent's, equal allowed as in anvil; not past `MAX_TIMESTAMP`.
     pub fn set_next_timestamp(&mut self, timestamp: u64, parent: u64) -> Result<(), DevError> {
@@ -170,6 +184,19 @@ mod tests {
         assert_eq!(clock.next_context(&parent(1_000)).timestamp, Some(1_007), "the interval outlives a revert");
         clock.set_next_timestamp(2_000, 1_007).unwrap();
         assert_eq!(clock.next_context(&parent(1_007)).timestamp, Some(2_000), "an exact timestamp wins once");
+    }
+
+    #[test]
+    fn setting_the_time_moves_the_clock_there_and_says_how_far_forward() {
+        let mut clock = BlockClock::default();
+        let far = now_secs() as u64 + 1_000_000;
+        let ahead = clock.set_time(far).unwrap();
+        assert!((999_998..=1_000_000).contains(&ahead), "{ahead}");
+        assert_eq!(clock.set_time(far - 10).unwrap(), 0, "back in time is not forward");
+        let t = clock.next_context(&parent(0)).timestamp.unwrap();
+        assert!(t >= far - 10 && t < far - 5, "{t} follows the clock set to {}", far - 10);
+        assert_eq!(clock.next_context(&parent(far + 50)).timestamp, Some(far + 51), "still after the parent");
+        assert!(clock.set_time(MAX_TIMESTAMP + 1).is_err());
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub enum DevRequest {
         timestamp: Option<u64>,
     },
     IncreaseTime(u64),
+    /// `anvil_setTime`: the clock reads this from now on.
+    SetTime(u64),
     SetNextTimestamp(u64),
     SetNextBaseFee(u64),
     SetCoinbase(Address),
@@ -86,6 +88,8 @@ pub enum DevReply {
     Found(bool),
     /// The clock's total offset from the wall clock, in seconds.
     Offset(i64),
+    /// Seconds the clock moved forward (`anvil_setTime`).
+    Forward(u64),
     /// The transaction taken out of the pool, if it was there.
     Dropped(Option<B256>),
     Mining(Mining),
