@@ -86,6 +86,8 @@ export declare class NativeNode {
   /** anvil_dropTransaction: the hash, or null when the pool did not hold it. */
   devDropTransaction(hash: string): Promise<string | NativeFailure>
   devDropAllTransactions(): Promise<string | NativeFailure>
+  /** anvil_removePoolTransactions: every pooled transaction of one sender. */
+  devDropTransactionsFrom(sender: string): Promise<string | NativeFailure>
   /** anvil_dumpState: 0x hex of the gzip of anvil's JSON state format. */
   devDumpState(): Promise<string | NativeFailure>
   /** anvil_loadState: 0x hex of a dump (gzip or plain JSON). */

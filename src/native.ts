@@ -187,6 +187,7 @@ export class Chain {
   devReset = (fork: boolean): Promise<string> => unwrapAsync(this.raw.devReset(fork));
   devDropTransaction = (hash: string): Promise<string> => unwrapAsync(this.raw.devDropTransaction(hash));
   devDropAllTransactions = (): Promise<string> => unwrapAsync(this.raw.devDropAllTransactions());
+  devDropTransactionsFrom = (sender: string): Promise<string> => unwrapAsync(this.raw.devDropTransactionsFrom(sender));
   devDumpState = (): Promise<string> => unwrapAsync(this.raw.devDumpState());
   devLoadState = (dump: string): Promise<string> => unwrapAsync(this.raw.devLoadState(dump));
 

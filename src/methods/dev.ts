@@ -103,6 +103,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
     handler: (p) => chain.devDropTransaction(hash32(p[0], argPath(0), 'transaction hash')),
   });
   named(t, ['anvil_dropAllTransactions', 'hardhat_dropAllTransactions'], { maxParams: 0, handler: () => chain.devDropAllTransactions() });
+  t.anvil_removePoolTransactions = { maxParams: 1, handler: (p) => chain.devDropTransactionsFrom(addr(p)) };
 
   // Where this node has nothing to change, it answers as anvil does in the same case
   // (README "Test methods"): anvil's toggle mutes its line per call, which this node does

@@ -1,14 +1,14 @@
 // What clients ask a test node about itself (eth_coinbase, anvil_nodeInfo, anvil_metadata,
-// anvil_getGenesisTime), anvil_setTime, and the settings it has nothing to change for
+// anvil_getGenesisTime), anvil_setTime, anvil_removePoolTransactions, and the settings it has nothing to change for
 // (anvil_setLoggingEnabled, anvil_setMinGasPrice, anvil_setRpcUrl), called through viem's
 // test client (raw where viem has no action) on anvil and on this node, and compared.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createTestClient, http, parseGwei, toHex, type Address } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, parseGwei, toHex, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
 import { testGenesis } from '../helpers/genesis.js';
-import { rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
+import { devAccount, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const COINBASE = '0x00000000000000000000000000000000000c0b0b' as Address;
@@ -164,6 +164,39 @@ describe('what a test node says about itself, here as on anvil', () => {
     expect(onNode).toEqual({ ...same, afterBack: 1 });
   });
 
+  it('anvil_removePoolTransactions takes one sender\'s transactions out of the pool', async () => {
+    const observe = async (url: string): Promise<Record<string, unknown>> => {
+      const { pub } = clients(url);
+      const status = async () => (await rpc(url, 'txpool_status')).result as { pending: string; queued: string };
+      // Nonces past the next one wait in the pool (queued) on both nodes, mined or not.
+      const queue = async (i: number, count: number) => {
+        const account = devAccount(i);
+        const wallet = createWalletClient({ chain: pub.chain, transport: http(url, { retryCount: 0 }), account });
+        const next = await pub.getTransactionCount({ address: account.address, blockTag: 'pending' });
+        for (let k = 1; k <= count; k++) await wallet.sendTransaction({ to: COINBASE, value: 1n, nonce: next + k, gas: 21_000n });
+      };
+      await queue(3, 2);
+      await queue(4, 1);
+      const before = await status();
+      const answered = await answer(url, 'anvil_removePoolTransactions', [devAccount(3).address]);
+      const after = await status();
+      const left = Object.keys(((await rpc(url, 'txpool_content')).result as { queued: Record<string, unknown> }).queued).map((a) => a.toLowerCase());
+      await answer(url, 'anvil_removePoolTransactions', [devAccount(4).address]);
+      return { before, answered, after, left, end: await status(), bad: await code(url, 'anvil_removePoolTransactions', ['0x12']) };
+    };
+    const onAnvil = await observe(anvil.url);
+    const onNode = await observe(t.node.url);
+    expect(onNode).toEqual(onAnvil);
+    expect(onNode).toEqual({
+      before: { pending: '0x0', queued: '0x3' },
+      answered: { result: null },
+      after: { pending: '0x0', queued: '0x1' },
+      left: [devAccount(4).address.toLowerCase()],
+      end: { pending: '0x0', queued: '0x0' },
+      bad: -32602,
+    });
+  });
+
   // Last in this block: it resets both chains.
   it('anvil_metadata (and hardhat_metadata) names the instance, the newest block and the live snapshots', async () => {
     const observe = async (url: string): Promise<Record<string, unknown>> => {
@@ -213,7 +246,7 @@ describe('beyond the dev chain', () => {
   it('eth_coinbase is served without --dev; anvil_nodeInfo and the settings are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
-      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setTime', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
+      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setTime', 'anvil_removePoolTransactions', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
         expect(await code(t.node.url, method, [])).toBe(-32601);
       }
     });

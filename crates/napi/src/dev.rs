@@ -389,6 +389,19 @@ impl NativeNode {
         })
     }
 
+    /// anvil_removePoolTransactions: every pooled transaction of one sender.
+    #[napi]
+    pub fn dev_drop_transactions_from<'env>(
+        &self,
+        env: &'env Env,
+        sender: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Submit, move |d| {
+            d.drop_transactions_from(params::address(&sender)?)?;
+            Ok("null".into())
+        })
+    }
+
     /// anvil_dumpState: 0x hex of the gzip of anvil's JSON state format.
     #[napi]
     pub fn dev_dump_state<'env>(

@@ -27,7 +27,9 @@ use super::Builder;
 use crate::changes::{AccountState, StateChanges};
 use crate::consensus::MIN_GAS_LIMIT;
 use crate::dev::clock::{BlockClock, BlockContext};
-use crate::dev::requests::{AccountEdit, Balance, DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining};
+use crate::dev::requests::{
+    AccountEdit, Balance, DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining, PoolDrop,
+};
 use crate::dev::rewind;
 use crate::dev::DevError;
 use crate::error::{ChainError, ChainResult, StoreFault};
@@ -186,9 +188,13 @@ impl Builder {
                 self.reset()?;
                 DevReply::Done
             }
-            DevRequest::DropTx(hash) => DevReply::Dropped(self.drop_pooled(Some(hash)).into_iter().next()),
+            DevRequest::DropTx(hash) => DevReply::Dropped(self.drop_pooled(PoolDrop::One(hash)).into_iter().next()),
             DevRequest::DropAll => {
-                self.drop_pooled(None);
+                self.drop_pooled(PoolDrop::All);
+                DevReply::Done
+            }
+            DevRequest::DropFrom(sender) => {
+                self.drop_pooled(PoolDrop::Sender(sender));
                 DevReply::Done
             }
         };
@@ -448,14 +454,18 @@ impl Builder {
 
     /// Takes transactions out of the pool: `hash`, or all. One already executed into the
     /// open block stays (it is shown at the next tick): it is not in the answer.
-    fn drop_pooled(&mut self, hash: Option<B256>) -> Vec<B256> {
-        let reason = match hash {
-            Some(_) => "dropped by anvil_dropTransaction",
-            None => "dropped by anvil_dropAllTransactions",
+    fn drop_pooled(&mut self, which: PoolDrop) -> Vec<B256> {
+        let reason = match which {
+            PoolDrop::One(_) => "dropped by anvil_dropTransaction",
+            PoolDrop::Sender(_) => "dropped by anvil_removePoolTransactions",
+            PoolDrop::All => "dropped by anvil_dropAllTransactions",
         };
-        let hashes: Vec<B256> = match hash {
-            Some(h) => vec![h],
-            None => self
+        let hashes: Vec<B256> = match which {
+            PoolDrop::One(h) => vec![h],
+            PoolDrop::Sender(sender) => {
+                self.chain.read_pool(|pool| pool.queue_of(&sender)).into_iter().map(|t| t.hash).collect()
+            }
+            PoolDrop::All => self
                 .chain
                 .read_pool(|pool| pool.snapshot())
                 .into_iter()

@@ -161,6 +161,11 @@ impl DevApi {
         self.done(DevRequest::DropAll)
     }
 
+    /// Takes every pooled transaction of `sender` out of the pool.
+    pub fn drop_transactions_from(&self, sender: Address) -> ChainResult<()> {
+        self.done(DevRequest::DropFrom(sender))
+    }
+
     pub fn impersonate(&self, address: Address, on: bool) {
         self.submit.impersonation().set(address, on);
     }

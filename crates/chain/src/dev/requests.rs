@@ -33,6 +33,14 @@ impl AccountEdit {
     }
 }
 
+/// Which pooled transactions a test method takes out of the pool.
+#[derive(Clone, Copy, Debug)]
+pub enum PoolDrop {
+    One(B256),
+    Sender(Address),
+    All,
+}
+
 /// When blocks are sealed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mining {
@@ -77,6 +85,8 @@ pub enum DevRequest {
     Reset,
     DropTx(B256),
     DropAll,
+    /// Every pooled transaction of one sender (`anvil_removePoolTransactions`).
+    DropFrom(Address),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
