@@ -168,7 +168,7 @@ pub async fn lead(start: Start, mut stop: watch::Receiver<bool>) {
             }
         } else if began.elapsed() >= wait {
             let message =
-                "building without reading the stream back: NATS did not answer (the last run stopped cleanly)";
+                "building without reading the stream back: NATS did not answer (no earlier run left blocks in the stream that this store lacks)";
             preconf_chain::log::warn(
                 "replication",
                 message,
