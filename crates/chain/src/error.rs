@@ -6,7 +6,9 @@
 use alloy_primitives::{Address, Bytes, B256, U256};
 
 mod operator;
+mod simulate;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
+pub use simulate::{SimulateCode, SimulateError};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChainError {
@@ -33,8 +35,8 @@ pub enum ChainError {
     #[error(transparent)]
     Rejected(#[from] Rejection),
     /// eth_simulateV1 refused the request as a whole; see [`SimulateError`].
-    #[error("{1}")]
-    Simulate(SimulateError, String),
+    #[error(transparent)]
+    Simulate(#[from] SimulateError),
     /// A request went past a documented limit (log range or result size).
     #[error(transparent)]
     LimitExceeded(#[from] Limit),
@@ -295,32 +297,6 @@ pub enum StoreFault {
     CannotWrite { reason: String },
 }
 
-/// Request-level failures of eth_simulateV1, each with its own JSON-RPC code (-380xx).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimulateError {
-    NonceTooLow,
-    NonceTooHigh,
-    BaseFeeTooLow,
-    IntrinsicGasTooLow,
-    InsufficientFunds,
-    BlockGasLimitExceeded,
-    BlockNumberInvalid,
-    TimestampInvalid,
-    PrecompileSelfReference,
-    PrecompileDuplicateAddress,
-    ClientLimitExceeded,
-    /// The sender has code that is not a delegation (geth: -38024).
-    SenderNotEoa,
-    /// Contract creation with init code over the limit (geth: -38025).
-    MaxInitCodeSizeExceeded,
-    /// Errors geth reports with plain -32000 inside simulate (e.g. "not a precompile").
-    Generic,
-    /// Errors geth reports with -32603 inside simulate (e.g. nonce overflow).
-    InternalError,
-    /// The simulation ran past its wall-clock budget (-32016).
-    Timeout,
-}
-
 impl ChainError {
     /// Extra data for the JSON-RPC error object (revert bytes).
     pub fn data(&self) -> Option<&Bytes> {
@@ -328,10 +304,6 @@ impl ChainError {
             ChainError::Reverted { data, .. } => Some(data),
             _ => None,
         }
-    }
-
-    pub fn sim(kind: SimulateError, message: impl Into<String>) -> Self {
-        ChainError::Simulate(kind, message.into())
     }
 }
 

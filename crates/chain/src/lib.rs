@@ -47,7 +47,7 @@ pub mod wire;
 pub use config::{ChainConfig, Profile};
 pub use error::{
     Cause, ChainError, ChainResult, ConfigError, InternalError, InvalidParam, InvalidTx, Limit, Missing, Rejection,
-    SimulateError, StoreFault,
+    SimulateCode, SimulateError, StoreFault,
 };
 pub use node::Node;
 pub use types::BlockId;

@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
-use preconf_chain::{ChainError, ChainResult, SimulateError};
+use preconf_chain::{ChainError, ChainResult, SimulateCode};
 
 #[napi(string_enum = "camelCase")]
 #[derive(Debug, PartialEq, Eq)]
@@ -75,23 +75,23 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::Timeout { .. } => ErrorKind::Timeout,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
-        ChainError::Simulate(s, _) => match s {
-            SimulateError::NonceTooLow => ErrorKind::SimNonceTooLow,
-            SimulateError::NonceTooHigh => ErrorKind::SimNonceTooHigh,
-            SimulateError::BaseFeeTooLow => ErrorKind::SimBaseFeeTooLow,
-            SimulateError::IntrinsicGasTooLow => ErrorKind::SimIntrinsicGasTooLow,
-            SimulateError::InsufficientFunds => ErrorKind::SimInsufficientFunds,
-            SimulateError::BlockGasLimitExceeded => ErrorKind::SimBlockGasLimitExceeded,
-            SimulateError::BlockNumberInvalid => ErrorKind::SimBlockNumberInvalid,
-            SimulateError::TimestampInvalid => ErrorKind::SimTimestampInvalid,
-            SimulateError::PrecompileSelfReference => ErrorKind::SimPrecompileSelfReference,
-            SimulateError::PrecompileDuplicateAddress => ErrorKind::SimPrecompileDuplicateAddress,
-            SimulateError::ClientLimitExceeded => ErrorKind::SimClientLimitExceeded,
-            SimulateError::SenderNotEoa => ErrorKind::SimSenderNotEoa,
-            SimulateError::MaxInitCodeSizeExceeded => ErrorKind::SimMaxInitCodeSizeExceeded,
-            SimulateError::Generic => ErrorKind::SimGeneric,
-            SimulateError::InternalError => ErrorKind::SimInternal,
-            SimulateError::Timeout => ErrorKind::SimTimeout,
+        ChainError::Simulate(s) => match s.code() {
+            SimulateCode::NonceTooLow => ErrorKind::SimNonceTooLow,
+            SimulateCode::NonceTooHigh => ErrorKind::SimNonceTooHigh,
+            SimulateCode::BaseFeeTooLow => ErrorKind::SimBaseFeeTooLow,
+            SimulateCode::IntrinsicGasTooLow => ErrorKind::SimIntrinsicGasTooLow,
+            SimulateCode::InsufficientFunds => ErrorKind::SimInsufficientFunds,
+            SimulateCode::BlockGasLimitExceeded => ErrorKind::SimBlockGasLimitExceeded,
+            SimulateCode::BlockNumberInvalid => ErrorKind::SimBlockNumberInvalid,
+            SimulateCode::TimestampInvalid => ErrorKind::SimTimestampInvalid,
+            SimulateCode::PrecompileSelfReference => ErrorKind::SimPrecompileSelfReference,
+            SimulateCode::PrecompileDuplicateAddress => ErrorKind::SimPrecompileDuplicateAddress,
+            SimulateCode::ClientLimitExceeded => ErrorKind::SimClientLimitExceeded,
+            SimulateCode::SenderNotEoa => ErrorKind::SimSenderNotEoa,
+            SimulateCode::MaxInitCodeSizeExceeded => ErrorKind::SimMaxInitCodeSizeExceeded,
+            SimulateCode::Generic => ErrorKind::SimGeneric,
+            SimulateCode::InternalError => ErrorKind::SimInternal,
+            SimulateCode::Timeout => ErrorKind::SimTimeout,
         },
     }
 }

@@ -9,7 +9,7 @@ use revm::context_interface::result::{EVMError, InvalidTransaction};
 
 use alloy_rpc_types_eth::TransactionRequest;
 
-use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, SimulateError};
+use crate::error::{ChainError, ChainResult, InvalidParam, InvalidTx, SimulateCode, SimulateError};
 use crate::exec::errors::{evm_fault, invalid_tx};
 use crate::exec::request::{inferred_type, input, sender};
 
@@ -35,7 +35,7 @@ pub fn check_fees(call: &TransactionRequest, base_fee: u64, validation: bool) ->
     }
     if fee_cap < base_fee as u128 {
         let refused = InvalidTx::FeeCapBelowBaseFee { sender: sender(call), max_fee: fee_cap, base_fee };
-        return Err(ChainError::sim(SimulateError::BaseFeeTooLow, format!("err: {refused}")));
+        return Err(SimulateError::FeeCapBelowBaseFee(Box::new(refused)).into());
     }
     Ok(())
 }
@@ -153,40 +153,36 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
         EVMError::Transaction(e) => e,
         other => return evm_fault(other),
     };
-    let kind = match &e {
-        InvalidTransaction::NonceTooLow { .. } => SimulateError::NonceTooLow,
-        InvalidTransaction::NonceTooHigh { .. } => SimulateError::NonceTooHigh,
-        InvalidTransaction::GasPriceLessThanBasefee => SimulateError::BaseFeeTooLow,
+    let code = match &e {
+        InvalidTransaction::NonceTooLow { .. } => SimulateCode::NonceTooLow,
+        InvalidTransaction::NonceTooHigh { .. } => SimulateCode::NonceTooHigh,
+        InvalidTransaction::GasPriceLessThanBasefee => SimulateCode::BaseFeeTooLow,
         InvalidTransaction::CallGasCostMoreThanGasLimit { .. }
         | InvalidTransaction::GasFloorMoreThanGasLimit { .. }
             if capped =>
         {
-            SimulateError::ClientLimitExceeded
+            return SimulateError::BudgetRanShort(Box::new(invalid_tx(&e, sender))).into()
         }
         InvalidTransaction::CallGasCostMoreThanGasLimit { .. }
-        | InvalidTransaction::GasFloorMoreThanGasLimit { .. } => SimulateError::IntrinsicGasTooLow,
+        | InvalidTransaction::GasFloorMoreThanGasLimit { .. } => SimulateCode::IntrinsicGasTooLow,
         InvalidTransaction::LackOfFundForMaxFee { .. } | InvalidTransaction::OverflowPaymentInTransaction => {
-            SimulateError::InsufficientFunds
+            SimulateCode::InsufficientFunds
         }
         InvalidTransaction::CallerGasLimitMoreThanBlock | InvalidTransaction::TxGasLimitGreaterThanCap { .. } => {
-            SimulateError::BlockGasLimitExceeded
+            SimulateCode::BlockGasLimitExceeded
         }
         InvalidTransaction::PriorityFeeGreaterThanMaxFee | InvalidTransaction::InvalidChainId => {
             return InvalidParam::Tx(invalid_tx(&e, sender)).into()
         }
-        InvalidTransaction::RejectCallerWithCode => SimulateError::SenderNotEoa,
-        InvalidTransaction::CreateInitCodeSizeLimit => SimulateError::MaxInitCodeSizeExceeded,
+        InvalidTransaction::RejectCallerWithCode => SimulateCode::SenderNotEoa,
+        InvalidTransaction::CreateInitCodeSizeLimit => SimulateCode::MaxInitCodeSizeExceeded,
         // geth's -32603 for this one (documented in the README).
-        InvalidTransaction::NonceOverflowInTransaction => SimulateError::InternalError,
+        InvalidTransaction::NonceOverflowInTransaction => SimulateCode::InternalError,
         // Malformed calls geth has no simulate code for (blob and authorization-list
         // checks, …): refused as eth_call refuses them, in the same words.
         _ => return invalid_tx(&e, sender).into(),
     };
-    let message = invalid_tx(&e, sender);
-    if kind == SimulateError::ClientLimitExceeded {
-        return ChainError::sim(kind, format!("the request's gas budget is used up: {message}"));
-    }
-    ChainError::sim(kind, format!("err: {message} (supplied gas {gas})"))
+    SimulateError::Refused { code, reason: Box::new(invalid_tx(&e, sender)), gas }.into()
 }
 
 #[cfg(test)]
@@ -263,7 +259,7 @@ mod tests {
     fn fee_cap_below_an_overridden_base_fee_is_refused_without_validation() {
         let c =
             call(serde_json::json!({ "from": "0xc000000000000000000000000000000000000000", "maxFeePerGas": "0x5" }));
-        assert!(matches!(check_fees(&c, 10, false), Err(ChainError::Simulate(SimulateError::BaseFeeTooLow, _))));
+        assert!(matches!(check_fees(&c, 10, false), Err(ChainError::Simulate(SimulateError::FeeCapBelowBaseFee(_)))));
         assert!(check_fees(&c, 5, false).is_ok());
         let zero = call(serde_json::json!({ "maxFeePerGas": "0x0", "maxPriorityFeePerGas": "0x0" }));
         assert!(check_fees(&zero, 10, false).is_ok());

@@ -108,8 +108,7 @@ pub fn check_payload(payload: &SimulatePayload, limits: &Limits) -> ChainResult<
 }
 
 fn requested(payload: &SimulatePayload) -> ChainResult<Vec<Requested>> {
-    let number_invalid =
-        |_| ChainError::sim(SimulateError::BlockNumberInvalid, "block number does not fit 64 bits".to_string());
+    let number_invalid = |_| ChainError::Simulate(SimulateError::NumberWidth);
     payload
         .block_state_calls
         .iter()
@@ -170,7 +169,7 @@ struct Simulator<'a> {
 }
 
 fn timeout(ctx: &SimulateContext) -> ChainError {
-    ChainError::sim(SimulateError::Timeout, format!("execution aborted (timeout = {}ms)", ctx.timeout.as_millis()))
+    SimulateError::Timeout { ms: ctx.timeout.as_millis() }.into()
 }
 
 impl Simulator<'_> {
@@ -269,10 +268,7 @@ impl Simulator<'_> {
         let chain_id = self.ctx.spec.chain_id();
         if let Some(c) = call.chain_id {
             if c != chain_id {
-                return Err(ChainError::sim(
-                    SimulateError::Generic,
-                    format!("chainId does not match node's (have={c}, want={chain_id})"),
-                ));
+                return Err(SimulateError::ChainId { have: c, want: chain_id }.into());
             }
         }
         let sender = sender(call);
@@ -281,19 +277,13 @@ impl Simulator<'_> {
         let remaining = header.gas_limit.saturating_sub(used);
         let wanted = match call.gas {
             Some(g) if g > remaining => {
-                return Err(ChainError::sim(
-                    SimulateError::BlockGasLimitExceeded,
-                    format!("block gas limit reached: {used} used, {g} more asked of {}", header.gas_limit),
-                ))
+                return Err(SimulateError::BlockGasLimit { used, asked: g, limit: header.gas_limit }.into())
             }
             Some(g) => g,
             None => remaining,
         };
         if self.gas_budget == 0 {
-            return Err(ChainError::sim(
-                SimulateError::ClientLimitExceeded,
-                format!("the request's gas budget of {} is used up", self.ctx.gas_cap),
-            ));
+            return Err(SimulateError::BudgetUsedUp(self.ctx.gas_cap).into());
         }
         let gas = wanted.min(self.gas_budget);
         let capped = gas < wanted;

@@ -11,7 +11,7 @@ use revm::handler::{precompile_output_to_interpreter_result, EthPrecompiles, Pre
 use revm::interpreter::{CallInputs, InterpreterResult};
 use revm::primitives::{hardfork::SpecId, AddressSet};
 
-use crate::error::{ChainError, ChainResult, SimulateError};
+use crate::error::{ChainResult, SimulateError};
 use alloy_rpc_types_eth::state::StateOverride;
 
 #[derive(Clone, Debug)]
@@ -59,22 +59,16 @@ impl SimPrecompiles {
         for (address, o) in overrides {
             let Some(to) = o.move_precompile_to else { continue };
             if !self.inner.contains(address) {
-                return Err(ChainError::sim(SimulateError::Generic, format!("account {address} is not a precompile")));
+                return Err(SimulateError::NotAPrecompile(*address).into());
             }
             if to == *address {
-                return Err(ChainError::sim(
-                    SimulateError::PrecompileSelfReference,
-                    format!("precompile {address} cannot be moved onto itself"),
-                ));
+                return Err(SimulateError::MoveOntoItself(*address).into());
             }
             if let Some(other) = self.moved.get(&to).filter(|_| !later_wins) {
-                return Err(ChainError::sim(
-                    SimulateError::PrecompileDuplicateAddress,
-                    format!("precompiles {other} and {address} are both moved to {to}"),
-                ));
+                return Err(SimulateError::MovedTogether { first: *other, second: *address, to }.into());
             }
             if overrides.contains_key(&to) {
-                return Err(ChainError::sim(SimulateError::Generic, format!("account {to} is already overridden")));
+                return Err(SimulateError::AlreadyOverridden(to).into());
             }
             self.moved.insert(to, *address);
         }
@@ -129,6 +123,7 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SimPrecompiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{ChainError, SimulateCode};
     use alloy_primitives::address;
     use alloy_rpc_types_eth::state::AccountOverride;
 
@@ -156,13 +151,13 @@ mod tests {
         let kind = |list: &[(Address, Address)]| match SimPrecompiles::new(SpecId::PRAGUE)
             .apply_overrides(&moves(list), false)
         {
-            Err(ChainError::Simulate(kind, _)) => kind,
+            Err(ChainError::Simulate(e)) => e.code(),
             other => panic!("expected a simulate error, got {other:?}"),
         };
-        assert_eq!(kind(&[(NEW, ECRECOVER)]), SimulateError::Generic); // not a precompile
-        assert_eq!(kind(&[(ECRECOVER, ECRECOVER)]), SimulateError::PrecompileSelfReference);
-        assert_eq!(kind(&[(ECRECOVER, NEW), (SHA256, NEW)]), SimulateError::PrecompileDuplicateAddress);
-        assert_eq!(kind(&[(ECRECOVER, SHA256), (SHA256, NEW)]), SimulateError::Generic);
+        assert_eq!(kind(&[(NEW, ECRECOVER)]), SimulateCode::Generic); // not a precompile
+        assert_eq!(kind(&[(ECRECOVER, ECRECOVER)]), SimulateCode::PrecompileSelfReference);
+        assert_eq!(kind(&[(ECRECOVER, NEW), (SHA256, NEW)]), SimulateCode::PrecompileDuplicateAddress);
+        assert_eq!(kind(&[(ECRECOVER, SHA256), (SHA256, NEW)]), SimulateCode::Generic);
         // destination overridden
     }
 

@@ -29,21 +29,17 @@ pub struct Requested {
     pub calls: usize,
 }
 
-fn limit(message: String) -> ChainError {
-    ChainError::sim(SimulateError::ClientLimitExceeded, message)
-}
-
 /// Refuses requests with too many calls, per block or in total.
 pub fn check_calls(requested: &[Requested], limits: &Limits) -> ChainResult<()> {
     let mut total = 0usize;
     for r in requested {
         if r.calls > limits.max_calls_per_block {
-            return Err(limit(format!("too many calls in one block: {} > {}", r.calls, limits.max_calls_per_block)));
+            return Err(SimulateError::TooManyCallsInBlock { calls: r.calls, max: limits.max_calls_per_block }.into());
         }
         total += r.calls;
     }
     if total > limits.max_calls {
-        return Err(limit(format!("too many calls: {total} > {}", limits.max_calls)));
+        return Err(SimulateError::TooManyCalls { total, max: limits.max_calls }.into());
     }
     Ok(())
 }
@@ -66,25 +62,17 @@ pub fn plan_blocks(
     let (base_number, mut prev_time) = parent;
     let mut prev_number = base_number;
     let mut plan = Vec::with_capacity(requested.len());
-    let next_time = |t: u64| {
-        t.checked_add(step)
-            .ok_or_else(|| ChainError::sim(SimulateError::TimestampInvalid, "block timestamp overflows".to_string()))
-    };
+    let next_time = |t: u64| t.checked_add(step).ok_or(ChainError::Simulate(SimulateError::TimestampOverflow));
     for (i, r) in requested.iter().enumerate() {
         let number = match r.number {
             Some(n) => n,
-            None => prev_number.checked_add(1).ok_or_else(|| {
-                ChainError::sim(SimulateError::BlockNumberInvalid, "block number overflows".to_string())
-            })?,
+            None => prev_number.checked_add(1).ok_or(SimulateError::NumberOverflow)?,
         };
         if number <= prev_number {
-            return Err(ChainError::sim(
-                SimulateError::BlockNumberInvalid,
-                format!("block numbers must be in order: {number} <= {prev_number}"),
-            ));
+            return Err(SimulateError::NumbersOutOfOrder { number, previous: prev_number }.into());
         }
         if number - base_number > max_blocks as u64 {
-            return Err(limit(format!("too many blocks: more than {max_blocks} after block {base_number}")));
+            return Err(SimulateError::TooManyBlocks { max: max_blocks, base: base_number }.into());
         }
         for gap in prev_number + 1..number {
             prev_time = next_time(prev_time)?;
@@ -92,10 +80,7 @@ pub fn plan_blocks(
         }
         let timestamp = match r.time {
             Some(t) if t <= prev_time => {
-                return Err(ChainError::sim(
-                    SimulateError::TimestampInvalid,
-                    format!("block timestamps must be in order: {t} <= {prev_time}"),
-                ))
+                return Err(SimulateError::TimestampsOutOfOrder { timestamp: t, previous: prev_time }.into())
             }
             Some(t) => t,
             None => next_time(prev_time)?,
@@ -110,14 +95,15 @@ pub fn plan_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::SimulateCode;
 
     fn req(number: Option<u64>, time: Option<u64>) -> Requested {
         Requested { number, time, calls: 0 }
     }
 
-    fn kind(e: ChainError) -> SimulateError {
+    fn kind(e: ChainError) -> SimulateCode {
         match e {
-            ChainError::Simulate(kind, _) => kind,
+            ChainError::Simulate(e) => e.code(),
             other => panic!("expected a simulate error, got {other:?}"),
         }
     }
@@ -148,31 +134,31 @@ mod tests {
     #[test]
     fn numbers_must_increase() {
         let e = plan_blocks((10, 100), &[req(Some(12), None), req(Some(12), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), SimulateError::BlockNumberInvalid);
+        assert_eq!(kind(e), SimulateCode::BlockNumberInvalid);
         let e = plan_blocks((10, 100), &[req(Some(10), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e.clone()), SimulateError::BlockNumberInvalid);
+        assert_eq!(kind(e.clone()), SimulateCode::BlockNumberInvalid);
         assert_eq!(e.to_string(), "block numbers must be in order: 10 <= 10");
     }
 
     #[test]
     fn timestamps_must_increase_including_after_gap_fillers() {
         let e = plan_blocks((10, 100), &[req(None, Some(100))], 1, 256).unwrap_err();
-        assert_eq!(kind(e), SimulateError::TimestampInvalid);
+        assert_eq!(kind(e), SimulateCode::TimestampInvalid);
         // Two fillers at 101 and 102 come before block 13, so time 102 is not after its parent.
         let e = plan_blocks((10, 100), &[req(Some(13), Some(102))], 1, 256).unwrap_err();
         assert_eq!(e.to_string(), "block timestamps must be in order: 102 <= 102");
         assert!(plan_blocks((10, 100), &[req(Some(13), Some(103))], 1, 256).is_ok());
         let e = plan_blocks((10, u64::MAX), &[req(None, None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), SimulateError::TimestampInvalid);
+        assert_eq!(kind(e), SimulateCode::TimestampInvalid);
     }
 
     #[test]
     fn the_block_limit_counts_gap_fillers() {
         assert_eq!(plan_blocks((10, 0), &[req(Some(266), None)], 1, 256).unwrap().len(), 256);
         let e = plan_blocks((10, 0), &[req(Some(267), None)], 1, 256).unwrap_err();
-        assert_eq!(kind(e), SimulateError::ClientLimitExceeded);
+        assert_eq!(kind(e), SimulateCode::ClientLimitExceeded);
         let many: Vec<_> = (0..4).map(|_| req(None, None)).collect();
-        assert_eq!(kind(plan_blocks((10, 0), &many, 1, 3).unwrap_err()), SimulateError::ClientLimitExceeded);
+        assert_eq!(kind(plan_blocks((10, 0), &many, 1, 3).unwrap_err()), SimulateCode::ClientLimitExceeded);
     }
 
     #[test]
@@ -181,8 +167,8 @@ mod tests {
         let blocks =
             |counts: &[usize]| counts.iter().map(|&c| Requested { calls: c, ..Default::default() }).collect::<Vec<_>>();
         assert!(check_calls(&blocks(&[2, 1]), &limits).is_ok());
-        assert_eq!(kind(check_calls(&blocks(&[3]), &limits).unwrap_err()), SimulateError::ClientLimitExceeded);
-        assert_eq!(kind(check_calls(&blocks(&[2, 2]), &limits).unwrap_err()), SimulateError::ClientLimitExceeded);
+        assert_eq!(kind(check_calls(&blocks(&[3]), &limits).unwrap_err()), SimulateCode::ClientLimitExceeded);
+        assert_eq!(kind(check_calls(&blocks(&[2, 2]), &limits).unwrap_err()), SimulateCode::ClientLimitExceeded);
     }
 
     #[test]
