@@ -5,8 +5,10 @@
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 
+mod halt;
 mod operator;
 mod simulate;
+pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
 pub use simulate::{SimulateCode, SimulateError};
 
@@ -26,8 +28,8 @@ pub enum ChainError {
     #[error("{message}")]
     Reverted { message: String, data: Bytes },
     /// A call stopped with an EVM halt (out of gas, invalid opcode, ...).
-    #[error("{0}")]
-    Halted(String),
+    #[error(transparent)]
+    Halted(#[from] Halt),
     /// A transaction or call was refused before execution; see [`InvalidTx`].
     #[error(transparent)]
     InvalidTx(#[from] InvalidTx),

@@ -16,11 +16,11 @@ use revm::inspector::InspectEvm;
 use revm_inspectors::access_list::AccessListInspector;
 
 use super::call::CallContext;
-use super::errors::{evm_error, halt_message, revert_message};
+use super::errors::{evm_error, revert_message};
 use super::prepare::{prepare_call, PreparedCall};
 use super::request::{input, sender};
 use super::{evm_context, Mode};
-use crate::error::{ChainError, ChainResult, Limit, Rejection};
+use crate::error::{ChainError, ChainResult, Halt, Limit, Rejection};
 
 /// The list only grows from run to run, so it settles; this bounds a pathological case.
 const MAX_RUNS: usize = 32;
@@ -91,7 +91,7 @@ pub fn create_access_list(
             let error = match &result {
                 ExecutionResult::Success { .. } => None,
                 ExecutionResult::Revert { output, .. } => Some(revert_message(output)),
-                ExecutionResult::Halt { reason, .. } => Some(halt_message(reason)),
+                ExecutionResult::Halt { reason, .. } => Some(Halt::from(reason).to_string()),
             };
             return Ok(AccessListOutcome { access_list: as_list(&list), gas_used: result.tx_gas_used(), error });
         }

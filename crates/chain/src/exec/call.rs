@@ -6,10 +6,10 @@ use revm::context_interface::result::{ExecutionResult, HaltReason};
 use revm::database::CacheDB;
 use revm::handler::ExecuteEvm;
 
-use super::errors::{evm_error, halt_message, reverted};
+use super::errors::{evm_error, reverted};
 use super::prepare::{capped_gas, prepare_call, PreparedCall};
 use super::{build_evm, ExecBlock, Mode};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{ChainError, ChainResult, Halt};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
 
@@ -63,6 +63,6 @@ pub fn call(ctx: &CallContext, tx: &TransactionRequest, overrides: Option<&State
     match ctx.run(tx, overrides, ctx.gas_for(tx))? {
         ExecutionResult::Success { output, .. } => Ok(output.into_data()),
         ExecutionResult::Revert { output, .. } => Err(reverted(output)),
-        ExecutionResult::Halt { reason, .. } => Err(ChainError::Halted(halt_message(&reason))),
+        ExecutionResult::Halt { reason, .. } => Err(ChainError::Halted(Halt::from(&reason))),
     }
 }

@@ -1,8 +1,8 @@
-//! revm outcomes in geth's words: revert reasons, halts, and refused transactions.
+//! revm outcomes in geth's words: revert reasons and refused transactions (halts: error::Halt).
 
 use alloy_primitives::{Address, Bytes};
 use alloy_sol_types::{Panic, Revert, SolError};
-use revm::context_interface::result::{EVMError, HaltReason, InvalidTransaction, OutOfGasError};
+use revm::context_interface::result::{EVMError, InvalidTransaction};
 
 use crate::error::{Cause, ChainError, InternalError, InvalidTx};
 
@@ -24,34 +24,6 @@ pub fn revert_message(data: &[u8]) -> String {
 
 pub fn reverted(data: Bytes) -> ChainError {
     ChainError::Reverted { message: revert_message(&data), data }
-}
-
-/// geth's message for an EVM halt.
-pub fn halt_message(reason: &HaltReason) -> String {
-    match reason {
-        HaltReason::OutOfGas(kind) => match kind {
-            OutOfGasError::Basic | OutOfGasError::ReentrancySentry => "out of gas".into(),
-            OutOfGasError::MemoryLimit | OutOfGasError::Memory => "out of gas: memory".into(),
-            OutOfGasError::Precompile => "out of gas: precompile".into(),
-            OutOfGasError::InvalidOperand => "out of gas: invalid operand".into(),
-        },
-        HaltReason::OpcodeNotFound | HaltReason::InvalidFEOpcode | HaltReason::NotActivated => "invalid opcode".into(),
-        HaltReason::InvalidJump => "invalid jump destination".into(),
-        HaltReason::StackUnderflow => "stack underflow".into(),
-        HaltReason::StackOverflow => "stack limit reached 1024".into(),
-        HaltReason::OutOfOffset => "return data out of bounds".into(),
-        HaltReason::CreateCollision => "contract address collision".into(),
-        HaltReason::PrecompileError => "precompile failed".into(),
-        HaltReason::PrecompileErrorWithContext(msg) => format!("precompile failed: {msg}"),
-        HaltReason::NonceOverflow => "nonce uint64 overflow".into(),
-        HaltReason::CreateContractSizeLimit => "max code size exceeded".into(),
-        HaltReason::CreateContractStartingWithEF => "invalid code: must not begin with 0xef".into(),
-        HaltReason::CreateInitCodeSizeLimit => "max initcode size exceeded".into(),
-        HaltReason::OverflowPayment => "gas uint64 overflow".into(),
-        HaltReason::StateChangeDuringStaticCall | HaltReason::CallNotAllowedInsideStatic => "write protection".into(),
-        HaltReason::OutOfFunds => "insufficient balance for transfer".into(),
-        HaltReason::CallTooDeep => "max call depth exceeded".into(),
-    }
 }
 
 /// Why revm refused a transaction before executing it, as the node's [`InvalidTx`].

@@ -5,7 +5,7 @@ use alloy_rpc_types_eth::{state::StateOverride, TransactionRequest};
 use revm::context_interface::result::{ExecutionResult, HaltReason, OutOfGasError};
 
 use super::call::CallContext;
-use super::errors::{halt_message, reverted};
+use super::errors::reverted;
 use super::request::{input, sender};
 use crate::error::{ChainError, ChainResult, Rejection};
 
@@ -50,7 +50,7 @@ pub fn estimate_gas(ctx: &CallContext, tx: &TransactionRequest, overrides: Optio
         ExecutionResult::Halt { reason, .. } => {
             return Err(match reason {
                 HaltReason::OutOfGas(OutOfGasError::Basic) => Rejection::GasAboveAllowance(hi).into(),
-                other => ChainError::Halted(halt_message(other)),
+                other => ChainError::Halted(other.into()),
             })
         }
     };

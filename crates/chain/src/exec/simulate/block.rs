@@ -12,8 +12,8 @@ use revm::context_interface::result::ExecutionResult;
 
 use super::sanitize::PlannedBlock;
 use crate::consensus::{next_header, NextBlock};
-use crate::error::{ChainResult, InvalidParam};
-use crate::exec::errors::{halt_message, revert_message};
+use crate::error::{ChainResult, Halt, InvalidParam};
+use crate::exec::errors::revert_message;
 use crate::spec::ChainSpec;
 use crate::types::ExecutedTx;
 
@@ -143,7 +143,7 @@ impl CallOutcome {
                 Some(CallFailure::Reverted { message: revert_message(output), data: output.clone() }),
             ),
             ExecutionResult::Halt { reason, .. } => {
-                (false, Bytes::new(), Some(CallFailure::Halted { message: halt_message(reason) }))
+                (false, Bytes::new(), Some(CallFailure::Halted { message: Halt::from(reason).to_string() }))
             }
         };
         let logs = if success { logs } else { Vec::new() };
