@@ -5,9 +5,13 @@
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 
+mod availability;
+mod dev;
 mod halt;
 mod operator;
 mod simulate;
+pub use availability::{LedgerError, NotLeader, Unavailable};
+pub use dev::DevError;
 pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
 pub use simulate::{SimulateCode, SimulateError};
@@ -43,8 +47,8 @@ pub enum ChainError {
     #[error(transparent)]
     LimitExceeded(#[from] Limit),
     /// The data asked for is not kept (state older than the trie history, for proofs).
-    #[error("{0}")]
-    Unavailable(String),
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
     /// The block's body, receipts or state were removed (`--history-blocks`): geth's
     /// "pruned history unavailable", naming how far back this node goes.
     #[error("pruned history unavailable: block {block} is older than the history this node keeps (from block {from})")]
@@ -63,7 +67,7 @@ pub enum ChainError {
     /// A clustered node that does not lead (any more) was asked to accept a transaction:
     /// the caller sends it to the leader instead.
     #[error("not the leader: {0}")]
-    NotLeader(String),
+    NotLeader(#[from] NotLeader),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error(transparent)]
     Internal(#[from] InternalError),
@@ -201,10 +205,9 @@ pub enum InvalidParam {
     TracerNotSupported { name: String, list: String },
     #[error("invalid tracerConfig for {tracer}: {reason}")]
     TracerConfig { tracer: String, reason: String },
-    /// A test method's refusal (`dev::error::DevError`, worded there), as text: the error
-    /// module is a leaf of the chain's modules and cannot name the dev module's type.
-    #[error("{0}")]
-    TestMethod(String),
+    /// A test method's refusal.
+    #[error(transparent)]
+    TestMethod(#[from] DevError),
 }
 
 /// Why a request is refused other than for its transaction's fields (see [`InvalidTx`]).
@@ -306,6 +309,13 @@ impl ChainError {
             ChainError::Reverted { data, .. } => Some(data),
             _ => None,
         }
+    }
+}
+
+/// A test method's refusal is an invalid parameter (src/errors/ maps it as anvil does).
+impl From<DevError> for ChainError {
+    fn from(e: DevError) -> Self {
+        InvalidParam::TestMethod(e).into()
     }
 }
 

@@ -12,6 +12,8 @@ use alloy_primitives::Bytes;
 
 use crate::wire::Kind;
 
+pub use crate::error::LedgerError;
+
 /// One message about the chain, encoded by `wire`.
 #[derive(Clone, Debug)]
 pub struct Record {
@@ -21,20 +23,6 @@ pub struct Record {
     /// Pre-confirmation index (0 for a sealed block).
     pub index: u64,
     pub data: Vec<u8>,
-}
-
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum LedgerError {
-    /// Another leader appended since this one's last append: this node must stop building.
-    #[error("deposed: {0}")]
-    Fenced(String),
-    /// The log could not be reached in time; what was sent may or may not be held, so this
-    /// node must stop building as well (the log decides, as a replica reads it).
-    #[error("the replication log is unavailable: {0}")]
-    Unavailable(String),
-    /// The ledger was closed (the node steps down or shuts down).
-    #[error("the replication log is closed")]
-    Closed,
 }
 
 pub trait Ledger: Send + Sync {

@@ -10,7 +10,8 @@ use napi::Env;
 use napi_derive::napi;
 use preconf_chain::dev::requests::{AccountEdit, Balance, Mining};
 use preconf_chain::dev::DevApi;
-use preconf_chain::{ChainError, ChainResult, InvalidParam, Node};
+use preconf_chain::error::Unavailable;
+use preconf_chain::{ChainResult, InvalidParam, Node};
 use preconf_rpc::params;
 use preconf_rpc::render;
 
@@ -19,7 +20,7 @@ use crate::work::Class;
 use crate::NativeNode;
 
 fn dev(n: &Node) -> ChainResult<&DevApi> {
-    n.dev().ok_or_else(|| ChainError::Unavailable("the test methods are off on this node (start it with --dev)".into()))
+    n.dev().ok_or(Unavailable::TestMethodsOff.into())
 }
 
 fn u256(s: &str) -> ChainResult<U256> {

@@ -16,7 +16,7 @@ use super::fees::Fees;
 use super::impersonation::{self, Impersonation};
 use crate::chain_state::ChainState;
 use crate::config::{ChainConfig, Profile};
-use crate::error::{Cause, ChainError, ChainResult, InternalError, InvalidParam, InvalidTx, Rejection, StoreFault};
+use crate::error::{Cause, ChainResult, InternalError, InvalidParam, InvalidTx, NotLeader, Rejection, StoreFault};
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
@@ -86,8 +86,8 @@ impl Submission {
         let state_nonce = self.pending_nonce(&ptx.sender)?;
         self.chain.pool_accepts(&ptx, state_nonce)?;
         if self.chain.config().cluster {
-            let ledger = self.chain.ledger().ok_or_else(|| ChainError::NotLeader("this node follows".into()))?;
-            ledger.append_tx(ptx.raw.clone()).map_err(|e| ChainError::NotLeader(e.to_string()))?;
+            let ledger = self.chain.ledger().ok_or(NotLeader::Follows)?;
+            ledger.append_tx(ptx.raw.clone()).map_err(NotLeader::from)?;
             self.journal_buffered(hash, &ptx.raw);
         } else if let Some(journal) = &self.chain.journal() {
             journal.append(hash, &record).map_err(|e| StoreFault::CannotJournal(e.to_string()))?;

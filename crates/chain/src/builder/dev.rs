@@ -150,7 +150,7 @@ impl Builder {
             }
             DevRequest::SetGasLimit(gas_limit) => {
                 if gas_limit < MIN_GAS_LIMIT {
-                    return Err(DevError::GasLimitTooLow(gas_limit).into());
+                    return Err(DevError::GasLimitTooLow { limit: gas_limit, min: MIN_GAS_LIMIT }.into());
                 }
                 self.dev_mut().clock.settings.gas_limit = Some(gas_limit);
                 self.new_context(false)?;
@@ -308,13 +308,17 @@ impl Builder {
     /// Seals `blocks` blocks now, each with what the pool has ready.
     fn mine(&mut self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {
         if blocks > crate::dev::MAX_MINE_BLOCKS {
-            return Err(DevError::TooManyBlocks(blocks).into());
+            return Err(DevError::TooManyBlocks { asked: blocks, max: crate::dev::MAX_MINE_BLOCKS }.into());
         }
         // The interval's last timestamp must fit, as an exact timestamp must.
         let spread = interval.map(|i| i.saturating_mul(blocks));
         let last = spread.map(|s| self.block.header.timestamp.max(timestamp.unwrap_or_default()).saturating_add(s));
         if let Some(last) = last.filter(|t| *t > crate::dev::clock::MAX_TIMESTAMP) {
-            return Err(DevError::TimestampTooLate(last.to_string()).into());
+            return Err(DevError::TimestampTooLate {
+                requested: last.to_string(),
+                max: crate::dev::clock::MAX_TIMESTAMP,
+            }
+            .into());
         }
         if let Some(t) = timestamp {
             let parent = self.next_parent_timestamp();

@@ -12,7 +12,7 @@ use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevMetadata, Dev
 use super::DevError;
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
-use crate::error::{ChainError, ChainResult, InternalError};
+use crate::error::{ChainError, ChainResult, InternalError, Unavailable};
 use crate::genesis::seed::GenesisSource;
 
 pub struct DevApi {
@@ -31,10 +31,10 @@ impl DevApi {
     /// Hands `request` to the builder and waits for it to be carried out.
     fn call(&self, request: DevRequest) -> ChainResult<DevReply> {
         let (reply, answer) = mpsc::sync_channel(1);
-        self.calls.send(DevCall { request, reply }).map_err(|_| DevError::BuilderGone)?;
+        self.calls.send(DevCall { request, reply }).map_err(|_| Unavailable::BuilderGone)?;
         // The builder sleeps on the pool's bell between ticks.
         self.chain.pool_bell().ring();
-        answer.recv().map_err(|_| DevError::BuilderGone)?
+        answer.recv().map_err(|_| Unavailable::BuilderGone)?
     }
 
     fn done(&self, request: DevRequest) -> ChainResult<()> {

@@ -58,7 +58,10 @@ impl BlockClock {
                 self.offset = o;
                 Ok(o)
             }
-            None => Err(DevError::TimestampTooLate(format!("now + {} + {seconds} s", self.offset))),
+            None => Err(DevError::TimestampTooLate {
+                requested: format!("now + {} + {seconds} s", self.offset),
+                max: MAX_TIMESTAMP,
+            }),
         }
     }
 
@@ -83,7 +86,7 @@ impl BlockClock {
             return Err(DevError::TimestampBeforeParent { requested: timestamp, parent });
         }
         if timestamp > MAX_TIMESTAMP {
-            return Err(DevError::TimestampTooLate(timestamp.to_string()));
+            return Err(DevError::TimestampTooLate { requested: timestamp.to_string(), max: MAX_TIMESTAMP });
         }
         self.next_timestamp = Some(timestamp);
         Ok(())

@@ -10,9 +10,11 @@
 mod api;
 pub mod clock;
 mod dump;
-mod error;
 pub mod requests;
 pub mod rewind;
 
+pub use crate::error::DevError;
 pub use api::DevApi;
-pub use error::{DevError, MAX_MINE_BLOCKS};
+
+/// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
+pub const MAX_MINE_BLOCKS: u64 = 100_000;

@@ -5,7 +5,7 @@ use alloy_primitives::{keccak256, B256};
 use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError, WarmTries};
 
 use crate::changes::StateChanges;
-use crate::error::{Cause, ChainError, InternalError};
+use crate::error::{Cause, ChainError, InternalError, Unavailable};
 
 /// How many recent blocks keep a complete trie (proofs at them); older versions are pruned.
 /// geth's path scheme keeps 128 by default.
@@ -14,7 +14,7 @@ pub const TRIE_HISTORY: u64 = 128;
 impl From<TrieError> for ChainError {
     fn from(e: TrieError) -> Self {
         match e {
-            TrieError::Pruned { .. } => ChainError::Unavailable(e.to_string()),
+            TrieError::Pruned { block, oldest } => Unavailable::StatePruned { block, oldest }.into(),
             other => InternalError::Trie(Cause::new(other)).into(),
         }
     }

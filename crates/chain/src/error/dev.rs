@@ -1,0 +1,30 @@
+//! Why a test method was refused (`--dev`), worded once; anvil's words where tools match them.
+//! The limits come as fields: they are the dev module's and the consensus rules' constants.
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DevError {
+    /// anvil's words, so that tools matching them keep working.
+    #[error("Timestamp error: {requested} is lower than previous block's timestamp {parent}")]
+    TimestampBeforeParent { requested: u64, parent: u64 },
+    /// `requested`: the timestamp, or how it was reached ("now + offset + seconds s").
+    #[error("Timestamp error: {requested} is past the latest timestamp the test methods set ({max})")]
+    TimestampTooLate { requested: String, max: u64 },
+    #[error("anvil_mine seals at most {max} blocks per call, got {asked}")]
+    TooManyBlocks { asked: u64, max: u64 },
+    #[error("forking is not supported: anvil_reset on this node goes back to its own genesis and takes no jsonRpcUrl or blockNumber")]
+    NoForking,
+    #[error("anvil_reset needs the genesis: this node was started on a datadir of another chain without --genesis FILE (the store keeps no alloc)")]
+    NoGenesis,
+    #[error("this chain has no base fee (London is not active)")]
+    NoBaseFee,
+    /// anvil's words: anvil refuses it on the same grounds.
+    #[error("anvil_setMinGasPrice is not supported when EIP-1559 is active")]
+    MinGasPriceWithEip1559,
+    #[error("anvil_setMinGasPrice is not supported on this node: it keeps no minimum gas price to set")]
+    NoMinGasPrice,
+    #[error("gas limit {limit} is below the minimum of {min}")]
+    GasLimitTooLow { limit: u64, min: u64 },
+    /// The decoder's or the size check's words.
+    #[error("invalid state dump: {0}")]
+    BadDump(String),
+}
