@@ -9,8 +9,24 @@ pub const DEPOSIT_EVENT_TOPIC: B256 = b256!("649bbc62d0e31342afea4e5cd82d4049e7e
 /// Sizes of the event's five fields: pubkey, withdrawal credentials, amount, signature, index.
 const FIELD_SIZES: [usize; 5] = [48, 32, 8, 96, 8];
 
+/// Why a deposit contract's log does not decode as a `DepositEvent`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DepositLogError {
+    #[error("deposit log too short: {0} bytes")]
+    TooShort(usize),
+    #[error("deposit log: offset or length out of range")]
+    OutOfRange,
+    #[error("deposit log: field {field} has {len} bytes, expected {expected}")]
+    FieldSize { field: usize, len: usize, expected: usize },
+    #[error("deposit log: field runs past the data")]
+    PastTheData,
+}
+
 /// The concatenated deposit requests (192 bytes each) of the logs emitted by `contract`.
-pub fn deposit_requests<'a>(contract: Address, logs: impl IntoIterator<Item = &'a Log>) -> Result<Vec<u8>, String> {
+pub fn deposit_requests<'a>(
+    contract: Address,
+    logs: impl IntoIterator<Item = &'a Log>,
+) -> Result<Vec<u8>, DepositLogError> {
     let mut out = Vec::new();
     for log in logs {
         if log.address != contract || log.topics().first() != Some(&DEPOSIT_EVENT_TOPIC) {
@@ -22,11 +38,11 @@ pub fn deposit_requests<'a>(contract: Address, logs: impl IntoIterator<Item = &'
 }
 
 /// Appends one `DepositEvent`'s fields (ABI: five dynamic `bytes`) to `out`.
-fn decode_deposit(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    let word = |at: usize| -> Result<usize, String> {
-        let w = data.get(at..at + 32).ok_or_else(|| format!("deposit log too short: {} bytes", data.len()))?;
+fn decode_deposit(data: &[u8], out: &mut Vec<u8>) -> Result<(), DepositLogError> {
+    let word = |at: usize| -> Result<usize, DepositLogError> {
+        let w = data.get(at..at + 32).ok_or(DepositLogError::TooShort(data.len()))?;
         if w[..24].iter().any(|b| *b != 0) {
-            return Err("deposit log: offset or length out of range".into());
+            return Err(DepositLogError::OutOfRange);
         }
         Ok(u64::from_be_bytes(w[24..].try_into().expect("8 bytes")) as usize)
     };
@@ -34,9 +50,9 @@ fn decode_deposit(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         let offset = word(i * 32)?;
         let len = word(offset)?;
         if len != *size {
-            return Err(format!("deposit log: field {i} has {len} bytes, expected {size}"));
+            return Err(DepositLogError::FieldSize { field: i, len, expected: *size });
         }
-        let field = data.get(offset + 32..offset + 32 + len).ok_or("deposit log: field runs past the data")?;
+        let field = data.get(offset + 32..offset + 32 + len).ok_or(DepositLogError::PastTheData)?;
         out.extend_from_slice(field);
     }
     Ok(())

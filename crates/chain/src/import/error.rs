@@ -3,8 +3,9 @@
 
 use alloy_primitives::B256;
 
+use super::deposits::DepositLogError;
 use crate::consensus::{BlockFileError, ConsensusError, Field};
-use crate::error::ChainError;
+use crate::error::{Cause, ChainError, InvalidTx};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -16,11 +17,11 @@ pub enum ImportError {
     Consensus(#[from] ConsensusError),
     /// A transaction the block includes cannot execute (bad signature, nonce, funds, gas).
     #[error("block {number}: invalid transaction {index} ({hash}): {reason}")]
-    Transaction { number: u64, index: usize, hash: B256, reason: String },
+    Transaction { number: u64, index: usize, hash: B256, reason: TxFault },
     /// The block cannot be executed for another reason (a failing EIP-7002/7251 system
     /// call, a missing system contract, malformed deposit logs).
     #[error("block {number}: {reason}")]
-    Block { number: u64, reason: String },
+    Block { number: u64, reason: BlockFault },
     /// The file holds a block the store already has under another hash: another chain.
     #[error(
         "block {number}: the store holds another block at this height ({stored}, the file has {file}); \
@@ -64,8 +65,33 @@ impl ImportError {
             _ => None,
         }
     }
+}
 
-    pub(crate) fn block(number: u64, reason: impl std::fmt::Display) -> Self {
-        ImportError::Block { number, reason: reason.to_string() }
-    }
+/// Why a transaction the block includes cannot execute.
+#[derive(Debug, thiserror::Error)]
+pub enum TxFault {
+    #[error("invalid signature: {0}")]
+    Signature(#[source] Cause),
+    #[error(
+        "gas limit reached: the transaction's gas limit {gas_limit} exceeds the {remaining} gas left in the block"
+    )]
+    GasLimitReached { gas_limit: u64, remaining: u64 },
+    /// revm refused it before executing (nonce, funds, fees, intrinsic gas).
+    #[error(transparent)]
+    Invalid(Box<InvalidTx>),
+    /// What revm reports beyond the transaction's fault or the database's (a header it
+    /// cannot use), in its words.
+    #[error("{0}")]
+    Evm(#[source] Cause),
+}
+
+/// Why a block cannot be executed, apart from its transactions.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockFault {
+    /// A system call (EIP-2935/4788 before the transactions, EIP-7002/7251 after) failed,
+    /// or its contract is missing.
+    #[error(transparent)]
+    SystemCall(Box<ChainError>),
+    #[error(transparent)]
+    Deposits(DepositLogError),
 }

@@ -19,7 +19,7 @@ use revm::state::{Account, AccountInfo, EvmState};
 use revm::Database as _;
 
 use super::deposits::deposit_requests;
-use super::error::ImportError;
+use super::error::{BlockFault, ImportError, TxFault};
 use crate::changes::StateChanges;
 use crate::consensus::{
     block_rewards, is_dao_fork_block, receipts::uses_post_state_root, Executed, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT,
@@ -74,7 +74,7 @@ pub fn execute_block(
         changes: StateChanges::default(),
         post_state: uses_post_state_root(spec_id).then(TrieDiff::default),
     };
-    let in_block = |e: ChainError| ImportError::block(number, e);
+    let in_block = |e: ChainError| ImportError::Block { number, reason: BlockFault::SystemCall(Box::new(e)) };
     if is_dao_fork_block(spec, number) {
         run.dao_refund(&base)?;
     }
@@ -84,7 +84,8 @@ pub fn execute_block(
     let requests = if spec_id.is_enabled_in(SpecId::PRAGUE) {
         let contract = spec.genesis.config.deposit_contract_address.unwrap_or_default();
         let logs = txs.iter().flat_map(|t| t.receipt.logs.iter());
-        let deposits = deposit_requests(contract, logs).map_err(|e| ImportError::block(number, e))?;
+        let deposits = deposit_requests(contract, logs)
+            .map_err(|e| ImportError::Block { number, reason: BlockFault::Deposits(e) })?;
         let mut requests = Requests::default();
         requests.push_request_with_type(alloy_eips::eip6110::DEPOSIT_REQUEST_TYPE, deposits);
         let queued = system::post_block(&mut run, spec_id).map_err(in_block)?.unwrap_or_default();
@@ -141,19 +142,18 @@ impl Run {
         let mut out = Vec::with_capacity(txs.len());
         let mut cumulative = 0u64;
         for (index, (tx, sender)) in txs.iter().zip(senders).enumerate() {
-            let invalid = |reason: String| ImportError::Transaction { number, index, hash: *tx.tx_hash(), reason };
+            let invalid = |reason: TxFault| ImportError::Transaction { number, index, hash: *tx.tx_hash(), reason };
             let remaining = header.gas_limit - cumulative;
             if tx.gas_limit() > remaining {
-                return Err(invalid(format!(
-                    "gas limit reached: the transaction's gas limit {} exceeds the {remaining} gas left in the block",
-                    tx.gas_limit()
-                )));
+                return Err(invalid(TxFault::GasLimitReached { gas_limit: tx.gas_limit(), remaining }));
             }
             let out_state = match self.evm.transact(tx_env_from_signed(tx, *sender)) {
                 Ok(o) => o,
-                Err(EVMError::Transaction(e)) => return Err(invalid(invalid_tx(&e, *sender).to_string())),
+                Err(EVMError::Transaction(e)) => {
+                    return Err(invalid(TxFault::Invalid(Box::new(invalid_tx(&e, *sender)))))
+                }
                 Err(EVMError::Database(e)) => return Err(e.into()),
-                Err(e) => return Err(invalid(e.to_string())),
+                Err(e) => return Err(invalid(TxFault::Evm(Cause::new(e)))),
             };
             let status = match &mut self.post_state {
                 Some(running) => {

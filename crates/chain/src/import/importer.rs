@@ -11,13 +11,14 @@ use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, Bytes, B256, U256};
 use revm::primitives::hardfork::SpecId;
 
-use super::error::ImportError;
+use super::error::{ImportError, TxFault};
 use super::execute::execute_block;
 use crate::consensus::uncles::UNCLE_GENERATIONS;
 use crate::consensus::{
     check_body, check_executed, check_header, check_uncles, expects_proof_of_stake, total_difficulty, Ancestor,
     BlockFileError, FileBlock, Parent,
 };
+use crate::error::Cause;
 use crate::error::{ChainError, InternalError};
 use crate::spec::ChainSpec;
 use crate::state::CodeCache;
@@ -178,7 +179,7 @@ impl<'a> Importer<'a> {
                     number,
                     index,
                     hash: *tx.tx_hash(),
-                    reason: format!("invalid signature: {e}"),
+                    reason: TxFault::Signature(Cause::new(e)),
                 })
             })
             .collect()

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use alloy_primitives::B256;
 
-pub use error::ImportError;
+pub use error::{BlockFault, ImportError, TxFault};
 pub use importer::{ImportProgress, Importer};
 
 use crate::consensus::BlockReader;

@@ -4,7 +4,8 @@
 use alloy_consensus::{proofs, Block, TxEnvelope};
 use alloy_primitives::{Bloom, B256};
 use preconf_chain::consensus::Field;
-use preconf_chain::import::ImportError;
+use preconf_chain::import::{ImportError, TxFault};
+use preconf_chain::InvalidTx;
 
 use super::{kit, support};
 
@@ -73,7 +74,9 @@ fn a_transaction_that_cannot_execute_names_its_index() {
         b.header.transactions_root = proofs::calculate_transaction_root(&b.body.transactions);
     });
     match &e {
-        ImportError::Transaction { number: 2, index: 0, reason, .. } => assert!(reason.contains("nonce"), "{reason}"),
+        ImportError::Transaction { number: 2, index: 0, reason, .. } => {
+            assert!(matches!(reason, TxFault::Invalid(e) if matches!(**e, InvalidTx::NonceTooHigh { .. })), "{reason}")
+        }
         other => panic!("expected a transaction error, got {other}"),
     }
 }
