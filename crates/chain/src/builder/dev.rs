@@ -314,11 +314,7 @@ impl Builder {
         let spread = interval.map(|i| i.saturating_mul(blocks));
         let last = spread.map(|s| self.block.header.timestamp.max(timestamp.unwrap_or_default()).saturating_add(s));
         if let Some(last) = last.filter(|t| *t > crate::dev::clock::MAX_TIMESTAMP) {
-            return Err(DevError::TimestampTooLate {
-                requested: last.to_string(),
-                max: crate::dev::clock::MAX_TIMESTAMP,
-            }
-            .into());
+            return Err(DevError::TimestampTooLate { requested: last, max: crate::dev::clock::MAX_TIMESTAMP }.into());
         }
         if let Some(t) = timestamp {
             let parent = self.next_parent_timestamp();

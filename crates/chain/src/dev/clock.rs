@@ -58,10 +58,7 @@ impl BlockClock {
                 self.offset = o;
                 Ok(o)
             }
-            None => Err(DevError::TimestampTooLate {
-                requested: format!("now + {} + {seconds} s", self.offset),
-                max: MAX_TIMESTAMP,
-            }),
+            None => Err(DevError::OffsetTooLate { offset: self.offset, seconds, max: MAX_TIMESTAMP }),
         }
     }
 
@@ -86,7 +83,7 @@ impl BlockClock {
             return Err(DevError::TimestampBeforeParent { requested: timestamp, parent });
         }
         if timestamp > MAX_TIMESTAMP {
-            return Err(DevError::TimestampTooLate { requested: timestamp.to_string(), max: MAX_TIMESTAMP });
+            return Err(DevError::TimestampTooLate { requested: timestamp, max: MAX_TIMESTAMP });
         }
         self.next_timestamp = Some(timestamp);
         Ok(())

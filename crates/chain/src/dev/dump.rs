@@ -157,21 +157,17 @@ pub fn edits_of(dump: &[u8]) -> Result<Vec<AccountEdit>, DevError> {
         [0x1f, 0x8b, ..] => Box::new(GzDecoder::new(dump)),
         _ => Box::new(dump),
     };
-    source
-        .take(MAX_STATE_JSON_BYTES + 1)
-        .read_to_end(&mut json)
-        .map_err(|e| DevError::BadDump(format!("not gzip: {e}")))?;
+    source.take(MAX_STATE_JSON_BYTES + 1).read_to_end(&mut json).map_err(|e| DevError::DumpNotGzip(e.to_string()))?;
     if json.len() as u64 > MAX_STATE_JSON_BYTES {
-        return Err(DevError::BadDump(format!("larger than {MAX_STATE_JSON_BYTES} bytes uncompressed")));
+        return Err(DevError::DumpTooLarge { max: MAX_STATE_JSON_BYTES });
     }
-    let state: LoadedState = serde_json::from_slice(&json).map_err(|e| DevError::BadDump(e.to_string()))?;
+    let state: LoadedState = serde_json::from_slice(&json).map_err(|e| DevError::DumpJson(e.to_string()))?;
     state
         .accounts
         .into_iter()
         .map(|(address, a)| {
             let nonce = a.nonce.value();
-            let nonce = u64::try_from(nonce)
-                .map_err(|_| DevError::BadDump(format!("nonce of {address} does not fit 64 bits: {nonce}")))?;
+            let nonce = u64::try_from(nonce).map_err(|_| DevError::DumpNonce { address, nonce })?;
             Ok(AccountEdit {
                 address,
                 balance: Some(Balance::Set(a.balance.value())),

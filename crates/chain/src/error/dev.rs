@@ -1,14 +1,18 @@
 //! Why a test method was refused (`--dev`), worded once; anvil's words where tools match them.
 //! The limits come as fields: they are the dev module's and the consensus rules' constants.
 
+use alloy_primitives::{Address, U256};
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DevError {
     /// anvil's words, so that tools matching them keep working.
     #[error("Timestamp error: {requested} is lower than previous block's timestamp {parent}")]
     TimestampBeforeParent { requested: u64, parent: u64 },
-    /// `requested`: the timestamp, or how it was reached ("now + offset + seconds s").
     #[error("Timestamp error: {requested} is past the latest timestamp the test methods set ({max})")]
-    TimestampTooLate { requested: String, max: u64 },
+    TimestampTooLate { requested: u64, max: u64 },
+    /// evm_increaseTime: the clock's offset plus `seconds` goes past `max`.
+    #[error("Timestamp error: now + {offset} + {seconds} s is past the latest timestamp the test methods set ({max})")]
+    OffsetTooLate { offset: i64, seconds: u64, max: u64 },
     #[error("anvil_mine seals at most {max} blocks per call, got {asked}")]
     TooManyBlocks { asked: u64, max: u64 },
     #[error("forking is not supported: anvil_reset on this node goes back to its own genesis and takes no jsonRpcUrl or blockNumber")]
@@ -24,7 +28,14 @@ pub enum DevError {
     NoMinGasPrice,
     #[error("gas limit {limit} is below the minimum of {min}")]
     GasLimitTooLow { limit: u64, min: u64 },
-    /// The decoder's or the size check's words.
+    /// `0`: the reader's words.
+    #[error("invalid state dump: not gzip: {0}")]
+    DumpNotGzip(String),
+    #[error("invalid state dump: larger than {max} bytes uncompressed")]
+    DumpTooLarge { max: u64 },
+    /// `0`: serde_json's words.
     #[error("invalid state dump: {0}")]
-    BadDump(String),
+    DumpJson(String),
+    #[error("invalid state dump: nonce of {address} does not fit 64 bits: {nonce}")]
+    DumpNonce { address: Address, nonce: U256 },
 }
