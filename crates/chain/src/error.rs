@@ -29,8 +29,8 @@ pub enum ChainError {
     #[error("header not found")]
     HeaderNotFound,
     /// A call reverted; `data` holds the revert bytes.
-    #[error("{message}")]
-    Reverted { message: String, data: Bytes },
+    #[error("{revert}")]
+    Reverted { revert: ExecutionReverted, data: Bytes },
     /// A call stopped with an EVM halt (out of gas, invalid opcode, ...).
     #[error(transparent)]
     Halted(#[from] Halt),
@@ -71,6 +71,14 @@ pub enum ChainError {
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error(transparent)]
     Internal(#[from] InternalError),
+}
+
+/// geth's words for a revert: the reason decoded from the revert data (`Error(string)` or
+/// `Panic(uint256)`, exec/errors.rs), when it holds one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("execution reverted{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+pub struct ExecutionReverted {
+    pub reason: Option<String>,
 }
 
 /// Why a transaction, or a call's transaction fields, is refused before it runs: geth's

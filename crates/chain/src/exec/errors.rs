@@ -4,7 +4,7 @@ use alloy_primitives::{Address, Bytes};
 use alloy_sol_types::{Panic, Revert, SolError};
 use revm::context_interface::result::{EVMError, InvalidTransaction};
 
-use crate::error::{Cause, ChainError, InternalError, InvalidTx};
+use crate::error::{Cause, ChainError, ExecutionReverted, InternalError, InvalidTx};
 
 /// The reason in `Error(string)` or `Panic(uint256)` revert data, as geth renders it.
 pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
@@ -16,14 +16,11 @@ pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
 
 /// "execution reverted" plus ": reason" when the data is Error(string) or Panic(uint256).
 pub fn revert_message(data: &[u8]) -> String {
-    match decode_revert_reason(data) {
-        Some(reason) => format!("execution reverted: {reason}"),
-        None => "execution reverted".to_string(),
-    }
+    ExecutionReverted { reason: decode_revert_reason(data) }.to_string()
 }
 
 pub fn reverted(data: Bytes) -> ChainError {
-    ChainError::Reverted { message: revert_message(&data), data }
+    ChainError::Reverted { revert: ExecutionReverted { reason: decode_revert_reason(&data) }, data }
 }
 
 /// Why revm refused a transaction before executing it, as the node's [`InvalidTx`].
