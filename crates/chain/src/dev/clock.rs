@@ -67,7 +67,7 @@ impl BlockClock {
     /// clock forward (0 when back), as anvil answers. Refused past `MAX_TIMESTAMP`.
     pub fn set_time(&mut self, timestamp: u64) -> Result<u64, DevError> {
         if timestamp > MAX_TIMESTAMP {
-            return Err(DevError::TimestampTooLate(timestamp.to_string()));
+            return Err(DevError::TimestampTooLate { requested: timestamp, max: MAX_TIMESTAMP });
         }
         let now = now_secs();
         let was = now.saturating_add(self.offset).max(0) as u64;
