@@ -63,19 +63,26 @@ impl Following {
 
     /// Shows the commits that landed (`safe` moves), on a blocking thread.
     pub async fn land(&self) -> Result<(), ChainError> {
-        let follower = self.follower.clone();
-        tokio::task::spawn_blocking(move || follower.lock().land())
-            .await
-            .unwrap_or_else(|e| Err(InternalError::Panicked { what: "landing", message: e.to_string() }.into()))
+        self.blocking("landing", |f| f.land()).await?
     }
 
     /// Waits until every applied block is durable: before this node builds on them (the
     /// builder's own commits must come after them).
     pub async fn settle(&self) -> Result<(), ChainError> {
+        self.blocking("settling", |f| f.settle()).await?
+    }
+
+    /// Runs `work` on the follower on a blocking thread (it applies and waits for the
+    /// disk); a panic there comes back as an internal error.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        work: impl FnOnce(&mut Follower) -> T + Send + 'static,
+    ) -> Result<T, ChainError> {
         let follower = self.follower.clone();
-        tokio::task::spawn_blocking(move || follower.lock().settle())
+        tokio::task::spawn_blocking(move || work(&mut follower.lock()))
             .await
-            .unwrap_or_else(|e| Err(InternalError::Panicked { what: "settling", message: e.to_string() }.into()))
+            .map_err(|e| InternalError::Panicked { what, message: e.to_string() }.into())
     }
 
     /// After this node led up to `last_seq` in `term`: reading goes on right after it, but
@@ -101,10 +108,7 @@ impl Following {
 
     /// Applies one message on a blocking thread; what the follower said.
     pub async fn apply(&self, seq: u64, data: bytes::Bytes) -> Result<Applied, ApplyError> {
-        let follower = self.follower.clone();
-        let r = tokio::task::spawn_blocking(move || follower.lock().apply(seq, &data)).await.unwrap_or_else(|e| {
-            Err(ApplyError::Chain(InternalError::Panicked { what: "apply", message: e.to_string() }.into()))
-        });
+        let r = self.blocking("apply", move |f| f.apply(seq, &data)).await.unwrap_or_else(|e| Err(e.into()));
         match &r {
             Ok(_) => {
                 self.applied.fetch_max(seq, Ordering::AcqRel);
