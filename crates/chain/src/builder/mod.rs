@@ -88,7 +88,7 @@ impl Drop for BuilderHandle {
 /// Starts the builder on its own thread; returns once the first block is open. With a
 /// `ledger` (a cluster's leader) nothing is shown before the ledger holds it, and the block
 /// the log shows open is continued rather than opened anew. With `dev` it also serves the
-/// test methods (`--dev`, builder/dev.rs).
+/// test methods (`--dev`, builder/dev/).
 pub fn spawn(
     chain: Arc<ChainState>,
     ledger: Option<Arc<dyn Ledger>>,

@@ -1,5 +1,5 @@
 //! The test methods as the N-API layer calls them. Changes to the chain are requests to the
-//! builder (builder/dev.rs), answered once they are done; impersonation is the submission
+//! builder (builder/dev/), answered once they are done; impersonation is the submission
 //! path's; a dump reads the published view like any read.
 
 use std::sync::{mpsc, Arc};

@@ -1,7 +1,7 @@
 //! The test methods anvil and Hardhat serve (`--dev`): state edits, impersonation, mining
 //! on demand, time, snapshots and reverts, state dumps. Off on a production node.
 //!
-//! Every change goes through the builder, the chain's only writer (builder/dev.rs): an edit
+//! Every change goes through the builder, the chain's only writer (builder/dev/): an edit
 //! lands in the block being built and is shown at once as that block's next
 //! pre-confirmation, then sealed with it; a revert puts the store back at a sealed snapshot
 //! and opens a new block on it. So `pending`, `latest` and the subscriptions tell one story.

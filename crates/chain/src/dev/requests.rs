@@ -1,5 +1,5 @@
 //! What the test methods ask of the builder, and its answers. The builder carries them out
-//! between ticks, in the order they came (builder/dev.rs).
+//! between ticks, in the order they came (builder/dev/).
 
 use std::sync::mpsc;
 
