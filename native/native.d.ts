@@ -31,6 +31,16 @@ export declare class NativeNode {
   devSetCode(address: string, code: string): Promise<string | NativeFailure>
   /** anvil_setStorageAt: `slot` a canonical 32-byte key, `value` 32 bytes. */
   devSetStorageAt(address: string, slot: string, value: string): Promise<string | NativeFailure>
+  /**
+   * anvil_dealERC20: `account`'s balance of `token` (a 0x quantity), written where
+   * `balanceOf` reads it.
+   */
+  devDealErc20(account: string, token: string, amount: string): Promise<string | NativeFailure>
+  /**
+   * anvil_setERC20Allowance: what `spender` may take of `owner`'s `token`, written where
+   * `allowance` reads it.
+   */
+  devSetErc20Allowance(owner: string, spender: string, token: string, amount: string): Promise<string | NativeFailure>
   /** anvil_impersonateAccount / anvil_stopImpersonatingAccount. */
   devImpersonate(address: string, on: boolean): string | NativeFailure
   /** anvil_autoImpersonateAccount. */
@@ -183,7 +193,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'

@@ -164,6 +164,9 @@ export class Chain {
   devSetNonce = (address: string, nonce: string): Promise<string> => unwrapAsync(this.raw.devSetNonce(address, nonce));
   devSetCode = (address: string, code: string): Promise<string> => unwrapAsync(this.raw.devSetCode(address, code));
   devSetStorageAt = (address: string, slot: string, value: string): Promise<string> => unwrapAsync(this.raw.devSetStorageAt(address, slot, value));
+  devDealErc20 = (account: string, token: string, amount: string): Promise<string> => unwrapAsync(this.raw.devDealErc20(account, token, amount));
+  devSetErc20Allowance = (owner: string, spender: string, token: string, amount: string): Promise<string> =>
+    unwrapAsync(this.raw.devSetErc20Allowance(owner, spender, token, amount));
   devImpersonate = (address: string, on: boolean): string => unwrap(this.raw.devImpersonate(address, on));
   devAutoImpersonate = (on: boolean): string => unwrap(this.raw.devAutoImpersonate(on));
   devSendUnsigned = (request: object): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));

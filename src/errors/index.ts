@@ -93,6 +93,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   overloaded: Code.LimitExceeded,
   notLeader: Code.Server, // a cluster's follower sends the transaction on to the leader first
   config: Code.Internal,
+  testMethodFailed: Code.Internal, // anvil's code for a test method it could not carry out
   internal: Code.Internal,
   simNonceTooLow: -38010,
   simNonceTooHigh: -38011,
@@ -134,7 +135,8 @@ export function toRpcError(err: unknown, log: Logger = logInternal, profile: Pro
   if (err instanceof RpcError) return err;
   if (err instanceof NativeError) {
     const code = nativeCode(err.kind, profile);
-    if (code === Code.Internal) {
+    // A test method that could not do what it was asked is the caller's case, not the node's.
+    if (code === Code.Internal && err.kind !== 'testMethodFailed') {
       log(`native ${err.kind}: ${err.message}`);
       return new RpcError(Code.Internal, err.message || 'internal error');
     }

@@ -39,6 +39,15 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
     maxParams: 3,
     handler: (p) => chain.devSetStorageAt(addr(p), storageSlot(p[1], argPath(1)), storageValue(p[2], argPath(2))),
   });
+  // anvil's argument order: the account (or owner and spender) first, then the token.
+  named(t, ['anvil_dealERC20', 'hardhat_dealERC20', 'anvil_setERC20Balance'], {
+    maxParams: 3,
+    handler: (p) => chain.devDealErc20(addr(p, 0), addr(p, 1), devNumber(p[2], argPath(2), 'amount', 256)),
+  });
+  t.anvil_setERC20Allowance = {
+    maxParams: 4,
+    handler: (p) => chain.devSetErc20Allowance(addr(p, 0), addr(p, 1), addr(p, 2), devNumber(p[3], argPath(3), 'amount', 256)),
+  };
 
   named(t, ['anvil_impersonateAccount', 'hardhat_impersonateAccount'], { maxParams: 1, handler: (p) => chain.devImpersonate(addr(p), true) });
   named(t, ['anvil_stopImpersonatingAccount', 'hardhat_stopImpersonatingAccount'], { maxParams: 1, handler: (p) => chain.devImpersonate(addr(p), false) });

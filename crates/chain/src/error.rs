@@ -11,7 +11,7 @@ mod halt;
 mod operator;
 mod simulate;
 pub use availability::{LedgerError, NotLeader, Unavailable};
-pub use dev::DevError;
+pub use dev::{DevError, DevFailure};
 pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
 pub use simulate::{SimulateCode, SimulateError};
@@ -68,6 +68,9 @@ pub enum ChainError {
     /// the caller sends it to the leader instead.
     #[error("not the leader: {0}")]
     NotLeader(#[from] NotLeader),
+    /// A test method could not do what it was asked (anvil's internal error, not the node's).
+    #[error(transparent)]
+    TestMethodFailed(#[from] DevFailure),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error(transparent)]
     Internal(#[from] InternalError),

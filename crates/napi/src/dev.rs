@@ -8,6 +8,7 @@ use alloy_primitives::{hex, Bytes, U256};
 use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
+use preconf_chain::dev::erc20::Erc20Entry;
 use preconf_chain::dev::requests::{AccountEdit, Balance, Mining};
 use preconf_chain::dev::DevApi;
 use preconf_chain::error::Unavailable;
@@ -116,6 +117,41 @@ impl NativeNode {
             edit.storage = vec![(params::slot(&slot)?, U256::from_be_bytes(params::hash(&value)?.0))];
             d.edit(vec![edit])?;
             Ok("true".into())
+        })
+    }
+
+    /// anvil_dealERC20: `account`'s balance of `token` (a 0x quantity), written where
+    /// `balanceOf` reads it.
+    #[napi]
+    pub fn dev_deal_erc20<'env>(
+        &self,
+        env: &'env Env,
+        account: String,
+        token: String,
+        amount: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Calls, move |d| {
+            let entry = Erc20Entry::Balance { account: params::address(&account)? };
+            d.set_erc20(params::address(&token)?, entry, u256(&amount)?)?;
+            Ok("null".into())
+        })
+    }
+
+    /// anvil_setERC20Allowance: what `spender` may take of `owner`'s `token`, written where
+    /// `allowance` reads it.
+    #[napi]
+    pub fn dev_set_erc20_allowance<'env>(
+        &self,
+        env: &'env Env,
+        owner: String,
+        spender: String,
+        token: String,
+        amount: String,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.dev_job(env, Class::Calls, move |d| {
+            let entry = Erc20Entry::Allowance { owner: params::address(&owner)?, spender: params::address(&spender)? };
+            d.set_erc20(params::address(&token)?, entry, u256(&amount)?)?;
+            Ok("null".into())
         })
     }
 

@@ -29,6 +29,8 @@ pub enum ErrorKind {
     Overloaded,
     /// A clustered node that does not lead was asked to accept a transaction.
     NotLeader,
+    /// A test method could not do what it was asked (anvil answers -32603; not logged).
+    TestMethodFailed,
     Internal,
     SimNonceTooLow,
     SimNonceTooHigh,
@@ -73,6 +75,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::Pruned { .. } => ErrorKind::Pruned,
         ChainError::StoreFault(_) => ErrorKind::StoreFault,
         ChainError::Timeout { .. } => ErrorKind::Timeout,
+        ChainError::TestMethodFailed(_) => ErrorKind::TestMethodFailed,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
         ChainError::Simulate(s) => match s.code() {

@@ -4,10 +4,11 @@
 
 use std::sync::{mpsc, Arc};
 
-use alloy_primitives::{Address, B256};
+use alloy_primitives::{Address, B256, U256};
 use alloy_rpc_types_eth::TransactionRequest;
 
 use super::dump;
+use super::erc20::{self, Erc20Entry};
 use super::requests::{AccountEdit, DevCall, DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining};
 use super::DevError;
 use crate::api::submit::Submission;
@@ -44,6 +45,15 @@ impl DevApi {
     /// Changes accounts in the block being built; returns once `pending` shows them.
     pub fn edit(&self, edits: Vec<AccountEdit>) -> ChainResult<()> {
         self.done(DevRequest::Edit(edits))
+    }
+
+    /// anvil_dealERC20 / anvil_setERC20Allowance: sets `entry` of `token` to `amount` in the
+    /// block being built, at the slot its view function reads (refused when none does).
+    pub fn set_erc20(&self, token: Address, entry: Erc20Entry, amount: U256) -> ChainResult<()> {
+        let slot = erc20::slot_of(&self.chain, token, entry, amount)?;
+        let mut edit = AccountEdit::new(token);
+        edit.storage = vec![(slot, amount)];
+        self.edit(vec![edit])
     }
 
     pub fn mine(&self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {

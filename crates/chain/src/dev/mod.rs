@@ -10,6 +10,7 @@
 mod api;
 pub mod clock;
 mod dump;
+pub mod erc20;
 pub mod requests;
 pub mod rewind;
 

@@ -39,3 +39,15 @@ pub enum DevError {
     #[error("invalid state dump: nonce of {address} does not fit 64 bits: {nonce}")]
     DumpNonce { address: Address, nonce: U256 },
 }
+
+/// A well-formed test method call the node could not carry out: anvil answers these as an
+/// internal error (-32603), in these words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DevFailure {
+    /// anvil_dealERC20: no slot `balanceOf(account)` reads makes it answer the amount.
+    #[error("Unable to set ERC20 balance, no slot found")]
+    NoBalanceSlot,
+    /// anvil_setERC20Allowance: likewise for `allowance(owner, spender)`.
+    #[error("Unable to set ERC20 allowance, no slot found")]
+    NoAllowanceSlot,
+}

@@ -3,6 +3,7 @@
 //! cannot drift apart.
 
 pub mod access_list;
+pub mod answer_slot;
 pub mod call;
 pub mod create_guard;
 pub mod errors;
