@@ -52,6 +52,11 @@ export declare class NativeNode {
    * timestamps) and `timestamp` (the first one's) are 0x quantities.
    */
   devMine(blocks: string, interval?: string | undefined | null, timestamp?: string | undefined | null): Promise<string | NativeFailure>
+  /**
+   * anvil_mine_detailed / evm_mine_detailed: mines as evm_mine, and answers the blocks it
+   * sealed with full transactions and what each returned, as anvil does.
+   */
+  devMineDetailed(blocks: string, timestamp?: string | undefined | null): Promise<string | NativeFailure>
   /** evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil). */
   devIncreaseTime(seconds: string): Promise<string | NativeFailure>
   /** anvil_setTime: seconds the clock moved forward (a JSON number, as anvil). */

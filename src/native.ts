@@ -171,6 +171,7 @@ export class Chain {
   devAutoImpersonate = (on: boolean): string => unwrap(this.raw.devAutoImpersonate(on));
   devSendUnsigned = (request: object): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));
   devMine = (blocks: string, interval?: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMine(blocks, interval, timestamp));
+  devMineDetailed = (blocks: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMineDetailed(blocks, timestamp));
   devIncreaseTime = (seconds: string): Promise<string> => unwrapAsync(this.raw.devIncreaseTime(seconds));
   devSetTime = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetTime(timestamp));
   devSetNextBlockTimestamp = (timestamp: string): Promise<string> => unwrapAsync(this.raw.devSetNextBlockTimestamp(timestamp));

@@ -70,6 +70,14 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
       return '"0x0"';
     },
   };
+  // The same, answering the blocks it sealed with their transactions and what each returned.
+  named(t, ['anvil_mine_detailed', 'evm_mine_detailed'], {
+    maxParams: 1,
+    handler: (p) => {
+      const o = mineOptions(p[0]);
+      return chain.devMineDetailed(o.blocks, o.timestamp);
+    },
+  });
   named(t, ['anvil_setAutomine', 'evm_setAutomine'], { maxParams: 1, handler: (p) => chain.devSetAutomine(bool(p[0], argPath(0), 'enabled')) });
   named(t, ['anvil_getAutomine', 'hardhat_getAutomine'], { maxParams: 0, handler: () => chain.devAutomine() });
   named(t, ['anvil_setIntervalMining', 'evm_setIntervalMining'], {

@@ -12,9 +12,10 @@ use preconf_chain::dev::erc20::Erc20Entry;
 use preconf_chain::dev::requests::{AccountEdit, Balance, Mining};
 use preconf_chain::dev::DevApi;
 use preconf_chain::error::Unavailable;
+use preconf_chain::types::BlockId;
 use preconf_chain::{ChainResult, InvalidParam, Node};
 use preconf_rpc::params;
-use preconf_rpc::render;
+use preconf_rpc::render::{self, block};
 
 use crate::failure::NativeFailure;
 use crate::work::Class;
@@ -199,6 +200,27 @@ impl NativeNode {
         self.dev_job(env, Class::Submit, move |d| {
             d.mine(params::quantity(&blocks)?, opt_quantity(interval)?, opt_quantity(timestamp)?)?;
             Ok("null".into())
+        })
+    }
+
+    /// anvil_mine_detailed / evm_mine_detailed: mines as evm_mine, and answers the blocks it
+    /// sealed with full transactions and what each returned, as anvil does.
+    #[napi]
+    pub fn dev_mine_detailed<'env>(
+        &self,
+        env: &'env Env,
+        blocks: String,
+        timestamp: Option<String>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        self.spawn(env, Class::Submit, move |n| {
+            let mined = dev(n)?.mine(params::quantity(&blocks)?, None, opt_quantity(timestamp)?)?;
+            let api = n.api();
+            let mut out = Vec::new();
+            for number in mined {
+                let Some(data) = api.blocks.by_id(BlockId::Number(number))? else { continue };
+                out.push(block::mined_block(&data, &api.tracing.tx_outputs(number)?));
+            }
+            Ok(serde_json::Value::Array(out).to_string())
         })
     }
 

@@ -16,6 +16,7 @@ use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult, InternalError, Missing, Rejection};
 use crate::exec::access_list::{self, AccessListOutcome};
 use crate::exec::call::CallContext;
+use crate::exec::outputs::{self, TxOutput};
 use crate::exec::overrides::apply_block_overrides;
 use crate::exec::prepare::{capped_gas, prepare_call};
 use crate::exec::trace::session::{BlockToTrace, TraceSession};
@@ -76,6 +77,13 @@ impl Tracing {
             txs: block.txs.to_vec(),
             parent_state: view.state_at(number - 1),
         })
+    }
+
+    /// What each transaction of sealed block `number` returned (anvil_mine_detailed).
+    pub fn tx_outputs(&self, number: u64) -> ChainResult<Vec<TxOutput>> {
+        let view = self.chain.view();
+        let block = self.block_to_trace(&view, Resolved::Sealed(number))?;
+        outputs::tx_outputs(self.chain.spec(), &block)
     }
 
     /// debug_traceBlockByNumber / ByHash: every transaction of the block, in order.

@@ -2,6 +2,7 @@
 //! builder (builder/dev/), answered once they are done; impersonation is the submission
 //! path's; a dump reads the published view like any read.
 
+use std::ops::Range;
 use std::sync::{mpsc, Arc};
 
 use alloy_primitives::{Address, B256, U256};
@@ -56,8 +57,12 @@ impl DevApi {
         self.edit(vec![edit])
     }
 
-    pub fn mine(&self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {
-        self.done(DevRequest::Mine { blocks, interval, timestamp })
+    /// Seals `blocks` blocks now; their numbers.
+    pub fn mine(&self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<Range<u64>> {
+        match self.call(DevRequest::Mine { blocks, interval, timestamp })? {
+            DevReply::Mined(numbers) => Ok(numbers),
+            other => Err(unexpected(other)),
+        }
     }
 
     /// The clock's total offset after adding `seconds`.

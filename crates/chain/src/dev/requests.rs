@@ -1,6 +1,7 @@
 //! What the test methods ask of the builder, and its answers. The builder carries them out
 //! between ticks, in the order they came (builder/dev/).
 
+use std::ops::Range;
 use std::sync::mpsc;
 
 use alloy_primitives::{Address, Bytes, B256, U256};
@@ -92,6 +93,8 @@ pub enum DevRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DevReply {
     Done,
+    /// The numbers of the blocks `Mine` sealed.
+    Mined(Range<u64>),
     /// A snapshot's id.
     Id(u64),
     /// Whether a revert found its snapshot.

@@ -8,6 +8,7 @@ pub mod call;
 pub mod create_guard;
 pub mod errors;
 pub mod estimate;
+pub mod outputs;
 pub mod overrides;
 pub mod prepare;
 pub mod request;

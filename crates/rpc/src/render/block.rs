@@ -3,6 +3,7 @@
 use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::U256;
 use alloy_rpc_types_eth::{Block, BlockTransactions, Header};
+use preconf_chain::exec::outputs::{revert_reason, TxOutput};
 use preconf_chain::types::BlockData;
 use serde_json::Value;
 
@@ -60,6 +61,27 @@ pub fn pending_value(data: &BlockData, object: &Block) -> Value {
         if let Some(i) = data.preconf_index {
             m.insert("preconfIndex".into(), serde_json::from_str(&quantity(i)).unwrap_or(Value::Null));
         }
+    }
+    v
+}
+
+/// A sealed block with full transactions, each with anvil's `output` (what it returned; none
+/// when it halted) and, when it reverted with a reason, `revertReason`: one of the blocks
+/// anvil_mine_detailed answers.
+pub fn mined_block(data: &BlockData, outputs: &[TxOutput]) -> Value {
+    let mut v = serde_json::to_value(block_object(data, true)).unwrap_or(Value::Null);
+    let txs = v.get_mut("transactions").and_then(Value::as_array_mut);
+    for (tx, out) in txs.into_iter().flatten().zip(outputs) {
+        let Some(tx) = tx.as_object_mut() else { continue };
+        let (output, reason) = match out {
+            TxOutput::Returned(data) => (data, None),
+            TxOutput::Reverted(data) => (data, revert_reason(data)),
+            TxOutput::Halted => continue,
+        };
+        if let Some(reason) = reason {
+            tx.insert("revertReason".into(), Value::String(reason));
+        }
+        tx.insert("output".into(), Value::String(output.to_string()));
     }
     v
 }

@@ -1,6 +1,7 @@
 //! When blocks are sealed under the test methods, and the seals and new block contexts
 //! they ask for (`anvil_mine`, the clock's methods).
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::super::block::OpenBlock;
@@ -72,8 +73,13 @@ impl Builder {
         self.seal()
     }
 
-    /// Seals `blocks` blocks now, each with what the pool has ready.
-    pub(super) fn mine(&mut self, blocks: u64, interval: Option<u64>, timestamp: Option<u64>) -> ChainResult<()> {
+    /// Seals `blocks` blocks now, each with what the pool has ready; their numbers.
+    pub(super) fn mine(
+        &mut self,
+        blocks: u64,
+        interval: Option<u64>,
+        timestamp: Option<u64>,
+    ) -> ChainResult<Range<u64>> {
         if blocks > crate::dev::MAX_MINE_BLOCKS {
             return Err(DevError::TooManyBlocks { asked: blocks, max: crate::dev::MAX_MINE_BLOCKS }.into());
         }
@@ -88,6 +94,7 @@ impl Builder {
             self.dev_mut().clock.set_next_timestamp(t, parent)?;
             self.new_context(true)?;
         }
+        let first = self.block.header.number;
         for _ in 0..blocks {
             // Everything executable, however long it takes: the caller asked for a block now.
             self.execute_pool(Instant::now() + Duration::from_secs(3600));
@@ -97,7 +104,7 @@ impl Builder {
             }
             self.seal_now()?;
         }
-        Ok(())
+        Ok(first..first + blocks)
     }
 
     /// The timestamp the next block opened will follow: the open block's if it is sealed

@@ -114,8 +114,7 @@ impl Builder {
                 DevReply::Done
             }
             DevRequest::Mine { blocks, interval, timestamp } => {
-                self.mine(blocks, interval, timestamp)?;
-                DevReply::Done
+                DevReply::Mined(self.mine(blocks, interval, timestamp)?)
             }
             DevRequest::IncreaseTime(seconds) => {
                 let total = self.dev_mut().clock.increase(seconds)?;

@@ -1,0 +1,125 @@
+//! What each transaction of a sealed block returned (anvil_mine_detailed's `output`): the
+//! block replayed untraced on its parent's state. Receipts keep no return data, and the
+//! builder keeps none, so the cost falls on the one method that asks.
+
+use alloy_primitives::{hex, Address, Bytes, KECCAK256_EMPTY};
+use alloy_sol_types::{Panic, Revert, SolError, SolValue};
+use revm::context_interface::result::{EVMError, ExecutionResult};
+use revm::database::CacheDB;
+use revm::handler::{ExecuteCommitEvm, ExecuteEvm};
+use revm::Database;
+
+use super::system::{self, SystemCalls};
+use super::trace::session::BlockToTrace;
+use super::{build_evm, tx_env_from_signed, Evm, ExecBlock, Mode};
+use crate::error::{Cause, ChainError, ChainResult, InternalError};
+use crate::spec::ChainSpec;
+use crate::state::StateView;
+
+/// How one transaction ended, with what it returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TxOutput {
+    /// A call's return data, or a creation's deployed code.
+    Returned(Bytes),
+    /// The revert data.
+    Reverted(Bytes),
+    /// Halted (out of gas, invalid opcode, ...): nothing returned.
+    Halted,
+}
+
+struct Replay {
+    evm: Evm<StateView>,
+}
+
+impl SystemCalls for Replay {
+    fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
+        let db = &mut self.evm.ctx.journaled_state.database;
+        if db.basic(address)?.is_none_or(|a| a.code_hash == KECCAK256_EMPTY) {
+            return Ok(None);
+        }
+        let out = system::run(&mut self.evm, address, input)
+            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
+        let output = out.result.output().cloned();
+        self.evm.commit(out.state);
+        Ok(output)
+    }
+}
+
+/// The outputs of `block`'s transactions, in order. A replay that does not use the gas the
+/// block recorded is the node's fault.
+pub fn tx_outputs(spec: &ChainSpec, block: &BlockToTrace) -> ChainResult<Vec<TxOutput>> {
+    let header = &block.header;
+    let evm =
+        build_evm(CacheDB::new(block.parent_state.clone()), spec, &ExecBlock::from_header(header), Mode::Transaction);
+    let mut replay = Replay { evm };
+    system::pre_block(&mut replay, header, spec.spec_at(header.number, header.timestamp))?;
+    let mut outputs = Vec::with_capacity(block.txs.len());
+    for etx in &block.txs {
+        let out = replay.evm.transact(tx_env_from_signed(&etx.tx, etx.sender)).map_err(|e| match e {
+            EVMError::Database(e) => e,
+            other => ChainError::from(InternalError::Replay { hash: etx.hash(), source: Cause::new(other) }),
+        })?;
+        let gas_used = out.result.tx_gas_used();
+        if gas_used != etx.gas_used {
+            return Err(InternalError::ReplayGas { hash: etx.hash(), gas_used, recorded: etx.gas_used }.into());
+        }
+        outputs.push(match out.result {
+            ExecutionResult::Success { output, .. } => TxOutput::Returned(output.into_data()),
+            ExecutionResult::Revert { output, .. } => TxOutput::Reverted(output),
+            ExecutionResult::Halt { .. } => TxOutput::Halted,
+        });
+        replay.evm.commit(out.state);
+    }
+    Ok(outputs)
+}
+
+/// The reason anvil gives a reverted transaction (`revertReason`): Error(string)'s text,
+/// Panic(uint256)'s description, else a string the data holds, else the custom error's
+/// selector and data; `None` for no data.
+pub fn revert_reason(data: &[u8]) -> Option<String> {
+    if let Ok(revert) = Revert::abi_decode(data) {
+        return Some(revert.reason);
+    }
+    if let Ok(panic) = Panic::abi_decode(data) {
+        return Some(panic.to_string());
+    }
+    let text = String::abi_decode(data)
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| (data.is_ascii() && !data.is_empty()).then(|| String::from_utf8_lossy(data).into_owned()));
+    if text.is_some() {
+        return text;
+    }
+    match data.split_first_chunk::<4>() {
+        Some((selector, rest)) => {
+            let mut s = format!("custom error {}", hex::encode_prefixed(selector));
+            if !rest.is_empty() {
+                s.push_str(": ");
+                match std::str::from_utf8(rest) {
+                    Ok(t) => s.push_str(t),
+                    Err(_) => s.push_str(&hex::encode(rest)),
+                }
+            }
+            Some(s)
+        }
+        None => (!data.is_empty()).then(|| format!("custom error bytes {}", hex::encode_prefixed(data))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::U256;
+    use alloy_sol_types::SolError;
+
+    #[test]
+    fn revert_reasons_read_as_anvil_reads_them() {
+        let error = Revert { reason: "allowance exceeded".into() }.abi_encode();
+        assert_eq!(revert_reason(&error).as_deref(), Some("allowance exceeded"));
+        let panic = Panic { code: U256::from(0x11) }.abi_encode();
+        assert_eq!(revert_reason(&panic).as_deref(), Some("panic: arithmetic underflow or overflow (0x11)"));
+        assert_eq!(revert_reason(&[0xde, 0xad, 0xbe, 0xef, 0xff]).as_deref(), Some("custom error 0xdeadbeef: ff"));
+        assert_eq!(revert_reason(&[0xff]).as_deref(), Some("custom error bytes 0xff"));
+        assert_eq!(revert_reason(&[]), None);
+    }
+}
