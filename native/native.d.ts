@@ -23,8 +23,6 @@ export declare class NativeNode {
   feeHistory(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
-  /** Whether this node serves the test methods. */
-  devEnabled(): boolean
   /** anvil_setBalance (`add`: anvil_addBalance) with a 0x quantity. */
   devSetBalance(address: string, value: string, add: boolean): Promise<string | NativeFailure>
   devSetNonce(address: string, nonce: string): Promise<string | NativeFailure>
@@ -41,6 +39,12 @@ export declare class NativeNode {
    * `allowance` reads it.
    */
   devSetErc20Allowance(owner: string, spender: string, token: string, amount: string): Promise<string | NativeFailure>
+  /** anvil_dumpState: 0x hex of the gzip of anvil's JSON state format. */
+  devDumpState(): Promise<string | NativeFailure>
+  /** anvil_loadState: 0x hex of a dump (gzip or plain JSON). */
+  devLoadState(dump: string): Promise<string | NativeFailure>
+  /** Whether this node serves the test methods. */
+  devEnabled(): boolean
   /** anvil_impersonateAccount / anvil_stopImpersonatingAccount. */
   devImpersonate(address: string, on: boolean): string | NativeFailure
   /** anvil_autoImpersonateAccount. */
@@ -103,10 +107,6 @@ export declare class NativeNode {
   devDropAllTransactions(): Promise<string | NativeFailure>
   /** anvil_removePoolTransactions: every pooled transaction of one sender. */
   devDropTransactionsFrom(sender: string): Promise<string | NativeFailure>
-  /** anvil_dumpState: 0x hex of the gzip of anvil's JSON state format. */
-  devDumpState(): Promise<string | NativeFailure>
-  /** anvil_loadState: 0x hex of a dump (gzip or plain JSON). */
-  devLoadState(dump: string): Promise<string | NativeFailure>
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
   metrics(): NativeMetrics
   blockNumber(): string
