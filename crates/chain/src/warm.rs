@@ -1,9 +1,12 @@
 //! The seal's trie work, done ahead. Between pre-confirmation ticks the builder has idle
 //! time; it spends it loading the trie paths of every key the open block changed so far
-//! (`WarmTries`), so the seal finds those nodes read and decoded and is left with the
-//! in-memory updates and the hashing. A replica does the same with each pre-confirmation
-//! it applies, so checking the sealed block's state root is quick too. On a large state the reads are what grows (one
-//! B-tree lookup per node, deeper trie, colder pages): measured with
+//! (`prefetch`), so the seal finds those nodes read and decoded and is left with the
+//! in-memory updates and the hashing. A replica goes further: it applies each
+//! pre-confirmation's changes to the block's trie as it arrives (`advance`, hashing only
+//! those paths), so checking the sealed block's state root is left with what changed after
+//! the last one, and the pre-confirmations of the next block do not queue behind it. On a
+//! large state the reads are what grows (one B-tree lookup per node, deeper trie, colder
+//! pages): measured with
 //! `cargo run --release -p preconf-trie --example trie_bench -- 10000 1000000 --prefetch`.
 //!
 //! The tries are read from the parent block's trie (the snapshot the block was opened
@@ -15,7 +18,7 @@ use std::time::Instant;
 
 use alloy_primitives::map::{AddressSet, HashSet};
 use alloy_primitives::{keccak256, Address, B256, U256};
-use preconf_trie::{NodeReader, TrieDiff, WarmTries};
+use preconf_trie::{NodeReader, RunningState, TrieDiff};
 
 use crate::changes::StateChanges;
 use crate::error::ChainResult;
@@ -24,7 +27,7 @@ use crate::store::{trie, StoreSnapshot};
 pub struct WarmTrie {
     /// The snapshot the block was opened on: its trie (with its tip) is the parent's.
     parent: Arc<StoreSnapshot>,
-    tries: WarmTries,
+    tries: RunningState,
     accounts: AddressSet,
     slots: HashSet<(Address, U256)>,
     /// Keys changed since the last complete pass.
@@ -35,7 +38,7 @@ impl WarmTrie {
     pub fn new(parent: Arc<StoreSnapshot>) -> Self {
         Self {
             parent,
-            tries: WarmTries::default(),
+            tries: RunningState::default(),
             accounts: AddressSet::default(),
             slots: HashSet::default(),
             behind: false,
@@ -85,16 +88,31 @@ impl WarmTrie {
             Ok(complete) => self.behind = !complete,
             Err(_) => {
                 // Leave everything to the seal (it reads the same trie and reports the error).
-                self.tries = WarmTries::default();
+                self.tries = RunningState::default();
                 self.behind = false;
             }
         }
     }
 
-    /// The block's state root and trie diff, starting from the warm tries (used up).
+    /// Applies changes the block made (one pre-confirmation's) to its trie now, so the
+    /// seal re-hashes only what changed after them. A failed read leaves everything to the
+    /// seal, which reports it.
+    pub fn advance(&mut self, changes: &StateChanges) {
+        let parent = self.parent.clone();
+        let updates = trie::trie_updates(changes);
+        // On an error the running state is empty again: the seal starts over.
+        let _ = with_parent_trie(&parent, |reader| Ok(self.tries.apply(reader, &updates)?));
+    }
+
+    /// The block's state root and trie diff, from the tries loaded or advanced so far
+    /// (used up): the seal applies the block's whole change set over them.
     pub fn state_root(&mut self, changes: &StateChanges) -> ChainResult<(B256, TrieDiff)> {
-        let tries = std::mem::take(&mut self.tries);
-        with_parent_trie(&self.parent, |reader| trie::state_root_warm(reader, changes, tries))
+        let mut tries = std::mem::take(&mut self.tries);
+        let updates = trie::trie_updates(changes);
+        with_parent_trie(&self.parent, |reader| {
+            let root = tries.apply(reader, &updates)?;
+            Ok((root, tries.into_diff()))
+        })
     }
 }
 

@@ -8,6 +8,8 @@
 //!   no retained block needs, through a queue keyed by the block that superseded them.
 //! - `WarmTries` loads the paths of keys ahead of a root computation (the builder does it
 //!   between pre-confirmation ticks); `state_root_warm` then is left with the hashing.
+//! - `RunningState` keeps an open block's state trie between roots, so a replica hashes
+//!   each pre-confirmation's changes as they arrive and the seal's check only the rest.
 //! - `OrderedTrie` keeps a growing block's transactions or receipts trie between roots, so
 //!   each pre-confirmation's roots cost only the transactions it added.
 //! - `account_proof` builds EIP-1186 proofs from any reader, including an `Overlay` of a
@@ -23,6 +25,7 @@ mod ordered;
 mod prefetch;
 mod proof;
 mod reader;
+mod running;
 mod state;
 mod store;
 
@@ -32,6 +35,7 @@ pub use ordered::OrderedTrie;
 pub use prefetch::WarmTries;
 pub use proof::{account_proof, AccountProof, StorageProof};
 pub use reader::{NodeReader, Overlay};
+pub use running::RunningState;
 pub use state::{current_root, state_root, state_root_warm, AccountFields, AccountUpdate};
 pub use store::{
     create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats, ACCOUNT_NODES,

@@ -38,6 +38,16 @@ impl WarmTries {
         Ok(())
     }
 
+    /// Puts back the loaded (and possibly changed and re-hashed) root of `owner`'s trie.
+    pub(crate) fn keep(&mut self, owner: Option<B256>, root: Link) {
+        match owner {
+            None => self.accounts = Some(root),
+            Some(owner) => {
+                self.storage.insert(owner, root);
+            }
+        }
+    }
+
     /// The warm trie of `owner` (taken out), or the reader's, opened cold.
     pub(crate) fn trie<'r, R: NodeReader + ?Sized>(
         &mut self,

@@ -3,13 +3,13 @@
 
 use alloy_primitives::{B256, U256};
 use alloy_rlp::Decodable;
-use alloy_trie::{TrieAccount, EMPTY_ROOT_HASH};
+use alloy_trie::TrieAccount;
 
 use crate::diff::TrieDiff;
 use crate::error::{TrieError, TrieResult};
-use crate::mpt::Trie;
 use crate::prefetch::WarmTries;
 use crate::reader::NodeReader;
+use crate::running::RunningState;
 
 /// Nonce, balance and code hash of an existing account (its storage root is the trie's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,59 +49,11 @@ pub fn state_root<R: NodeReader + ?Sized>(reader: &R, updates: &[AccountUpdate])
 pub fn state_root_warm<R: NodeReader + ?Sized>(
     reader: &R,
     updates: &[AccountUpdate],
-    mut warm: WarmTries,
+    warm: WarmTries,
 ) -> TrieResult<(B256, TrieDiff)> {
-    let mut order: Vec<&AccountUpdate> = updates.iter().collect();
-    order.sort_unstable_by_key(|u| u.hashed_address);
-    if let Some(pair) = order.windows(2).find(|w| w[0].hashed_address == w[1].hashed_address) {
-        return Err(TrieError::DuplicateAccount(pair[0].hashed_address));
-    }
-    let mut diff = TrieDiff::default();
-    let mut accounts = warm.trie(reader, None)?;
-    let mut leaf = Vec::with_capacity(110);
-    for update in order {
-        let address = update.hashed_address;
-        let Some(fields) = update.account else {
-            let (_, nodes) = Trie::wiped(reader, Some(address))?.commit();
-            if !nodes.is_empty() {
-                diff.storage.insert(address, nodes);
-            }
-            accounts.remove(&address)?;
-            continue;
-        };
-        let storage_root = if update.storage_wiped || !update.storage.is_empty() {
-            let mut storage = if update.storage_wiped {
-                Trie::wiped(reader, Some(address))?
-            } else {
-                warm.trie(reader, Some(address))?
-            };
-            for (slot, value) in &update.storage {
-                if value.is_zero() {
-                    storage.remove(slot)?;
-                } else {
-                    storage.insert(slot, alloy_rlp::encode(value))?;
-                }
-            }
-            let (root, nodes) = storage.commit();
-            if !nodes.is_empty() {
-                diff.storage.insert(address, nodes);
-            }
-            root
-        } else {
-            // Storage untouched: keep the root the account's current leaf commits to.
-            match accounts.get(&address)? {
-                Some(old) => decode_account(&old, address)?.storage_root,
-                None => EMPTY_ROOT_HASH,
-            }
-        };
-        let account = TrieAccount::new(fields.nonce, fields.balance, storage_root, fields.code_hash);
-        leaf.clear();
-        alloy_rlp::Encodable::encode(&account, &mut leaf);
-        accounts.insert(&address, leaf.clone())?;
-    }
-    let (root, nodes) = accounts.commit();
-    diff.accounts = nodes;
-    Ok((root, diff))
+    let mut state = RunningState::from(warm);
+    let root = state.apply(reader, updates)?;
+    Ok((root, state.into_diff()))
 }
 
 /// The state root the reader holds (no changes applied).

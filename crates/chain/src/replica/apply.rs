@@ -11,7 +11,7 @@
 //! the newest block of each commit, and `safe` moves when the commit lands.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use alloy_consensus::proofs;
 use alloy_eips::eip2718::Encodable2718;
@@ -28,10 +28,6 @@ use crate::types::{BlockData, ExecutedTx};
 use crate::view::{ChainView, PendingBlock};
 use crate::warm::WarmTrie;
 use crate::wire::{self as codec, CodecError, Message, PendingUpdate, Position, SealedBlock, TermStart, POSITION_KEY};
-
-/// How long applying a pre-confirmation may spend loading the trie paths it changed (for
-/// the seal's state root) before the next message: ~10 µs a changed account at 1 M accounts.
-const PREFETCH_BUDGET: Duration = Duration::from_millis(1);
 
 /// What applying one message did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -325,6 +321,10 @@ impl Follower {
             (true, 0) => ChainEvent::Opened { block, unix_ms: u.unix_ms, changes: layer.clone() },
             _ => ChainEvent::Preconfirmed { block, first_new, unix_ms: u.unix_ms, changes: layer.clone() },
         });
+        if u.reset {
+            // A snapshot replaces what this replica had of the block: so does its trie.
+            self.warm = None;
+        }
         self.warm(number, &view.snapshot, &layer);
         Applied::Pending { number, index }
     }
@@ -356,12 +356,25 @@ impl Follower {
         check(number, "parent hash", view.head_hash(), b.header.parent_hash)?;
         verify_block(&b)?;
         // Over the head's trie: the stored one with the blocks still being committed on top.
+        let cold = || -> Result<_, Refused> {
+            let reader = view.snapshot.trie_reader_at(u64::MAX)?;
+            Ok(trie::state_root(&&*reader, &b.changes)?)
+        };
         let (state_root, trie) = match self.warm.take().filter(|(n, _)| *n == number) {
-            Some((_, mut warm)) => warm.state_root(&b.changes)?,
-            None => {
-                let reader = view.snapshot.trie_reader_at(u64::MAX)?;
-                trie::state_root(&&*reader, &b.changes)?
-            }
+            Some((_, mut warm)) => match warm.state_root(&b.changes)? {
+                (root, trie) if root == b.header.state_root => (root, trie),
+                (root, _) => {
+                    // The running trie followed pre-confirmations the block does not match
+                    // (or a bug): only a root computed from the parent alone can refuse it.
+                    crate::log::warn(
+                        "replica",
+                        "the state root from the pre-confirmations differs from the sealed block's; computing it from the parent",
+                        serde_json::json!({ "number": number, "ours": root.to_string(), "theirs": b.header.state_root.to_string() }),
+                    );
+                    cold()?
+                }
+            },
+            None => cold()?,
         };
         check(number, "state root", state_root, b.header.state_root)?;
 
@@ -432,15 +445,15 @@ impl Follower {
 }
 
 impl Follower {
-    /// Loads the trie paths `layer` changed in block `number` (opened on `parent`), within
-    /// the budget; the seal's state root starts from them.
+    /// Applies `layer`, what a pre-confirmation of block `number` (opened on `parent`)
+    /// changed, to the block's trie, so checking the seal's state root hashes only what
+    /// changed after the last pre-confirmation.
     fn warm(&mut self, number: u64, parent: &Arc<StoreSnapshot>, layer: &StateChanges) {
         if !matches!(&self.warm, Some((n, _)) if *n == number) {
             self.warm = Some((number, WarmTrie::new(parent.clone())));
         }
         if let Some((_, warm)) = &mut self.warm {
-            warm.changed();
-            warm.prefetch(layer, Instant::now() + PREFETCH_BUDGET);
+            warm.advance(layer);
         }
     }
 }

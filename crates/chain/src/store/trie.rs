@@ -2,7 +2,7 @@
 //! proofs computed over the persisted trie (crates/trie).
 
 use alloy_primitives::{keccak256, B256};
-use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError, WarmTries};
+use preconf_trie::{AccountFields, AccountUpdate, NodeReader, TrieDiff, TrieError};
 
 use crate::changes::StateChanges;
 use crate::error::{Cause, ChainError, InternalError, Unavailable};
@@ -39,11 +39,3 @@ pub fn state_root(reader: &impl NodeReader, changes: &StateChanges) -> Result<(B
     Ok(preconf_trie::state_root(reader, &trie_updates(changes))?)
 }
 
-/// `state_root` from tries loaded ahead from the same reader (`WarmTries::prefetch`).
-pub fn state_root_warm(
-    reader: &(impl NodeReader + ?Sized),
-    changes: &StateChanges,
-    warm: WarmTries,
-) -> Result<(B256, TrieDiff), ChainError> {
-    Ok(preconf_trie::state_root_warm(reader, &trie_updates(changes), warm)?)
-}

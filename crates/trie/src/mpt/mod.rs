@@ -56,9 +56,9 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
         Self { root, ctx: Ctx { source: TrieSource { reader, owner }, vacated: Vec::new() } }
     }
 
-    /// The loaded root of an unchanged trie, to be resumed with `with_root`.
+    /// The loaded root of an unchanged or committed trie, to be resumed with `with_root`.
     pub fn into_root(self) -> Link {
-        debug_assert!(self.ctx.vacated.is_empty(), "only an unchanged trie is kept");
+        debug_assert!(self.ctx.vacated.is_empty(), "removals not committed would be lost");
         self.root
     }
 
@@ -106,9 +106,9 @@ impl<'r, R: NodeReader + ?Sized> Trie<'r, R> {
         Ok(())
     }
 
-    /// The new root and the node changes: every changed node at its path, and a removal
-    /// for every path that lost its node.
-    pub fn commit(mut self) -> (B256, NodeDiff) {
+    /// The new root and the node changes since the last commit: every changed node at its
+    /// path, and a removal for every path that lost its node. The trie stays usable.
+    pub fn commit(&mut self) -> (B256, NodeDiff) {
         let mut out: NodeDiff = self.ctx.vacated.drain(..).map(|p| (p, None)).collect();
         let mut buf = Vec::with_capacity(600);
         let root = root_hash(hash_link(&mut self.root, Nibbles::new(), &mut Some(&mut out), &mut buf));
