@@ -16,11 +16,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use alloy_primitives::map::{AddressSet, HashSet};
+use alloy_primitives::map::{AddressMap, AddressSet, HashMap, HashSet};
 use alloy_primitives::{keccak256, Address, B256, U256};
-use preconf_trie::{NodeReader, RunningState, TrieDiff};
+use preconf_trie::{AccountUpdate, NodeReader, RunningState, TrieDiff};
 
-use crate::changes::StateChanges;
+use crate::changes::{AccountChange, AccountState, StateChanges};
 use crate::error::ChainResult;
 use crate::store::{trie, StoreSnapshot};
 
@@ -32,6 +32,58 @@ pub struct WarmTrie {
     slots: HashSet<(Address, U256)>,
     /// Keys changed since the last complete pass.
     behind: bool,
+    /// What `advance` applied to `tries`, by account.
+    held: AddressMap<Held>,
+}
+
+/// One account as the running trie holds it after the pre-confirmations applied.
+#[derive(Default)]
+struct Held {
+    info: Option<AccountState>,
+    /// Its storage was emptied (deleted or re-created) before `slots` were written.
+    wiped: bool,
+    slots: HashMap<U256, U256>,
+}
+
+impl Held {
+    fn apply(&mut self, change: &AccountChange) {
+        self.info = change.info;
+        if change.info.is_none() || change.storage_wiped {
+            self.wiped = true;
+            self.slots.clear();
+        }
+        self.slots.extend(change.storage.iter().map(|(k, v)| (*k, *v)));
+    }
+
+    /// The update that takes this account to `change`, the block's final value for it:
+    /// `None` when it is there already. In a block whose pre-confirmations were applied,
+    /// most accounts are; a block that does not match them is caught by its state root.
+    fn rest(&self, address: &Address, change: &AccountChange) -> Option<AccountUpdate> {
+        let whole = || Some(trie::trie_update(address, change));
+        let same_info = self.info == change.info;
+        if change.info.is_none() {
+            return if same_info && self.wiped { None } else { whole() };
+        }
+        let wipe_held = self.wiped && self.slots.keys().all(|k| change.storage.contains_key(k));
+        if change.storage_wiped != self.wiped || (change.storage_wiped && !wipe_held) {
+            return whole();
+        }
+        let slots: Vec<_> = change
+            .storage
+            .iter()
+            .filter(|(slot, value)| self.slots.get(*slot) != Some(*value))
+            .map(|(slot, value)| trie::hashed_slot(slot, value))
+            .collect();
+        if same_info && slots.is_empty() {
+            return None;
+        }
+        Some(AccountUpdate {
+            hashed_address: keccak256(address),
+            account: change.info.map(trie::account_fields),
+            storage_wiped: false,
+            storage: slots,
+        })
+    }
 }
 
 impl WarmTrie {
@@ -42,6 +94,7 @@ impl WarmTrie {
             accounts: AddressSet::default(),
             slots: HashSet::default(),
             behind: false,
+            held: AddressMap::default(),
         }
     }
 
@@ -100,15 +153,33 @@ impl WarmTrie {
     pub fn advance(&mut self, changes: &StateChanges) {
         let parent = self.parent.clone();
         let updates = trie::trie_updates(changes);
-        // On an error the running state is empty again: the seal starts over.
-        let _ = with_parent_trie(&parent, |reader| Ok(self.tries.apply(reader, &updates)?));
+        match with_parent_trie(&parent, |reader| Ok(self.tries.apply(reader, &updates)?)) {
+            Ok(_) => {
+                for (address, change) in changes.accounts.iter() {
+                    self.held.entry(*address).or_default().apply(change);
+                }
+            }
+            // The running state is empty again: the seal starts over.
+            Err(_) => self.held.clear(),
+        }
     }
 
     /// The block's state root and trie diff, from the tries loaded or advanced so far
-    /// (used up): the seal applies the block's whole change set over them.
+    /// (used up): the seal applies what of the block's change set they do not hold yet.
     pub fn state_root(&mut self, changes: &StateChanges) -> ChainResult<(B256, TrieDiff)> {
         let mut tries = std::mem::take(&mut self.tries);
-        let updates = trie::trie_updates(changes);
+        let held = std::mem::take(&mut self.held);
+        let updates: Vec<AccountUpdate> = match held.is_empty() {
+            true => trie::trie_updates(changes),
+            false => changes
+                .accounts
+                .iter()
+                .filter_map(|(address, change)| match held.get(address) {
+                    Some(h) => h.rest(address, change),
+                    None => Some(trie::trie_update(address, change)),
+                })
+                .collect(),
+        };
         with_parent_trie(&self.parent, |reader| {
             let root = tries.apply(reader, &updates)?;
             Ok((root, tries.into_diff()))
@@ -122,3 +193,7 @@ fn with_parent_trie<T>(parent: &StoreSnapshot, f: impl FnOnce(&dyn NodeReader) -
     let reader = parent.trie_reader_at(u64::MAX)?;
     f(&*reader)
 }
+
+#[cfg(test)]
+#[path = "warm_tests.rs"]
+mod tests;

@@ -158,6 +158,8 @@ fn replica_follows_every_preconfirmation_and_seal() {
         }
     }
     assert!(seen_pending > 20, "pre-confirmations applied: {seen_pending}");
+    // Each seal's state root came from the trie its pre-confirmations had built.
+    assert_eq!(pair.follower.recomputed_roots(), 0);
     let head = pair.replica.chain().view().head_number();
     assert_same_chain(&pair.leader, &pair.replica, head);
     // Storage written by the contract and balances agree at the replica's head.

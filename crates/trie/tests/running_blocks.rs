@@ -46,7 +46,11 @@ fn effective(diff: &NodeDiff, path: &Nibbles, base: impl FnOnce() -> Option<Byte
 fn same_effect(reader: &impl NodeReader, ours: &TrieDiff, theirs: &TrieDiff, what: &str) {
     for path in ours.accounts.keys().chain(theirs.accounts.keys()) {
         let base = || reader.account_node(path).unwrap();
-        assert_eq!(effective(&ours.accounts, path, base), effective(&theirs.accounts, path, base), "{what}: account node {path:?}");
+        assert_eq!(
+            effective(&ours.accounts, path, base),
+            effective(&theirs.accounts, path, base),
+            "{what}: account node {path:?}"
+        );
     }
     let empty = NodeDiff::new();
     for owner in ours.storage.keys().chain(theirs.storage.keys()) {

@@ -96,8 +96,10 @@ pub struct Follower {
     stopped: Option<ApplyError>,
     /// Writes the applied blocks to the store, batched while the disk is behind.
     committer: Committer,
-    /// The open block's number and the trie paths its pre-confirmations changed, loaded.
+    /// The open block's number and its trie with its pre-confirmations applied.
     warm: Option<(u64, WarmTrie)>,
+    /// Sealed blocks whose state root had to be computed again from the parent alone.
+    recomputed_roots: u64,
 }
 
 impl Follower {
@@ -113,7 +115,24 @@ impl Follower {
         let stored = chain.store().meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
         let committer = Committer::spawn(chain.clone(), on_landed)?;
-        Ok(Self { chain, submit, stream, last_seq, build: None, stopped: None, committer, warm: None })
+        Ok(Self {
+            chain,
+            submit,
+            stream,
+            last_seq,
+            build: None,
+            stopped: None,
+            committer,
+            warm: None,
+            recomputed_roots: 0,
+        })
+    }
+
+    /// Sealed blocks whose state root did not match the one running over their
+    /// pre-confirmations and was computed again from the parent (a block that differs from
+    /// what was pre-confirmed, or a bug): each is logged too.
+    pub fn recomputed_roots(&self) -> u64 {
+        self.recomputed_roots
     }
 
     /// Shows the commits that landed: their blocks read from the store, `safe` up to them.
@@ -371,6 +390,7 @@ impl Follower {
                         "the state root from the pre-confirmations differs from the sealed block's; computing it from the parent",
                         serde_json::json!({ "number": number, "ours": root.to_string(), "theirs": b.header.state_root.to_string() }),
                     );
+                    self.recomputed_roots += 1;
                     cold()?
                 }
             },

@@ -1,0 +1,96 @@
+//! A replica's running trie against the one-pass root: random blocks cut in random ticks,
+//! of which a random prefix was applied before the seal (a replica that saw only some of
+//! the pre-confirmations), on two real stores: one written with the running trie's diffs,
+//! one with the one-pass diffs, whose roots must stay equal block after block.
+
+use alloy_consensus::Header;
+use alloy_primitives::{Address, B256, KECCAK256_EMPTY, U256};
+
+use super::WarmTrie;
+use crate::changes::{AccountChange, AccountState, StateChanges};
+use crate::store::{BlockWrite, Store, StoredBody, StoredReceipts};
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+fn info(rng: &mut Rng) -> Option<AccountState> {
+    let code_hash = if rng.below(3) == 0 { B256::with_last_byte(7) } else { KECCAK256_EMPTY };
+    Some(AccountState { nonce: rng.below(5), balance: U256::from(1 + rng.below(1000)), code_hash })
+}
+
+/// One pre-confirmation's changes over 24 addresses and 8 slots each: balances, storage
+/// writes and clears, deletions, re-creations.
+fn tick(rng: &mut Rng) -> StateChanges {
+    let mut changes = StateChanges::default();
+    for _ in 0..1 + rng.below(6) {
+        let address = Address::with_last_byte(rng.below(24) as u8);
+        let mut change = AccountChange { info: info(rng), ..Default::default() };
+        match rng.below(10) {
+            0 => change = AccountChange { info: None, storage_wiped: true, ..Default::default() },
+            1 => change.storage_wiped = true,
+            _ => {}
+        }
+        if change.info.is_some() && rng.below(2) == 0 {
+            for _ in 0..1 + rng.below(4) {
+                change.storage.insert(U256::from(rng.below(8)), U256::from(rng.below(4)));
+            }
+        }
+        let mut one = StateChanges::default();
+        one.accounts.insert(address, change);
+        changes.extend(one);
+    }
+    changes
+}
+
+fn commit(store: &Store, number: u64, changes: &StateChanges, trie: &preconf_trie::TrieDiff, root: B256) {
+    let header = Header { number, state_root: root, ..Default::default() };
+    store
+        .commit_block(BlockWrite {
+            header: &header,
+            hash: B256::with_last_byte(number as u8),
+            body: &StoredBody::default(),
+            receipts: &StoredReceipts::default(),
+            tx_hashes: &[],
+            changes,
+            trie,
+        })
+        .unwrap();
+}
+
+#[test]
+fn seal_after_some_ticks_gives_the_one_pass_root_and_a_trie_that_stays_right() {
+    for seed in 0..8 {
+        let mut rng = Rng(seed);
+        let (running_store, one_pass_store) = (Store::in_memory().unwrap(), Store::in_memory().unwrap());
+        for number in 1..=40u64 {
+            let ticks: Vec<StateChanges> = (0..1 + rng.below(5)).map(|_| tick(&mut rng)).collect();
+            let mut block = StateChanges::default();
+            ticks.iter().for_each(|t| block.extend(t.clone()));
+            let (expected, one_pass_diff) = one_pass_store.state_root(&block).unwrap();
+
+            let mut warm = WarmTrie::new(running_store.snapshot().unwrap());
+            let seen = rng.below(ticks.len() as u64 + 1) as usize;
+            ticks[..seen].iter().for_each(|t| warm.advance(t));
+            let (root, diff) = warm.state_root(&block).unwrap();
+            assert_eq!(root, expected, "seed {seed} block {number}: {seen} of {} ticks applied", ticks.len());
+
+            commit(&running_store, number, &block, &diff, root);
+            commit(&one_pass_store, number, &block, &one_pass_diff, expected);
+            let empty = StateChanges::default();
+            assert_eq!(
+                running_store.state_root(&empty).unwrap().0,
+                expected,
+                "seed {seed} block {number}: the running diff stored another trie"
+            );
+        }
+    }
+}
