@@ -133,7 +133,8 @@ interface Row {
   replicaLagSplit: { early: number; later: number };
   /** Mean ms over phase 1: the leader's seal and durable commit, the replica's sealed-block apply and commit. */
   times: { leaderSeal: number; leaderCommit: number; replicaSeal: number; replicaCommit: number };
-  reads: { rps: number; p99: number; errors: number };
+  /** `serverCore`: the leader's CPU during the reads, in cores (below 1: the load side was the limit). */
+  reads: { rps: number; p99: number; errors: number; serverCore: number; threads: [string, number][] };
   readPhaseBuilderGapP99: number;
   sent: number;
   errors: number;
@@ -173,8 +174,15 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
       const data = encodeFunctionData({ abi: contract('Token').abi, functionName: 'balanceOf', args: [holderAt((i * 3989) % ACCOUNTS)] });
       return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token, data }, 'pending'] });
     });
+    // The replica and its watcher share the load core with the read generator: stopped, so
+    // the figure is the leader's (its lag was measured in phase 1).
+    theirs.close();
+    await stop(replica);
+    const readCpu0 = threadCpu(leader.child.pid!);
     const reads = await runLoad({ url: leader.url, bodies: callBodies, connections: 8, duration: READ_SECONDS, warmup: 1 });
     const t2 = nowMs();
+    const readThreads = cpuDelta(readCpu0, threadCpu(leader.child.pid!));
+    const readCpu = readThreads.reduce((sum, [, s]) => sum + s, 0);
     const [loaded, synced] = await Promise.all([load, sync]);
     await sleep(500);
     mine.close();
@@ -225,7 +233,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
         replicaSeal: mean(1, SEAL),
         replicaCommit: mean(1, COMMIT),
       },
-      reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors },
+      reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / READ_SECONDS, threads: readThreads.slice(0, 8).map(([n, c]) => [n, Math.round((c / READ_SECONDS) * 1000) / 10]) },
       readPhaseBuilderGapP99: percentile(gaps(inPhase(t1, t2).map((p) => p.stamped)), 99),
       sent: loaded.ok,
       errors: loaded.errors,
@@ -267,12 +275,12 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`\n${ACCOUNTS} accounts + ${ACCOUNTS} slots, ${BLOCK_MS} ms blocks, ${SECONDS} s per phase 1, node on core ${SERVER.join(',')}, load on ${LOAD.join(',')}\n`);
-  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
+  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s (leader core used) | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const threads = r.threads.map(([n, p]) => `${n} ${p}`).join(', ');
     console.log(
-      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
+      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} (${fmt(r.reads.serverCore * 100, 0)} %) | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
     );
   }
   if (OUT) writeFileSync(OUT, JSON.stringify(rows, null, 2));

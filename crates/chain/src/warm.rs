@@ -13,6 +13,7 @@
 //! on, with the parent's diff on top while its commit is in flight), which never changes
 //! while the block is open; the seal computes its root from the same reader.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,8 +31,8 @@ pub struct WarmTrie {
     tries: RunningState,
     accounts: AddressSet,
     slots: HashSet<(Address, U256)>,
-    /// Keys changed since the last complete pass.
-    behind: bool,
+    /// Keys changed and not loaded yet, oldest first.
+    queue: VecDeque<(Address, Vec<U256>)>,
     /// What `advance` applied to `tries`, by account.
     held: AddressMap<Held>,
 }
@@ -93,57 +94,57 @@ impl WarmTrie {
             tries: RunningState::default(),
             accounts: AddressSet::default(),
             slots: HashSet::default(),
-            behind: false,
+            queue: VecDeque::new(),
             held: AddressMap::default(),
         }
     }
 
-    /// The block changed more keys: the next `prefetch` has work.
-    pub fn changed(&mut self) {
-        self.behind = true;
+    /// The block changed `address` (and `slots` of its stored storage): the next
+    /// `prefetch` loads their paths. Costs what changed, so a tick's prefetch does not
+    /// grow with the block.
+    pub fn changed(&mut self, address: Address, slots: impl IntoIterator<Item = U256>) {
+        let slots: Vec<U256> = slots.into_iter().filter(|slot| !self.slots.contains(&(address, *slot))).collect();
+        if !slots.is_empty() || !self.accounts.contains(&address) {
+            self.queue.push_back((address, slots));
+        }
     }
 
     /// Whether keys changed that `prefetch` has not loaded yet.
     pub fn behind(&self) -> bool {
-        self.behind
+        !self.queue.is_empty()
     }
 
-    /// Loads the paths of the keys in `changes` not loaded yet, until `stop_at`. A failed
-    /// read leaves the rest to the seal, which reports it.
-    pub fn prefetch(&mut self, changes: &StateChanges, stop_at: Instant) {
-        if !self.behind {
+    /// Loads the paths of the changed keys not loaded yet, oldest first, until `stop_at`.
+    /// A failed read leaves the rest to the seal, which reports it.
+    pub fn prefetch(&mut self, stop_at: Instant) {
+        if self.queue.is_empty() {
             return;
         }
         let parent = self.parent.clone();
         let done = with_parent_trie(&parent, |reader| {
-            let mut slots = Vec::new();
-            for (address, change) in changes.accounts.iter() {
-                // A clock read per account is cheap next to a cold path read: the tick must
-                // not wait for the prefetch.
-                if Instant::now() >= stop_at {
-                    return Ok(false);
-                }
-                slots.clear();
-                if change.info.is_some() && !change.storage_wiped {
-                    for slot in change.storage.keys() {
-                        if self.slots.insert((*address, *slot)) {
-                            slots.push(keccak256(B256::from(*slot)));
-                        }
+            let mut hashed = Vec::new();
+            // A clock read per account is cheap next to a cold path read: the tick must
+            // not wait for the prefetch.
+            while Instant::now() < stop_at {
+                let Some((address, slots)) = self.queue.pop_front() else {
+                    break;
+                };
+                hashed.clear();
+                for slot in slots {
+                    if self.slots.insert((address, slot)) {
+                        hashed.push(keccak256(B256::from(slot)));
                     }
                 }
-                if self.accounts.insert(*address) || !slots.is_empty() {
-                    self.tries.prefetch(reader, &keccak256(address), &slots)?;
+                if self.accounts.insert(address) || !hashed.is_empty() {
+                    self.tries.prefetch(reader, &keccak256(address), &hashed)?;
                 }
             }
-            Ok(true)
+            Ok(())
         });
-        match done {
-            Ok(complete) => self.behind = !complete,
-            Err(_) => {
-                // Leave everything to the seal (it reads the same trie and reports the error).
-                self.tries = RunningState::default();
-                self.behind = false;
-            }
+        if done.is_err() {
+            // Leave everything to the seal (it reads the same trie and reports the error).
+            self.tries = RunningState::default();
+            self.queue.clear();
         }
     }
 

@@ -214,7 +214,12 @@ impl OpenBlock {
     }
 
     fn record(&mut self, state: &revm::state::EvmState) {
-        self.warm.changed();
+        for (address, account) in state.iter().filter(|(_, a)| a.is_touched()) {
+            // A new or destroyed account's stored storage is not read: no slot paths.
+            let fresh = account.is_created() || account.is_selfdestructed();
+            let slots = account.storage.iter().filter(|(_, v)| !fresh && v.is_changed()).map(|(k, _)| *k);
+            self.warm.changed(*address, slots);
+        }
         self.changes.apply_evm_state(state, self.spec_id);
         self.tick.apply_evm_state(state, self.spec_id);
     }

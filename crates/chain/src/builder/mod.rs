@@ -245,7 +245,7 @@ impl Builder {
                 Action::Pass { until } => {
                     self.execute_pool(until);
                     // Idle until the tick: load the trie paths the seal will need.
-                    self.block.warm.prefetch(&self.block.changes, until);
+                    self.block.warm.prefetch(until);
                     schedule.passed(Instant::now());
                 }
                 Action::Tick { due, execute_until, seal } => {

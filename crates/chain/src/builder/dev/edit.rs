@@ -43,8 +43,8 @@ impl Builder {
             for changes in [&mut b.changes, &mut b.tick] {
                 record(changes, edit, state);
             }
+            b.warm.changed(edit.address, edit.storage.iter().map(|(slot, _)| *slot));
         }
-        b.warm.changed();
         let number = b.header.number;
         self.dev_mut().edited = Some(number);
         if self.dev_mut().mining == Mining::Auto || !self.chain.config().preconf {
