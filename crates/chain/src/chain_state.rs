@@ -10,7 +10,7 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
-use crate::error::ChainError;
+use crate::error::{ChainError, DropReason};
 use crate::events::EventBus;
 use crate::ledger::Ledger;
 use crate::metrics::ChainMetrics;
@@ -135,7 +135,7 @@ impl ChainState {
 
     /// Drops transactions that can never execute as they are (or that a test method
     /// dropped), with the reason, from the pool and its journal; those that were pooled.
-    pub fn drop_from_pool(&self, dropped: &[(B256, String)]) -> Vec<B256> {
+    pub fn drop_from_pool(&self, dropped: &[(B256, DropReason)]) -> Vec<B256> {
         let mut pool = self.pool.lock();
         let removed = dropped.iter().filter(|(h, reason)| pool.drop_tx(h, reason.clone()).is_some()).map(|(h, _)| *h);
         let removed = removed.collect();
@@ -149,11 +149,11 @@ impl ChainState {
     /// Publishes `view` and empties the pool in the same step, each transaction dropped
     /// with `reason`, also from the journal (`evm_revert`, `anvil_reset`: what the pool held
     /// was sent against a state that is gone). The hashes dropped.
-    pub fn publish_emptying_pool(&self, view: ChainView, reason: &str) -> Vec<B256> {
+    pub fn publish_emptying_pool(&self, view: ChainView, reason: DropReason) -> Vec<B256> {
         let mut pool = self.pool.lock();
         let hashes: Vec<B256> = pool.snapshot().into_iter().flat_map(|(_, q)| q.into_iter().map(|t| t.hash)).collect();
         for h in &hashes {
-            pool.drop_tx(h, reason.to_string());
+            pool.drop_tx(h, reason.clone());
         }
         self.view.store(Arc::new(view));
         drop(pool);

@@ -7,11 +7,13 @@ use alloy_primitives::{Address, Bytes, B256, U256};
 
 mod availability;
 mod dev;
+mod dropped;
 mod halt;
 mod operator;
 mod simulate;
 pub use availability::{LedgerError, NotLeader, Unavailable};
 pub use dev::{DevError, DevFailure};
+pub use dropped::DropReason;
 pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
 pub use simulate::{SimulateCode, SimulateError};

@@ -21,7 +21,7 @@ pub enum TxLookup {
 }
 
 /// Where a transaction stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum TxProgress {
     Preconfirmed { number: u64, index: u64, preconf_index: u64 },
     Included { number: u64, hash: B256, index: u64 },

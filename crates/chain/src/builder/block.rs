@@ -16,7 +16,7 @@ use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::dev::clock::BlockContext;
-use crate::error::{Cause, ChainResult, Divergence, InternalError};
+use crate::error::{Cause, ChainResult, Divergence, DropReason, InternalError};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{build_evm, errors::invalid_tx, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::pool::PooledTx;
@@ -77,7 +77,7 @@ pub enum Outcome {
     /// It does not fit in the block's remaining gas.
     NoRoom,
     /// It can never execute as it is (nonce, funds, ...): dropped with the reason.
-    Invalid(String),
+    Invalid(DropReason),
 }
 
 pub fn unix_now_ms() -> u64 {
@@ -208,8 +208,8 @@ impl OpenBlock {
                 self.txs.push(Arc::new(etx));
                 Outcome::Included
             }
-            Err(EVMError::Transaction(e)) => Outcome::Invalid(invalid_tx(&e, ptx.sender).to_string()),
-            Err(e) => Outcome::Invalid(format!("execution failed: {e}")),
+            Err(EVMError::Transaction(e)) => Outcome::Invalid(DropReason::Invalid(invalid_tx(&e, ptx.sender))),
+            Err(e) => Outcome::Invalid(DropReason::ExecutionFailed(Cause::new(e))),
         }
     }
 

@@ -9,6 +9,7 @@ use alloy_primitives::B256;
 
 use super::block::{unix_now_ms, Outcome};
 use super::Builder;
+use crate::error::DropReason;
 use crate::pool::BestTxs;
 use crate::wire::{self as codec, Kind};
 
@@ -43,7 +44,7 @@ impl Builder {
         // senders' state nonces have moved past them, so they are not offered again.
         let mut candidates = BestTxs::new(queues, base_fee, |sender| block.nonce_of(sender));
         let mut tried = false;
-        let mut dropped: Vec<(B256, String)> = Vec::new();
+        let mut dropped: Vec<(B256, DropReason)> = Vec::new();
         while let Some(ptx) = candidates.next() {
             if tried && Instant::now() >= stop_at {
                 self.executed.exhausted = None; // the next pass carries on

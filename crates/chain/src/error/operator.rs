@@ -10,6 +10,8 @@ use alloy_consensus::Eip658Value;
 use alloy_primitives::{Address, B256};
 use revm::context_interface::result::ExecutionResult;
 
+use super::DropReason;
+
 /// The error underneath a failure (I/O, storage, a decoder), kept whole and shared, so the
 /// failure stays `Clone`: one reply can go to several waiters.
 #[derive(Clone)]
@@ -177,12 +179,12 @@ pub enum InternalError {
 }
 
 /// How a shown transaction behaves differently when its block is continued.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Divergence {
     #[error("no longer fits")]
     NoRoom,
     #[error("no longer executes: {0}")]
-    Invalid(String),
+    Invalid(DropReason),
     #[error(
         "executes differently: gas {gas} (shown {shown_gas}), status {status:?} (shown {shown_status:?}), {logs} logs \
          (shown {shown_logs})"

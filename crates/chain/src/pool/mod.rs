@@ -25,7 +25,7 @@ use alloy_primitives::{
     Address, Bytes, B256, U256,
 };
 
-use crate::error::{ChainError, InvalidTx, Rejection};
+use crate::error::{ChainError, DropReason, InvalidTx, Rejection};
 
 /// A validated, signed transaction waiting in the pool.
 #[derive(Debug)]
@@ -83,17 +83,17 @@ pub enum PoolEntry {
     /// Waiting, with the nonces its sender has pooled (to tell pending from queued).
     Pooled { tx: Arc<PooledTx>, sender_nonces: Vec<u64> },
     /// Left the pool without being included, and why.
-    Dropped(String),
+    Dropped(DropReason),
 }
 
 /// Where a transaction the pool knows stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum TxStatus {
     /// Executable: no nonce gap before it.
     Pending,
     /// Waiting for a gap in its sender's nonces to fill.
     Queued,
-    Dropped(String),
+    Dropped(DropReason),
 }
 
 impl PoolEntry {
@@ -137,7 +137,7 @@ pub struct Pool {
     by_hash: B256Map<Arc<PooledTx>>,
     senders: AddressMap<BTreeMap<u64, Arc<PooledTx>>>,
     seq: u64,
-    dropped: B256Map<String>,
+    dropped: B256Map<DropReason>,
     dropped_order: VecDeque<B256>,
 }
 
@@ -182,12 +182,12 @@ impl Pool {
         let mut added = Added::default();
         if let Some(old) = plan.replace {
             self.remove(&old);
-            self.record_drop(old, "replaced by a transaction with a higher fee".into());
+            self.record_drop(old, DropReason::Replaced);
             added.replaced = Some(old);
         }
         if let Some(victim) = plan.evict {
             self.remove(&victim);
-            self.record_drop(victim, "evicted: the pool was full and a better-paying transaction arrived".into());
+            self.record_drop(victim, DropReason::Evicted);
             added.evicted.push(victim);
         }
         self.seq += 1;
@@ -254,13 +254,13 @@ impl Pool {
     }
 
     /// Removes a transaction and remembers why.
-    pub fn drop_tx(&mut self, hash: &B256, reason: String) -> Option<Arc<PooledTx>> {
+    pub fn drop_tx(&mut self, hash: &B256, reason: DropReason) -> Option<Arc<PooledTx>> {
         let tx = self.remove(hash)?;
         self.record_drop(*hash, reason);
         Some(tx)
     }
 
-    fn record_drop(&mut self, hash: B256, reason: String) {
+    fn record_drop(&mut self, hash: B256, reason: DropReason) {
         if self.dropped.insert(hash, reason).is_none() {
             self.dropped_order.push_back(hash);
             if self.dropped_order.len() > DROPPED_MEMORY {

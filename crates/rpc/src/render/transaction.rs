@@ -56,7 +56,7 @@ pub fn progress(p: &TxProgress) -> String {
         }),
         TxProgress::InPool(TxStatus::Pending) => json!({ "status": "pending" }),
         TxProgress::InPool(TxStatus::Queued) => json!({ "status": "queued" }),
-        TxProgress::InPool(TxStatus::Dropped(reason)) => json!({ "status": "dropped", "reason": reason }),
+        TxProgress::InPool(TxStatus::Dropped(reason)) => json!({ "status": "dropped", "reason": reason.to_string() }),
         TxProgress::Unknown => json!({ "status": "unknown" }),
     };
     v.to_string()

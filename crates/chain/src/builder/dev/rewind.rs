@@ -9,7 +9,7 @@ use super::{new_instance_id, Builder, Snapshot};
 use crate::dev::clock::BlockClock;
 use crate::dev::rewind;
 use crate::dev::DevError;
-use crate::error::{ChainResult, StoreFault};
+use crate::error::{ChainResult, DropReason, StoreFault};
 
 impl Builder {
     /// Waits until every sealed block is in the store: a savepoint, a restore or a wipe
@@ -51,7 +51,7 @@ impl Builder {
         self.chain.store().restore(&snapshot.savepoint)?;
         drop(snapshot.savepoint);
         self.dev_mut().clock.reset_to(snapshot.timestamp);
-        self.reopen_on_store("dropped by evm_revert")?;
+        self.reopen_on_store(DropReason::Revert)?;
         Ok(true)
     }
 
@@ -68,13 +68,13 @@ impl Builder {
         rewind::seed(&self.chain, dev.genesis.as_ref().expect("checked above"))?;
         self.dev_mut().clock = BlockClock::default();
         self.dev_mut().instance_id = new_instance_id();
-        self.reopen_on_store("dropped by anvil_reset")
+        self.reopen_on_store(DropReason::Reset)
     }
 
     /// After the store went back: readers see its head with a new block open on it, the
     /// pool is empty (what it held was sent against state that is gone), and the
     /// transactions of the discarded open block are forgotten by the journal.
-    fn reopen_on_store(&mut self, reason: &str) -> ChainResult<()> {
+    fn reopen_on_store(&mut self, reason: DropReason) -> ChainResult<()> {
         let view = rewind::view_at_store_head(&self.chain)?;
         let context = self.next_context(&view.head.header.clone());
         let discarded: Vec<B256> = self.block.txs.iter().map(|t| t.hash()).collect();
