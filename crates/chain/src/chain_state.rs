@@ -10,7 +10,7 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
-use crate::error::{ChainError, DropReason};
+use crate::error::{ChainError, DropReason, WriteFault};
 use crate::events::EventBus;
 use crate::ledger::Ledger;
 use crate::metrics::ChainMetrics;
@@ -43,7 +43,7 @@ pub struct ChainState {
     unhealthy: Mutex<Option<String>>,
     /// Why the store cannot write right now (disk full, I/O error): no sealing, no new
     /// transactions, until a commit lands again.
-    store_fault: Mutex<Option<String>>,
+    store_fault: Mutex<Option<WriteFault>>,
     /// Why replication (publishing to or following a stream) is degraded, if it is.
     replication: Mutex<Option<String>>,
     /// A clustered node's ledger while it leads: submissions and the builder write to it
@@ -242,7 +242,7 @@ impl ChainState {
     }
 
     /// Sets or clears the store fault; returns the one it replaces.
-    pub fn set_store_fault(&self, reason: Option<String>) -> Option<String> {
+    pub fn set_store_fault(&self, reason: Option<WriteFault>) -> Option<WriteFault> {
         std::mem::replace(&mut *self.store_fault.lock(), reason)
     }
 
@@ -255,16 +255,17 @@ impl ChainState {
     }
 
     /// Why the store cannot write, while it cannot.
-    pub fn store_fault(&self) -> Option<String> {
+    pub fn store_fault(&self) -> Option<WriteFault> {
         self.store_fault.lock().clone()
     }
 
     /// `None` while healthy, or why the node is degraded.
     pub fn health(&self) -> Option<String> {
-        let reasons: Vec<String> = [self.unhealthy.lock().clone(), self.store_fault(), self.replication.lock().clone()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let reasons: Vec<String> =
+            [self.unhealthy.lock().clone(), self.store_fault().map(|f| f.to_string()), self.replication.lock().clone()]
+                .into_iter()
+                .flatten()
+                .collect();
         (!reasons.is_empty()).then(|| reasons.join("; "))
     }
 }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::chain_state::ChainState;
-use crate::error::{Cause, ChainError, ChainResult, InternalError, StoreFault};
+use crate::error::{Cause, ChainError, ChainResult, InternalError, StoreFault, WriteFault};
 use crate::events::ChainEvent;
 use crate::log;
 use crate::store::{BlockWrite, InFlightBlock};
@@ -174,22 +174,19 @@ fn commit_until_written(chain: &ChainState, batch: &[Job], stopping: &AtomicBool
         match check_free_space(chain).and_then(|()| commit(chain, batch)) {
             Ok(landed) => {
                 if let Some(was) = chain.set_store_fault(None) {
-                    let fields = json!({ "after": was, "blocks": landed.blocks, "newest": landed.newest });
+                    let fields = json!({ "after": was.to_string(), "blocks": landed.blocks, "newest": landed.newest });
                     log::info("store", "the store writes again: sealing resumes", fields);
                 }
                 return Ok(landed);
             }
             Err(e) => {
-                let reason = match &e {
-                    ChainError::StoreFault(f) => f.to_string(),
-                    other => format!("store write failed: {other}"),
-                };
+                let reason = WriteFault::from(e.clone());
                 if chain.set_store_fault(Some(reason.clone())).is_none() {
                     let first = batch.first().map_or(0, |(b, _)| b.number());
                     log::error(
                         "store",
                         "cannot commit: sealing stopped, transactions refused until the store writes again",
-                        json!({ "reason": reason, "block": first, "blocks": batch.len() }),
+                        json!({ "reason": reason.to_string(), "block": first, "blocks": batch.len() }),
                     );
                 }
                 if stopping.load(Ordering::Relaxed) || chain.closing() {
@@ -239,7 +236,7 @@ fn commit(chain: &ChainState, batch: &[Job]) -> ChainResult<Landed> {
             // A cluster's journal is written without waiting; what came before these
             // blocks must be on disk with them (a restart reads the log on after them).
             if let Some(journal) = chain.journal() {
-                journal.flush().map_err(|e| StoreFault::Journal(e.to_string()))?;
+                journal.flush().map_err(|e| StoreFault::Journal(Cause::new(e)))?;
             }
             chain.store().commit_blocks(&writes, &[(POSITION_KEY, &p.encode())], true)?
         }

@@ -300,19 +300,40 @@ pub enum Missing {
 }
 
 /// Why the store cannot take writes (transactions are refused until it can).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreFault {
     #[error("disk full: {free_mib} MiB free in {dir} (the node writes with at least {min_mib} MiB free, --min-free-disk-mb)")]
     DiskFull { free_mib: u64, dir: String, min_mib: u64 },
     #[error("pool journal: {0}")]
-    Journal(String),
-    /// `reason`: the fault the node is in (one of these, or a failed write, as text).
+    Journal(#[source] Cause),
+    /// `reason`: the fault the node is in.
     #[error("transaction refused: the node cannot write ({reason}); it accepts transactions again once it can")]
-    RefusesTransactions { reason: String },
+    RefusesTransactions { reason: WriteFault },
     #[error("transaction refused: cannot journal it: {0}")]
-    CannotJournal(String),
+    CannotJournal(#[source] Cause),
     #[error("the store cannot write ({reason}); try again once it can")]
-    CannotWrite { reason: String },
+    CannotWrite { reason: WriteFault },
+}
+
+/// What keeps the store from writing while it cannot (ChainState::store_fault): reported
+/// on refused requests, in /health and in the log.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WriteFault {
+    /// A fault the node names (disk full, the journal).
+    #[error(transparent)]
+    Fault(Box<StoreFault>),
+    /// A commit that failed otherwise.
+    #[error("store write failed: {0}")]
+    Failed(Box<ChainError>),
+}
+
+impl From<ChainError> for WriteFault {
+    fn from(e: ChainError) -> Self {
+        match e {
+            ChainError::StoreFault(f) => WriteFault::Fault(Box::new(f)),
+            other => WriteFault::Failed(Box::new(other)),
+        }
+    }
 }
 
 impl ChainError {
@@ -352,3 +373,19 @@ storage_error!(
 );
 
 pub type ChainResult<T> = Result<T, ChainError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_fault_reads_as_the_fault_or_the_failed_write() {
+        let full = StoreFault::DiskFull { free_mib: 1, dir: "/d".into(), min_mib: 64 };
+        let fault = WriteFault::from(ChainError::from(full.clone()));
+        assert_eq!(fault.to_string(), full.to_string());
+        let failed = WriteFault::from(ChainError::from(InternalError::NoHead));
+        assert_eq!(failed.to_string(), "store write failed: store has no head");
+        let refused = StoreFault::RefusesTransactions { reason: failed };
+        assert!(refused.to_string().starts_with("transaction refused: the node cannot write (store write failed: "));
+    }
+}

@@ -193,7 +193,7 @@ impl Controller {
         } else if let Some(fault) = self.node.chain().fault() {
             Some(fault)
         } else if let Some(fault) = self.node.chain().store_fault() {
-            Some(fault)
+            Some(fault.to_string())
         } else {
             match nats::last_seq(&self.link.stream).await {
                 Ok(last) if self.following.applied() >= last => None,
@@ -375,7 +375,7 @@ impl Controller {
             if now_head > head {
                 (head, sealed_at, seq_at_seal) = (now_head, Instant::now(), ledger.last_seq());
             } else if sealed_at.elapsed() > bound && (stream_moves || chain.store_fault().is_some()) {
-                let why = chain.store_fault().unwrap_or_else(|| "the builder seals nothing".into());
+                let why = chain.store_fault().map_or_else(|| "the builder seals nothing".into(), |f| f.to_string());
                 return Deposed::NotProducing(format!("no block sealed for {} ms: {why}", bound.as_millis()));
             }
         }

@@ -90,7 +90,7 @@ impl Submission {
             ledger.append_tx(ptx.raw.clone()).map_err(NotLeader::from)?;
             self.journal_buffered(hash, &ptx.raw);
         } else if let Some(journal) = &self.chain.journal() {
-            journal.append(hash, &record).map_err(|e| StoreFault::CannotJournal(e.to_string()))?;
+            journal.append(hash, &record).map_err(|e| StoreFault::CannotJournal(Cause::new(e)))?;
         }
         let added = self.chain.add_to_pool(ptx, state_nonce)?;
         if let Some(journal) = &self.chain.journal() {
