@@ -8,7 +8,7 @@ use std::path::Path;
 use alloy_consensus::{Block, TxEnvelope};
 use alloy_rlp::Decodable;
 
-use super::error::BlockFileError;
+use super::error::{BlockFileError, Malformed, Part};
 
 /// A decoded block and where it sat in the file.
 #[derive(Clone, Debug)]
@@ -53,8 +53,8 @@ impl<R: Read> BlockReader<R> {
         self.offset
     }
 
-    fn malformed(&self, reason: impl Into<String>) -> BlockFileError {
-        BlockFileError::Malformed { index: self.index, offset: self.offset, reason: reason.into() }
+    fn malformed(&self, reason: Malformed) -> BlockFileError {
+        BlockFileError::Malformed { index: self.index, offset: self.offset, reason }
     }
 
     fn io(&self, source: io::Error) -> BlockFileError {
@@ -62,16 +62,12 @@ impl<R: Read> BlockReader<R> {
     }
 
     /// Reads exactly `buf.len()` bytes; a short read is reported as truncation.
-    fn fill(&mut self, start: usize, what: &str) -> Result<(), BlockFileError> {
+    fn fill(&mut self, start: usize, part: Part) -> Result<(), BlockFileError> {
         let mut filled = start;
         while filled < self.buf.len() {
             match self.inner.read(&mut self.buf[filled..]) {
                 Ok(0) => {
-                    return Err(self.malformed(format!(
-                        "file ends inside the {what}: {} of {} bytes present",
-                        filled,
-                        self.buf.len()
-                    )))
+                    return Err(self.malformed(Malformed::Truncated { part, present: filled, len: self.buf.len() }))
                 }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -94,7 +90,7 @@ impl<R: Read> BlockReader<R> {
         }
         let prefix = first[0];
         if prefix < 0xc0 {
-            return Err(self.malformed(format!("expected an RLP list (a block), found prefix byte 0x{prefix:02x}")));
+            return Err(self.malformed(Malformed::NotAList(prefix)));
         }
         // RLP list header: 0xc0..=0xf7 carry the length, 0xf8..=0xff say how many bytes hold it.
         let (header_len, payload_len) = if prefix <= 0xf7 {
@@ -103,15 +99,15 @@ impl<R: Read> BlockReader<R> {
             let len_of_len = (prefix - 0xf7) as usize;
             self.buf.clear();
             self.buf.resize(len_of_len, 0);
-            self.fill(0, "block's length prefix")?;
+            self.fill(0, Part::LengthPrefix)?;
             if self.buf[0] == 0 {
-                return Err(self.malformed("non-canonical RLP length (leading zero)"));
+                return Err(self.malformed(Malformed::LeadingZero));
             }
             let len = self.buf.iter().fold(0u64, |acc, b| (acc << 8) | *b as u64);
             (1 + len_of_len, len)
         };
         if payload_len > MAX_BLOCK_BYTES {
-            return Err(self.malformed(format!("block length {payload_len} exceeds the {MAX_BLOCK_BYTES}-byte limit")));
+            return Err(self.malformed(Malformed::TooLong { len: payload_len, max: MAX_BLOCK_BYTES }));
         }
         // Keep the header bytes too: the decoder wants the whole list.
         let mut header = Vec::with_capacity(header_len);
@@ -120,7 +116,7 @@ impl<R: Read> BlockReader<R> {
         self.buf.clear();
         self.buf.extend_from_slice(&header);
         self.buf.resize(header_len + payload_len as usize, 0);
-        self.fill(header_len, "block")?;
+        self.fill(header_len, Part::Block)?;
         Ok(Some(()))
     }
 
@@ -129,10 +125,9 @@ impl<R: Read> BlockReader<R> {
             return Ok(None);
         }
         let mut slice = self.buf.as_slice();
-        let block =
-            Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(format!("invalid block RLP: {e}")))?;
+        let block = Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(Malformed::Rlp(e)))?;
         if !slice.is_empty() {
-            return Err(self.malformed(format!("{} bytes left over inside the block list", slice.len())));
+            return Err(self.malformed(Malformed::LeftOver(slice.len())));
         }
         let len = self.buf.len() as u64;
         let out = FileBlock { index: self.index, offset: self.offset, len, block };

@@ -7,7 +7,7 @@
 use alloy_consensus::Header;
 use alloy_primitives::{address, Address};
 
-use super::error::{ConsensusError, Field};
+use super::error::{ConsensusError, Field, Found, Rule};
 use crate::spec::ChainSpec;
 
 /// The extra data of the fork block and the nine after it, on the supporting side.
@@ -153,14 +153,10 @@ pub fn check_dao_extra_data(spec: &ChainSpec, header: &Header) -> Result<(), Con
         return Ok(());
     }
     let marked = header.extra_data.as_ref() == DAO_EXTRA_DATA;
-    let extra = &header.extra_data;
+    let extra = Found::value(&header.extra_data);
     match (c.dao_fork_support, marked) {
-        (true, false) => {
-            Err(ConsensusError::rule(n, Field::ExtraData, "\"dao-hard-fork\" in the DAO fork's range", extra))
-        }
-        (false, true) => {
-            Err(ConsensusError::rule(n, Field::ExtraData, "no \"dao-hard-fork\" on the no-fork side", extra))
-        }
+        (true, false) => Err(ConsensusError::rule(n, Field::ExtraData, Rule::DaoExtraData, extra)),
+        (false, true) => Err(ConsensusError::rule(n, Field::ExtraData, Rule::NoDaoExtraData, extra)),
         _ => Ok(()),
     }
 }

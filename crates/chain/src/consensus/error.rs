@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use alloy_primitives::B256;
+
 /// A header field (or a value derived from the body) that a rule checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
@@ -101,44 +103,121 @@ impl fmt::Display for Basis {
 pub struct ConsensusError {
     pub number: u64,
     pub field: Field,
-    /// Whose value `found` is: `header`, `block` (its body), `uncle 0`, `transaction 2`.
-    pub subject: String,
-    pub found: String,
+    pub subject: Subject,
+    pub found: Found,
     pub basis: Basis,
-    pub required: String,
+    pub required: Rule,
 }
 
 impl ConsensusError {
     /// A header field that breaks a rule given the parent.
-    pub fn rule(number: u64, field: Field, required: impl fmt::Display, found: impl fmt::Display) -> Self {
-        Self::with(number, field, "header", found, Basis::Rules, required)
+    pub fn rule(number: u64, field: Field, required: Rule, found: Found) -> Self {
+        Self::with(number, field, Subject::Header, found, Basis::Rules, required)
     }
 
-    /// A header field that disagrees with the block's body (roots, blob gas).
-    pub fn body(number: u64, field: Field, gives: impl fmt::Display, found: impl fmt::Display) -> Self {
-        Self::with(number, field, "header", found, Basis::Body, gives)
-    }
-
-    /// A header field that disagrees with what executing the block produced.
-    pub fn execution(number: u64, field: Field, gives: impl fmt::Display, found: impl fmt::Display) -> Self {
-        Self::with(number, field, "header", found, Basis::Execution, gives)
-    }
-
-    pub fn with(
-        number: u64,
-        field: Field,
-        subject: impl Into<String>,
-        found: impl fmt::Display,
-        basis: Basis,
-        required: impl fmt::Display,
-    ) -> Self {
-        Self { number, field, subject: subject.into(), found: found.to_string(), basis, required: required.to_string() }
+    pub fn with(number: u64, field: Field, subject: Subject, found: Found, basis: Basis, required: Rule) -> Self {
+        Self { number, field, subject, found, basis, required }
     }
 }
 
-/// Renders an optional header field the way [`ConsensusError`] shows it.
-pub fn show<T: fmt::Display>(value: Option<T>) -> String {
-    value.map_or_else(|| "absent".to_string(), |v| v.to_string())
+/// Whose value a [`ConsensusError`] shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Subject {
+    #[error("header")]
+    Header,
+    /// The block as a whole, or its body.
+    #[error("block")]
+    Block,
+    #[error("uncle {0}")]
+    Uncle(usize),
+    #[error("transaction {0}")]
+    Transaction(usize),
+    #[error("body's withdrawals")]
+    BodyWithdrawals,
+}
+
+/// What the block carries where a rule fails.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Found {
+    /// A field's value, as JSON-RPC shows it.
+    #[error("{0}")]
+    Value(String),
+    #[error("absent")]
+    Absent,
+    #[error("present")]
+    Present,
+    #[error("{0} bytes")]
+    Bytes(usize),
+    #[error("{0} uncles")]
+    Uncles(usize),
+    #[error("{0} blob gas")]
+    BlobGas(u64),
+    #[error("hash {0}")]
+    Hash(B256),
+    #[error("hash {0}, an ancestor's")]
+    AncestorHash(B256),
+    #[error("parent {0}")]
+    Parent(B256),
+    #[error("its blob sidecar (the network form)")]
+    BlobSidecar,
+}
+
+impl Found {
+    pub fn value(v: impl fmt::Display) -> Self {
+        Found::Value(v.to_string())
+    }
+
+    /// An optional header field: its value, or `absent`.
+    pub fn show<T: fmt::Display>(v: Option<T>) -> Self {
+        v.map_or(Found::Absent, Found::value)
+    }
+}
+
+/// What the rules, the body or execution give (see [`Basis`]): the rule that failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Rule {
+    /// The one value the field may hold, as JSON-RPC shows it.
+    #[error("{0}")]
+    Value(String),
+    #[error("absent")]
+    Absent,
+    #[error("present")]
+    Present,
+    #[error("after {0}")]
+    After(u64),
+    #[error("{low}..={high}")]
+    Within { low: u64, high: u64 },
+    #[error("at most {0}")]
+    AtMost(u64),
+    #[error("at most {0} bytes")]
+    AtMostBytes(usize),
+    #[error("at most the gas limit {0}")]
+    AtMostGasLimit(u64),
+    #[error("the canonical form, without blobs, commitments and proofs")]
+    CanonicalForm,
+    #[error("no blobs before Cancun")]
+    NoBlobsBeforeCancun,
+    #[error("\"dao-hard-fork\" in the DAO fork's range")]
+    DaoExtraData,
+    #[error("no \"dao-hard-fork\" on the no-fork side")]
+    NoDaoExtraData,
+    #[error("an uncle not included before")]
+    UncleNotIncluded,
+    #[error("a header that is not an ancestor")]
+    NotAncestor,
+    #[error("a parent among the block's 2nd to 7th ancestors")]
+    ParentAmongAncestors,
+}
+
+impl Rule {
+    pub fn value(v: impl fmt::Display) -> Self {
+        Rule::Value(v.to_string())
+    }
+
+    /// An optional header field: its value, or `absent`.
+    pub fn show<T: fmt::Display>(v: Option<T>) -> Self {
+        v.map_or(Rule::Absent, Rule::value)
+    }
 }
 
 /// A blocks file that cannot be read as concatenated RLP blocks.
@@ -152,7 +231,33 @@ pub enum BlockFileError {
         source: std::io::Error,
     },
     #[error("block #{index} at byte {offset}: {reason}")]
-    Malformed { index: u64, offset: u64, reason: String },
+    Malformed { index: u64, offset: u64, reason: Malformed },
+}
+
+/// Why the bytes at a block's place in the file are not a block.
+#[derive(Debug, thiserror::Error)]
+pub enum Malformed {
+    #[error("file ends inside the {part}: {present} of {len} bytes present")]
+    Truncated { part: Part, present: usize, len: usize },
+    #[error("expected an RLP list (a block), found prefix byte 0x{0:02x}")]
+    NotAList(u8),
+    #[error("non-canonical RLP length (leading zero)")]
+    LeadingZero,
+    #[error("block length {len} exceeds the {max}-byte limit")]
+    TooLong { len: u64, max: u64 },
+    #[error("invalid block RLP: {0}")]
+    Rlp(#[source] alloy_rlp::Error),
+    #[error("{0} bytes left over inside the block list")]
+    LeftOver(usize),
+}
+
+/// Which part of a block the file ends inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Part {
+    #[error("block's length prefix")]
+    LengthPrefix,
+    #[error("block")]
+    Block,
 }
 
 impl BlockFileError {

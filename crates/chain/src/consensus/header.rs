@@ -10,7 +10,7 @@ use super::base_fee::{gas_limit_bounds, next_base_fee};
 use super::blob::{blob_gas_used, next_excess_blob_gas};
 use super::dao::check_dao_extra_data;
 use super::difficulty::{ethash_difficulty, expects_proof_of_stake};
-use super::error::{show, Basis, ConsensusError, Field};
+use super::error::{Basis, ConsensusError, Field, Found, Rule, Subject};
 use super::uncles::MAX_OMMERS;
 use crate::spec::ChainSpec;
 
@@ -40,19 +40,13 @@ pub struct Executed {
 }
 
 /// The header (or an uncle, `subject`) of block `number` must carry `required`.
-struct Check<'a> {
+struct Check {
     number: u64,
-    subject: &'a str,
+    subject: Subject,
 }
 
-impl Check<'_> {
-    fn fail(
-        &self,
-        field: Field,
-        basis: Basis,
-        required: impl std::fmt::Display,
-        found: impl std::fmt::Display,
-    ) -> ConsensusError {
+impl Check {
+    fn fail(&self, field: Field, basis: Basis, required: Rule, found: Found) -> ConsensusError {
         ConsensusError::with(self.number, field, self.subject, found, basis, required)
     }
 
@@ -66,7 +60,7 @@ impl Check<'_> {
         if required == found {
             Ok(())
         } else {
-            Err(self.fail(field, basis, required, found))
+            Err(self.fail(field, basis, Rule::value(required), Found::value(found)))
         }
     }
 
@@ -80,7 +74,7 @@ impl Check<'_> {
         if required == found {
             Ok(())
         } else {
-            Err(self.fail(field, basis, show(required), show(found)))
+            Err(self.fail(field, basis, Rule::show(required), Found::show(found)))
         }
     }
 
@@ -92,8 +86,8 @@ impl Check<'_> {
         found: Option<T>,
     ) -> Result<(), ConsensusError> {
         match (active, found) {
-            (true, None) => Err(self.fail(field, Basis::Rules, "present", "absent")),
-            (false, Some(v)) => Err(self.fail(field, Basis::Rules, "absent", v)),
+            (true, None) => Err(self.fail(field, Basis::Rules, Rule::Present, Found::Absent)),
+            (false, Some(v)) => Err(self.fail(field, Basis::Rules, Rule::Absent, Found::value(v))),
             _ => Ok(()),
         }
     }
@@ -103,24 +97,26 @@ impl Check<'_> {
     fn common(&self, spec: &ChainSpec, p: &Header, header: &Header) -> Result<(), ConsensusError> {
         self.equal(Field::Number, Basis::Rules, p.number + 1, header.number)?;
         if header.timestamp <= p.timestamp {
-            return Err(self.fail(Field::Timestamp, Basis::Rules, format!("after {}", p.timestamp), header.timestamp));
+            let found = Found::value(header.timestamp);
+            return Err(self.fail(Field::Timestamp, Basis::Rules, Rule::After(p.timestamp), found));
         }
         if header.extra_data.len() > MAX_EXTRA_DATA {
-            let found = format!("{} bytes", header.extra_data.len());
-            return Err(self.fail(Field::ExtraData, Basis::Rules, format!("at most {MAX_EXTRA_DATA} bytes"), found));
+            let found = Found::Bytes(header.extra_data.len());
+            return Err(self.fail(Field::ExtraData, Basis::Rules, Rule::AtMostBytes(MAX_EXTRA_DATA), found));
         }
         check_dao_extra_data(spec, header).map_err(|e| ConsensusError {
             number: self.number,
-            subject: self.subject.into(),
+            subject: self.subject,
             ..e
         })?;
         let (low, high) = gas_limit_bounds(spec, p, header.number);
         if !(low..=high).contains(&header.gas_limit) {
-            return Err(self.fail(Field::GasLimit, Basis::Rules, format!("{low}..={high}"), header.gas_limit));
+            let found = Found::value(header.gas_limit);
+            return Err(self.fail(Field::GasLimit, Basis::Rules, Rule::Within { low, high }, found));
         }
         if header.gas_used > header.gas_limit {
-            let required = format!("at most the gas limit {}", header.gas_limit);
-            return Err(self.fail(Field::GasUsed, Basis::Rules, required, header.gas_used));
+            let required = Rule::AtMostGasLimit(header.gas_limit);
+            return Err(self.fail(Field::GasUsed, Basis::Rules, required, Found::value(header.gas_used)));
         }
         self.equal_opt(Field::BaseFee, Basis::Rules, next_base_fee(spec, p, header.number), header.base_fee_per_gas)
     }
@@ -133,7 +129,7 @@ impl Check<'_> {
 pub fn check_header(spec: &ChainSpec, parent: &Parent<'_>, header: &Header) -> Result<(), ConsensusError> {
     let n = header.number;
     let p = parent.header;
-    let c = Check { number: n, subject: "header" };
+    let c = Check { number: n, subject: Subject::Header };
     c.equal(Field::ParentHash, Basis::Rules, parent.hash, header.parent_hash)?;
     c.common(spec, p, header)?;
     if expects_proof_of_stake(spec, parent.total_difficulty) {
@@ -162,7 +158,7 @@ pub fn check_uncle_header(
     parent: &Header,
     uncle: &Header,
     number: u64,
-    subject: &str,
+    subject: Subject,
 ) -> Result<(), ConsensusError> {
     let c = Check { number, subject };
     c.common(spec, parent, uncle)?;
@@ -177,19 +173,19 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
     let header = &block.header;
     let body = &block.body;
     let n = header.number;
-    let c = Check { number: n, subject: "header" };
+    let c = Check { number: n, subject: Subject::Header };
     if spec.is_osaka(header.timestamp) {
         let size = alloy_rlp::Encodable::length(block);
         if size > MAX_RLP_BLOCK_SIZE {
-            let e = ConsensusError::with(
+            let required = Rule::AtMostBytes(MAX_RLP_BLOCK_SIZE);
+            return Err(ConsensusError::with(
                 n,
                 Field::Size,
-                "block",
-                size,
+                Subject::Block,
+                Found::value(size),
                 Basis::Rules,
-                format!("at most {MAX_RLP_BLOCK_SIZE} bytes"),
-            );
-            return Err(e);
+                required,
+            ));
         }
     }
     // A blob transaction with its sidecar (blobs, commitments, proofs) is the network form
@@ -197,9 +193,7 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
     for (i, tx) in body.transactions.iter().enumerate() {
         if let TxEnvelope::Eip4844(signed) = tx {
             if matches!(signed.tx(), TxEip4844Variant::TxEip4844WithSidecar(_)) {
-                let subject = format!("transaction {i}");
-                let found = "its blob sidecar (the network form)";
-                let required = "the canonical form, without blobs, commitments and proofs";
+                let (subject, found, required) = (Subject::Transaction(i), Found::BlobSidecar, Rule::CanonicalForm);
                 return Err(ConsensusError::with(n, Field::Transactions, subject, found, Basis::Rules, required));
             }
         }
@@ -212,28 +206,18 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
     )?;
     c.equal(Field::OmmersHash, Basis::Body, proofs::calculate_ommers_root(&body.ommers), header.ommers_hash)?;
     if body.ommers.len() > MAX_OMMERS {
-        let found = format!("{} uncles", body.ommers.len());
-        return Err(ConsensusError::with(
-            n,
-            Field::Ommers,
-            "block",
-            found,
-            Basis::Rules,
-            format!("at most {MAX_OMMERS}"),
-        ));
+        let (found, required) = (Found::Uncles(body.ommers.len()), Rule::AtMost(MAX_OMMERS as u64));
+        return Err(ConsensusError::with(n, Field::Ommers, Subject::Block, found, Basis::Rules, required));
     }
     let withdrawals_root = body.withdrawals.as_ref().map(|w| proofs::calculate_withdrawals_root(w));
     if header.withdrawals_root.is_some() != withdrawals_root.is_some() {
-        let (required, found) =
-            if header.withdrawals_root.is_some() { ("present", "absent") } else { ("absent", "present") };
-        return Err(ConsensusError::with(
-            n,
-            Field::WithdrawalsRoot,
-            "body's withdrawals",
-            found,
-            Basis::Rules,
-            required,
-        ));
+        let (required, found) = if header.withdrawals_root.is_some() {
+            (Rule::Present, Found::Absent)
+        } else {
+            (Rule::Absent, Found::Present)
+        };
+        let subject = Subject::BodyWithdrawals;
+        return Err(ConsensusError::with(n, Field::WithdrawalsRoot, subject, found, Basis::Rules, required));
     }
     c.equal_opt(Field::WithdrawalsRoot, Basis::Body, withdrawals_root, header.withdrawals_root)?;
     let used = blob_gas_used(&body.transactions);
@@ -242,20 +226,13 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
             c.equal(Field::BlobGasUsed, Basis::Body, used, found)?;
             let max = params.max_blob_gas_per_block();
             if used > max {
-                return Err(c.fail(Field::BlobGasUsed, Basis::Rules, format!("at most {max}"), used));
+                return Err(c.fail(Field::BlobGasUsed, Basis::Rules, Rule::AtMost(max), Found::value(used)));
             }
         }
         // Blob transactions before Cancun: no header field to carry them.
         (None, None) if used > 0 => {
-            let e = ConsensusError::with(
-                n,
-                Field::BlobGasUsed,
-                "block",
-                format!("{used} blob gas"),
-                Basis::Rules,
-                "no blobs before Cancun",
-            );
-            return Err(e);
+            let (found, required) = (Found::BlobGas(used), Rule::NoBlobsBeforeCancun);
+            return Err(ConsensusError::with(n, Field::BlobGasUsed, Subject::Block, found, Basis::Rules, required));
         }
         _ => {}
     }
@@ -264,7 +241,7 @@ pub fn check_body(spec: &ChainSpec, block: &Block<TxEnvelope>) -> Result<(), Con
 
 /// After execution: the header must agree with what the block did.
 pub fn check_executed(header: &Header, executed: &Executed) -> Result<(), ConsensusError> {
-    let c = Check { number: header.number, subject: "header" };
+    let c = Check { number: header.number, subject: Subject::Header };
     c.equal(Field::GasUsed, Basis::Execution, executed.gas_used, header.gas_used)?;
     c.equal(Field::ReceiptsRoot, Basis::Execution, executed.receipts_root, header.receipts_root)?;
     c.equal(Field::LogsBloom, Basis::Execution, executed.logs_bloom, header.logs_bloom)?;

@@ -27,7 +27,7 @@ pub use blob::{blob_base_fee, blob_gas_used, header_blob_base_fee, next_excess_b
 pub use block_file::{BlockReader, FileBlock};
 pub use dao::{is_dao_fork_block, DAO_DRAIN_LIST, DAO_REFUND_CONTRACT};
 pub use difficulty::{ethash_difficulty, expects_proof_of_stake, total_difficulty};
-pub use error::{Basis, BlockFileError, ConsensusError, Field};
+pub use error::{Basis, BlockFileError, ConsensusError, Field, Found, Malformed, Part, Rule, Subject};
 pub use header::{check_body, check_executed, check_header, Executed, Parent};
 pub use next::{next_header, NextBlock};
 pub use rewards::{block_reward, block_rewards};

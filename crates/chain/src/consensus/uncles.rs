@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use alloy_consensus::{Block, Header, TxEnvelope};
 use alloy_primitives::B256;
 
-use super::error::{Basis, ConsensusError, Field};
+use super::error::{Basis, ConsensusError, Field, Found, Rule, Subject};
 use super::header::check_uncle_header;
 use crate::spec::ChainSpec;
 
@@ -44,22 +44,22 @@ pub fn check_uncles(
     let mut included: HashSet<B256> = ancestors.iter().flat_map(|a| a.uncles.iter().copied()).collect();
     included.insert(block_hash);
     for (i, uncle) in ommers.iter().enumerate() {
-        let subject = format!("uncle {i}");
-        let refuse = |found: String, required: &str| {
-            Err(ConsensusError::with(n, Field::Ommers, subject.clone(), found, Basis::Rules, required))
+        let subject = Subject::Uncle(i);
+        let refuse = |found: Found, required: Rule| {
+            Err(ConsensusError::with(n, Field::Ommers, subject, found, Basis::Rules, required))
         };
         let hash = uncle.hash_slow();
         if !included.insert(hash) {
-            return refuse(format!("hash {hash}"), "an uncle not included before");
+            return refuse(Found::Hash(hash), Rule::UncleNotIncluded);
         }
         if ancestors.iter().any(|a| a.hash == hash) {
-            return refuse(format!("hash {hash}, an ancestor's"), "a header that is not an ancestor");
+            return refuse(Found::AncestorHash(hash), Rule::NotAncestor);
         }
         let parent = ancestors.iter().find(|a| a.hash == uncle.parent_hash);
         let Some(parent) = parent.filter(|_| uncle.parent_hash != block.header.parent_hash) else {
-            return refuse(format!("parent {}", uncle.parent_hash), "a parent among the block's 2nd to 7th ancestors");
+            return refuse(Found::Parent(uncle.parent_hash), Rule::ParentAmongAncestors);
         };
-        check_uncle_header(spec, &parent.header, uncle, n, &subject)?;
+        check_uncle_header(spec, &parent.header, uncle, n, subject)?;
     }
     Ok(())
 }
