@@ -18,6 +18,11 @@ use std::thread::JoinHandle;
 use alloy_primitives::{map::B256Map, Bytes, B256};
 use parking_lot::{Condvar, Mutex};
 
+/// A write that failed: every later append fails with it (the file's tail is unknown).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("pool journal write failed: {0}")]
+struct WriteFailed(Arc<io::Error>);
+
 struct State {
     file: File,
     /// Encoded records waiting for the next sync.
@@ -26,7 +31,7 @@ struct State {
     appended: u64,
     durable: u64,
     syncing: bool,
-    failed: Option<String>,
+    failed: Option<WriteFailed>,
     live: B256Map<Bytes>,
     live_bytes: u64,
     file_bytes: u64,
@@ -212,7 +217,7 @@ impl Inner {
                     st.durable = upto;
                     st.file_bytes += batch.len() as u64;
                 }
-                Err(e) => st.failed = Some(format!("pool journal write failed: {e}")),
+                Err(e) => st.failed = Some(WriteFailed(Arc::new(e))),
             }
             self.synced.notify_all();
         }
