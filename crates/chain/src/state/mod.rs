@@ -13,6 +13,9 @@ use crate::changes::{AccountState, StateChanges};
 use crate::error::{ChainError, ChainResult, InternalError};
 use crate::store::StoreSnapshot;
 
+mod overlay;
+pub use overlay::{Overlay, MERGE_UP_TO};
+
 impl DBErrorMarker for ChainError {}
 
 /// Analysed bytecode by hash, shared by every view: code is immutable, and analysing it
@@ -42,62 +45,6 @@ impl CodeCache {
         let code = Bytecode::new_raw(raw);
         self.map.lock().insert(hash, code.clone());
         Ok(code)
-    }
-}
-
-/// Pre-confirmed changes on top of a stored block, oldest first. Each pre-confirmation
-/// adds one layer (what its transactions changed) instead of copying every change the
-/// block made so far; a read asks the layers newest first. So that a block of many short
-/// pre-confirmations does not make reads ask hundreds of layers, equal neighbours merge
-/// (1+1 -> 2, 2+2 -> 4, ...) up to `MERGE_UP_TO` pre-confirmations a layer: a tick copies
-/// at most that many ticks' changes, and a read asks about block/`MERGE_UP_TO` + log2 of it.
-#[derive(Clone, Debug, Default)]
-pub struct Overlay {
-    layers: Vec<Arc<StateChanges>>,
-    /// How many pre-confirmations each layer holds.
-    spans: Vec<u32>,
-}
-
-/// The most pre-confirmations one merged layer holds (the bound on a tick's merging work).
-pub const MERGE_UP_TO: u32 = 16;
-
-impl Overlay {
-    /// This overlay with one more (newer) layer.
-    pub fn with(&self, layer: Arc<StateChanges>) -> Self {
-        let mut layers = Vec::with_capacity(self.layers.len() + 1);
-        layers.extend(self.layers.iter().cloned());
-        let mut spans = self.spans.clone();
-        layers.push(layer);
-        spans.push(1);
-        while let [.., a, b] = spans[..] {
-            if a != b || a + b > MERGE_UP_TO {
-                break;
-            }
-            let newer = layers.pop().expect("one per span");
-            let older = layers.pop().expect("one per span");
-            let mut merged = (*older).clone();
-            merged.extend((*newer).clone());
-            layers.push(Arc::new(merged));
-            spans.pop();
-            *spans.last_mut().expect("one per span") = a + b;
-        }
-        Self { layers, spans }
-    }
-
-    pub fn layers(&self) -> &[Arc<StateChanges>] {
-        &self.layers
-    }
-
-    fn account(&self, address: &Address) -> Option<Option<AccountState>> {
-        self.layers.iter().rev().find_map(|l| l.account(address))
-    }
-
-    fn storage(&self, address: &Address, slot: &U256) -> Option<U256> {
-        self.layers.iter().rev().find_map(|l| l.storage(address, slot))
-    }
-
-    fn code(&self, hash: &B256) -> Option<Bytes> {
-        self.layers.iter().rev().find_map(|l| l.codes.get(hash).cloned())
     }
 }
 
