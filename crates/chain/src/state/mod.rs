@@ -9,7 +9,7 @@ use revm::database_interface::{DBErrorMarker, DatabaseRef};
 use revm::state::AccountInfo;
 use schnellru::{ByLength, LruMap};
 
-use crate::changes::{AccountState, StateChanges};
+use crate::changes::AccountState;
 use crate::error::{ChainError, ChainResult, InternalError};
 use crate::store::StoreSnapshot;
 
@@ -136,7 +136,7 @@ impl DatabaseRef for StateView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::changes::AccountChange;
+    use crate::changes::{AccountChange, StateChanges};
 
     /// Tick `t` sets account `t % 5`'s nonce to `t` and its slot `t % 3` to `t`; every
     /// seventh tick wipes the account's storage.
