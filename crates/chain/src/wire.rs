@@ -81,7 +81,9 @@ pub enum CodecError {
     #[error("malformed body: {0}")]
     Rlp(#[from] alloy_rlp::Error),
     #[error("malformed transaction: {0}")]
-    Tx(String),
+    Tx(#[source] alloy_eips::eip2718::Eip2718Error),
+    #[error("malformed transaction: bad receipt status of {0} bytes")]
+    ReceiptStatus(usize),
     #[error(transparent)]
     Changes(#[from] ChangeSetError),
     #[error("the envelope says block {envelope} but the header says {header}")]
@@ -384,12 +386,12 @@ fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
     let mut txs = Vec::new();
     while !items.is_empty() {
         let r = TxRecord::decode(&mut items)?;
-        let tx = TxEnvelope::decode_2718(&mut &r.raw[..]).map_err(|e| CodecError::Tx(e.to_string()))?;
+        let tx = TxEnvelope::decode_2718(&mut &r.raw[..]).map_err(CodecError::Tx)?;
         let status = match r.status.as_ref() {
             [0] => Eip658Value::Eip658(false),
             [1] => Eip658Value::Eip658(true),
             root if root.len() == 32 => Eip658Value::PostState(B256::from_slice(root)),
-            other => return Err(CodecError::Tx(format!("bad receipt status of {} bytes", other.len()))),
+            other => return Err(CodecError::ReceiptStatus(other.len())),
         };
         let receipt = Receipt { status, cumulative_gas_used: r.cumulative_gas_used, logs: r.logs };
         txs.push(Arc::new(ExecutedTx { tx, sender: r.sender, receipt, gas_used: r.gas_used }));

@@ -51,9 +51,18 @@ pub enum Applied {
     /// A pre-confirmation that does not follow this replica's pending block (its predecessor
     /// was never published, or belongs to another run of the leader): the sealed block, or
     /// the next snapshot, brings the state instead.
-    Skipped {
-        reason: String,
-    },
+    Skipped(Skip),
+}
+
+/// Why a pre-confirmation was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Skip {
+    #[error("pre-confirmations are off on this node")]
+    PreconfsOff,
+    #[error("block {number} does not follow head {head}")]
+    NotNextBlock { number: u64, head: u64 },
+    #[error("pre-confirmation {number}.{index} does not follow this replica's pending block")]
+    NotNextPreconf { number: u64, index: u64 },
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -291,16 +300,14 @@ impl Follower {
 
     fn apply_pending(&mut self, u: PendingUpdate) -> Applied {
         if !self.chain.config().preconf {
-            return Applied::Skipped { reason: "pre-confirmations are off on this node".into() };
+            return Applied::Skipped(Skip::PreconfsOff);
         }
         let view = self.chain.view();
         let (number, index) = (u.header.number, u.preconf_index);
         if number != view.head_number() + 1 || u.header.parent_hash != view.head_hash() {
             return match number <= view.head_number() {
                 true => Applied::Duplicate,
-                false => {
-                    Applied::Skipped { reason: format!("block {number} does not follow head {}", view.head_number()) }
-                }
+                false => Applied::Skipped(Skip::NotNextBlock { number, head: view.head_number() }),
             };
         }
         let layer = Arc::new(u.changes);
@@ -321,13 +328,7 @@ impl Follower {
                 {
                     (p.next(u.header, &u.txs, index, layer.clone()), u.first as usize)
                 }
-                _ => {
-                    return Applied::Skipped {
-                        reason: format!(
-                            "pre-confirmation {number}.{index} does not follow this replica's pending block"
-                        ),
-                    }
-                }
+                _ => return Applied::Skipped(Skip::NotNextPreconf { number, index }),
             }
         };
         self.build = Some(u.build);

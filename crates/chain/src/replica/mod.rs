@@ -14,7 +14,7 @@ pub mod apply;
 pub mod publish;
 
 pub use crate::wire::{Envelope, Kind, Position, POSITION_KEY};
-pub use apply::{Applied, ApplyError, Follower};
+pub use apply::{Applied, ApplyError, Follower, Skip};
 pub use publish::{Publication, PublishError, Publisher, PublisherStats, StreamMark};
 
 /// Wall-clock milliseconds: when a message's state became visible.
