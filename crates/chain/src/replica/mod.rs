@@ -12,6 +12,7 @@
 
 pub mod apply;
 pub mod publish;
+mod verify;
 
 pub use crate::wire::{Envelope, Kind, Position, POSITION_KEY};
 pub use apply::{Applied, ApplyError, Follower, Skip};
