@@ -230,6 +230,19 @@ export interface ExportResult {
 }
 
 /**
+ * Answers, on this listen socket's connections, the first requests uWebSockets.js would
+ * leave unanswered (HTTP/1.0, unknown verbs, malformed heads; see `GET /.refused/*`).
+ * Throws when the loaded uWebSockets.js is not the build the guard knows.
+ */
+export declare function guardHttp(listenSocket: unknown): void
+
+/**
+ * Closes WebSocket clients that break RFC 6455 (1002, 1007) or send a message over
+ * `max_message_bytes` (1009) with a close frame, on the context an upgrade handler got.
+ */
+export declare function guardWebsocket(context: unknown, maxMessageBytes: number): void
+
+/**
  * Imports `blocksFile` into `datadir` (seeding it from `genesisFile` when empty), after
  * the store's head; `onProgress` is called about every `progressIntervalMs` and once at
  * the end. Resolves with the summary or the failure; never runs on the event loop.

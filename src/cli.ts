@@ -29,7 +29,8 @@ export interface ServerConfig {
   /** Reverse proxies in front whose X-Forwarded-For is believed. */
   trustedProxies: number;
   /** A Node proxy in front of uWebSockets.js for HTTP/1.0, unknown verbs and WebSocket closes. */
-  httpFront: boolean;
+  /** The uWebSockets.js guard (crates/uws-guard); off only with --no-uws-guard. */
+  uwsGuard: boolean;
   /** The rate limiters' shared table (startNode makes it when a limit is on). */
   rateTable?: SharedArrayBuffer;
 }
@@ -173,7 +174,7 @@ const FLAGS: Flag[] = [
   { name: 'rate-limit', value: 'RPS', help: 'requests per second per client address, HTTP 429 above (default off)', apply: (c, v) => void (c.server.rateLimit = int('rate-limit', v, 1)) },
   { name: 'rate-limit-heavy', value: 'N', help: 'heavy requests in flight per client address (default off)', apply: (c, v) => void (c.server.rateLimitHeavy = int('rate-limit-heavy', v, 1)) },
   { name: 'trusted-proxies', value: 'N', help: 'reverse proxies in front: the client address is taken from X-Forwarded-For, N hops from the right', serverDefault: 'trustedProxies', apply: (c, v) => void (c.server.trustedProxies = int('trusted-proxies', v)) },
-  { name: 'http-front', help: 'a small proxy in front that answers HTTP/1.0 and closes WebSockets with RFC 6455 codes (costs throughput; docs/hostile-clients.md)', apply: (c) => void (c.server.httpFront = true) },
+  { name: 'no-uws-guard', help: "leave uWebSockets.js's parsers unguarded: HTTP/1.0 and malformed first requests go unanswered, WebSocket violations drop the connection (docs/hostile-clients.md)", apply: (c) => void (c.server.uwsGuard = false) },
   { name: 'ws-max-connections', value: 'N', help: 'WebSocket connections', serverDefault: 'wsMaxConnections', apply: (c, v) => void (c.server.wsMaxConnections = int('ws-max-connections', v, 1)) },
   { name: 'ws-max-subscriptions', value: 'N', help: 'subscriptions per WebSocket connection', serverDefault: 'wsMaxSubscriptions', apply: (c, v) => void (c.server.wsMaxSubscriptions = int('ws-max-subscriptions', v, 1)) },
   { name: 'ws-max-backpressure', value: 'BYTES', help: 'unsent bytes before a slow subscriber is dropped', serverDefault: 'wsMaxBackpressureBytes', apply: (c, v) => void (c.server.wsMaxBackpressureBytes = int('ws-max-backpressure', v, 1024)) },
@@ -246,7 +247,7 @@ export function defaultConfig(): Config {
       rateLimit: 0,
       rateLimitHeavy: 0,
       trustedProxies: 0,
-      httpFront: false,
+      uwsGuard: true,
     },
     chain: { datadir: resolve('data') },
     replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000, leaseMs: 2000, leaderWaitMs: 3000 },

@@ -62,6 +62,20 @@ export function unwrap(out: string | NativeFailure): string {
 
 const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string> => unwrap(await out);
 
+/**
+ * Seats the uWebSockets.js guard (crates/uws-guard) on a listen socket's connections: the
+ * first requests uWS would leave unanswered (HTTP/1.0, unknown verbs, malformed heads) reach
+ * `GET /.refused/*` or go on as HTTP/1.1. Throws when the loaded uWS is another build.
+ */
+export function guardHttp(listenSocket: unknown): void {
+  loaded().guardHttp(listenSocket);
+}
+
+/** The guard on a WebSocket context: RFC 6455 violations and oversized messages are closed with 1002/1007/1009. */
+export function guardWebsocket(context: unknown, maxMessageBytes: number): void {
+  loaded().guardWebsocket(context, maxMessageBytes);
+}
+
 /** `preconf-node verify`: the head's state root recomputed and compared (see commands/verify.ts). */
 export function verifyStore(datadir: string): Promise<Addon.VerifyReport> {
   return loaded().verifyStore(datadir);

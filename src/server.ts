@@ -5,7 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import uWS from './transport/uws.js';
-import { Chain, defaultChainOptions, type ChainInfo } from './native.js';
+import { Chain, defaultChainOptions, guardHttp, type ChainInfo } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
@@ -19,7 +19,6 @@ import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
 import { forwardToLeader, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
-import { startFront, type Front } from './transport/front.js';
 import type { Config } from './cli.js';
 
 export interface RunningNode {
@@ -86,6 +85,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
     maxPayloadBytes: config.server.maxBodyBytes,
     trustedProxies: s.trustedProxies,
+    guard: config.server.uwsGuard,
   }, metrics);
   metrics.observeWebSocket({ connections: () => ws.connections(), subscriptions: () => hub.countByKind() });
   mountMetrics(app, scrape);
@@ -115,10 +115,22 @@ function replicationHealth(chain: Chain): Record<string, unknown> {
 }
 
 /** Listens; `exclusive` refuses a port another socket holds instead of sharing it. */
-export function listen(app: uWS.TemplatedApp, host: string, port: number, exclusive: boolean): Promise<uWS.us_listen_socket> {
+/** The uWebSockets.js guard on a listen socket; without it (another uWS build) the node runs on. */
+function guardConnections(token: uWS.us_listen_socket): void {
+  try {
+    guardHttp(token);
+  } catch (e) {
+    componentLogger('rpc').warn({ err: (e as Error).message }, 'HTTP/1.0 and malformed first requests will go unanswered');
+  }
+}
+
+export function listen(app: uWS.TemplatedApp, host: string, port: number, exclusive: boolean, guard: boolean): Promise<uWS.us_listen_socket> {
   return new Promise((resolve, reject) => {
     const done = (token: uWS.us_listen_socket | false): void => {
-      if (token) resolve(token);
+      if (token) {
+        if (guard) guardConnections(token);
+        resolve(token);
+      }
       else reject(new Error(`cannot listen on ${host}:${port} (in use, or not an address of this machine)`));
     };
     if (exclusive) app.listen(host, port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, done);
@@ -159,10 +171,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const chain = Chain.open(config.chain);
   const info = chain.info();
   const { host } = config.server;
-  // With the HTTP front, the apps listen on a loopback port of their own behind it.
-  const front = config.server.httpFront;
-  const appHost = front ? '127.0.0.1' : host;
-  const appPort = front ? 0 : config.server.port;
+  const guard = config.server.uwsGuard;
   const threads = Math.max(1, config.server.threads);
   // The main thread answers every scrape, for its own loop and the workers' (metrics/node.ts).
   let nodeMetrics: NodeMetrics | undefined;
@@ -172,14 +181,14 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const workers: WorkerHandle[] = [];
   try {
     if (threads === 1) {
-      listenSocket = await listen(loop.app, appHost, appPort, true);
+      listenSocket = await listen(loop.app, host, config.server.port, true, guard);
     } else {
       // Claim the port exclusively once (so a second node cannot share it), then listen
       // shared from every thread.
-      const probe = await listen(uWS.App(), appHost, appPort, true);
+      const probe = await listen(uWS.App(), host, config.server.port, true, false);
       const port = uWS.us_socket_local_port(probe);
       uWS.us_listen_socket_close(probe);
-      listenSocket = await listen(loop.app, appHost, port, false);
+      listenSocket = await listen(loop.app, host, port, false, guard);
       for (let i = 1; i < threads; i++) workers.push(await startWorker(chain.handle(), config, port, i, nodeMetrics));
     }
   } catch (e) {
@@ -189,19 +198,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     chain.close();
     throw e;
   }
-  let port = uWS.us_socket_local_port(listenSocket);
-  let frontServer: Front | undefined;
-  if (front) {
-    try {
-      frontServer = await startFront(host, config.server.port, { upstreamPort: port, maxMessageBytes: config.server.maxBodyBytes });
-    } catch (e) {
-      for (const w of workers) await w.worker.terminate();
-      loop.app.close();
-      chain.close();
-      throw new Error(`cannot listen on ${host}:${config.server.port}: ${(e as Error).message}`);
-    }
-    port = frontServer.port;
-  }
+  const port = uWS.us_socket_local_port(listenSocket);
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
     advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,
@@ -210,7 +207,6 @@ export async function startNode(config: Config): Promise<RunningNode> {
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
-    await frontServer?.close();
     await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));

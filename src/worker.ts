@@ -18,8 +18,7 @@ try {
   let scrape: (() => Promise<string>) | undefined;
   const loop = buildLoop(chain, chain.info(), config, () => scrape!(), index);
   scrape = workerMetrics(parentPort!, loop.metrics);
-  // Behind the HTTP front the apps listen on loopback (server.ts).
-  const socket = await listen(loop.app, config.server.httpFront ? '127.0.0.1' : config.server.host, port, false);
+  const socket = await listen(loop.app, config.server.host, port, false, config.server.uwsGuard);
   parentPort!.on('message', (m) => {
     if (m !== 'close') return;
     uWS.us_listen_socket_close(socket);

@@ -164,6 +164,18 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   });
 }
 
+/** The guard's refusals by name (`Refusal::name` in crates/uws-guard/src/head.rs). */
+const REFUSALS: Record<string, (req: HttpRequest) => { status: string; message: string; allow?: boolean }> = {
+  method: (req) => ({
+    status: '405 Method Not Allowed',
+    message: `method ${req.getHeader('method')} not allowed: JSON-RPC is served by POST /`,
+    allow: true,
+  }),
+  requestLine: () => ({ status: '400 Bad Request', message: 'bad request: malformed request line' }),
+  missingHost: () => ({ status: '400 Bad Request', message: 'bad request: an HTTP/1.1 request needs a Host header' }),
+  framing: () => ({ status: '400 Bad Request', message: 'bad request: both Transfer-Encoding and Content-Length' }),
+};
+
 /** The health report and whether the node is healthy (503 otherwise). */
 export interface HealthSource {
   (): { healthy: boolean; body: string };
@@ -190,6 +202,18 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
   };
   app.get('/health', (res) => healthCheck(res, false));
   app.head('/health', (res) => healthCheck(res, true));
+  // Requests the uWebSockets.js guard (crates/uws-guard) took off uWS's parser, which would
+  // have dropped them without a word: answered here, and the connection closed.
+  for (const [kind, refuse] of Object.entries(REFUSALS)) {
+    app.get(`/.refused/${kind}`, (res, req) => {
+      const { status, message, allow } = refuse(req);
+      res.cork(() => {
+        res.writeStatus(status).writeHeader('Content-Type', JSON_TYPE);
+        if (allow) res.writeHeader('Allow', ALLOW);
+        res.end(errorBody(Code.InvalidRequest, message), true);
+      });
+    });
+  }
   const notFound = errorBody(Code.InvalidRequest, 'not found: JSON-RPC is served by POST /');
   app.any('/*', (res, req) => {
     const state: Pending = { closed: false };

@@ -17,6 +17,8 @@ import { SUBSCRIPTION_KINDS, type Subscriber, type SubscriptionHub, type Subscri
 import { topicFilter } from '../validation/filter.js';
 import { argPath, bool, fail, isObject } from '../validation/primitives.js';
 import { forwardedClient } from './client.js';
+import { guardWebsocket } from '../native.js';
+import { componentLogger } from '../log/index.js';
 
 export interface WsLimits {
   maxConnections: number;
@@ -24,6 +26,8 @@ export interface WsLimits {
   /** Unsent bytes after which a connection is closed as too slow. */
   maxBackpressureBytes: number;
   maxPayloadBytes: number;
+  /** Seat the uWebSockets.js guard on the WebSocket context (off: --no-uws-guard). */
+  guard?: boolean;
   /** As HttpLimits.trustedProxies: whose X-Forwarded-For to believe at the upgrade. */
   trustedProxies?: number;
 }
@@ -187,6 +191,17 @@ export function mountWebSocket(
 ): WebSocketServer {
   let open = 0;
   const sessions = new Set<Session>();
+  // The uWebSockets.js guard (crates/uws-guard) on this app's WebSocket context, which only
+  // an upgrade handler is given: seated at the first upgrade, before its frames are read.
+  let guarded = limits.guard !== true;
+  const guard = (context: unknown): void => {
+    guarded = true;
+    try {
+      guardWebsocket(context, limits.maxPayloadBytes);
+    } catch (e) {
+      componentLogger('rpc').warn({ err: (e as Error).message }, 'WebSocket protocol errors will drop the connection without a close frame');
+    }
+  };
   app.ws<ConnState>('/*', {
     compression: uWS.DISABLED,
     maxPayloadLength: limits.maxPayloadBytes,
@@ -195,6 +210,7 @@ export function mountWebSocket(
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
+      if (!guarded) guard(context);
       if (open >= limits.maxConnections) {
         res.writeStatus('503 Service Unavailable').end(`too many WebSocket connections (limit ${limits.maxConnections})`);
         return;

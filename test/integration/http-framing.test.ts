@@ -1,6 +1,6 @@
 // HTTP as proxies and hostile clients speak it (issue 26, point 5): conflicting framing
 // headers are refused with 400; HEAD is answered as GET without a body; other verbs get 405
-// with Allow. (HTTP/1.0 and what uWS drops: http-front.test.ts.)
+// with Allow. (HTTP/1.0 and what uWS itself would drop: http-guard.test.ts.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../helpers/node.js';
@@ -15,11 +15,11 @@ describe('HTTP framing and verbs', () => {
   });
   afterAll(() => t?.stop());
 
-  it('two Content-Length headers answer 400 and close the connection; Transfer-Encoding with one is never served', async () => {
+  it('two Content-Length headers, or Transfer-Encoding beside one, answer 400 and close the connection', async () => {
     const smuggled = '{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}';
-    // uWS itself closes a request with Transfer-Encoding beside Content-Length, unanswered
-    // (with --http-front it is answered 400: http-front.test.ts).
+    // As a connection's first request, the uWebSockets.js guard refuses it before uWS reads it.
     const te = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}${smuggled}`);
+    expect(parseResponse(te.text).status).toBe(400);
     expect(te.text).not.toContain('0x7a69');
     expect(te.closed).toBe(true);
     for (const headers of [
@@ -50,7 +50,7 @@ describe('HTTP framing and verbs', () => {
     expect(JSON.parse(parseResponse(get!).body).status).toBe('ok');
   });
 
-  // A verb uWS does not parse (BREW) is dropped by it; --http-front answers it (http-front.test.ts).
+  // A verb uWS does not parse (BREW): http-guard.test.ts.
   it('PUT, DELETE, PATCH and TRACE answer 405 with Allow', async () => {
     for (const verb of ['PUT', 'DELETE', 'PATCH', 'TRACE']) {
       const r = await rawExchange(t.node.port, `${verb} / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 300);

@@ -17,6 +17,9 @@ mod replication;
 mod tools;
 mod trace;
 mod txpool;
+// Called only from JavaScript (the test build registers no N-API functions).
+#[cfg_attr(test, allow(dead_code))]
+mod uws_guard;
 mod work;
 
 use std::collections::HashMap;

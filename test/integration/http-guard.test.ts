@@ -1,7 +1,8 @@
-// The HTTP front (--http-front; issue 26, points 4 and 7): HTTP/1.0 is answered and the
-// connection closed (curl --http1.0, and nginx's default to upstreams); verbs and request
-// lines uWebSockets.js would drop are answered; a WebSocket that breaks RFC 6455 or sends a
-// message over the limit is closed with 1002, 1007 or 1009 and a reason, not dropped.
+// The uWebSockets.js guard (crates/uws-guard; issue 26, points 4, 5 and 7), on by default:
+// HTTP/1.0 is answered and the connection closed (curl --http1.0, and nginx's default to
+// upstreams); verbs and request lines uWebSockets.js would drop are answered; a WebSocket
+// that breaks RFC 6455 or sends a message over the limit is closed with 1002, 1007 or 1009
+// and a reason, not dropped. With --threads 2 every event loop is guarded.
 
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { parseResponse, rawExchange } from '../helpers/raw-http.js';
 import { RawWs } from '../helpers/ws.js';
+import { spawnNode, type NodeProcess } from '../helpers/process.js';
 
 const run = promisify(execFile);
 const CHAIN_ID = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
@@ -53,10 +55,10 @@ function closeOf(text: string): { code: number; reason: string } | undefined {
   return undefined;
 }
 
-describe('--http-front', () => {
+describe('the uWebSockets.js guard', () => {
   let t: TestNode;
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => void ((c.server.httpFront = true), (c.server.maxBodyBytes = 64 * 1024)) });
+    t = await startTestNode({ configure: (c) => void (c.server.maxBodyBytes = 64 * 1024) });
   });
   afterAll(() => t?.stop());
 
@@ -86,7 +88,7 @@ describe('--http-front', () => {
     expect(batch.json).toHaveLength(2);
   });
 
-  it('WebSocket: JSON-RPC works through the front; violations close with 1002, 1007 or 1009 and a reason', async () => {
+  it('WebSocket: JSON-RPC works, frames sent with the upgrade request are read; violations close with 1002, 1007 or 1009 and a reason', async () => {
     const ok = await rawExchange(t.node.port, Buffer.concat([Buffer.from(UPGRADE), frame(1, Buffer.from(CHAIN_ID))]), 500);
     expect(ok.text).toContain('101 Switching Protocols');
     expect(ok.text).toContain('"result":"0x7a69"');
@@ -111,7 +113,7 @@ describe('--http-front', () => {
     expect((await rpc(t.node.url, 'eth_chainId')).result).toBe('0x7a69');
   });
 
-  it('a WebSocket client subscribes and is notified through the front', async () => {
+  it('a WebSocket client subscribes and is notified', async () => {
     const ws = await RawWs.open(t.node.wsUrl);
     try {
       const sub = (await ws.request('eth_subscribe', ['newHeads'])).result as string;
@@ -121,5 +123,25 @@ describe('--http-front', () => {
     } finally {
       await ws.close();
     }
+  });
+});
+
+describe('the uWebSockets.js guard on every event loop (--threads 2)', () => {
+  let node: NodeProcess | undefined;
+  afterAll(() => node?.kill());
+
+  it('answers HTTP/1.0 and refuses unknown verbs on every connection', async () => {
+    node = await spawnNode(['--ephemeral', '--threads', '2']);
+    // The kernel spreads connections over both loops' listen sockets (SO_REUSEPORT).
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        rawExchange(node!.port, i % 2 === 0 ? 'GET /health HTTP/1.0\r\n\r\n' : 'BREW / HTTP/1.1\r\nHost: x\r\n\r\n', 3000),
+      ),
+    );
+    answers.forEach((r, i) => {
+      expect(parseResponse(r.text).status, `request ${i}`).toBe(i % 2 === 0 ? 200 : 405);
+      expect(r.closed).toBe(true);
+    });
+    expect(node.output()).not.toContain('go unanswered');
   });
 });

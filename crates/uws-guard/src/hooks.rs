@@ -1,0 +1,370 @@
+//! The guard's seat inside the bundled uWebSockets.js: its socket contexts' callbacks.
+//!
+//! uSockets calls a context's `on_data` through a function pointer it reads on every call,
+//! and exports the setters. The guard replaces `on_open`/`on_data`/`on_close` of the HTTP
+//! context (first request head of each connection) and of the WebSocket context (every
+//! client frame), and calls uWS's own callbacks, found by their exported symbol names, for
+//! everything it lets through. Before replacing anything it checks that the context holds
+//! exactly those callbacks where uSockets keeps them, so a different uWS build is refused
+//! (the node then runs without the guard) instead of being called wrongly.
+//!
+//! Every callback runs on the thread of the event loop that owns the socket, so the state
+//! (per socket: the head read so far, the frame checker) is thread-local.
+
+use crate::frames::{FrameChecker, Stop};
+use crate::head::{inspect, Head};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::OnceLock;
+
+type Socket = c_void;
+type Context = c_void;
+type OnOpen = unsafe extern "C" fn(*mut Socket, c_int, *mut c_char, c_int) -> *mut Socket;
+type OnData = unsafe extern "C" fn(*mut Socket, *mut c_char, c_int) -> *mut Socket;
+type OnClose = unsafe extern "C" fn(*mut Socket, c_int, *mut c_void) -> *mut Socket;
+
+/// Why the guard could not be installed (the node runs on without it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardError {
+    /// No uWebSockets.js binary among the loaded objects.
+    NotLoaded,
+    /// The binary lacks a symbol the guard needs (another uWS build).
+    MissingSymbol(&'static str),
+    /// The context does not hold uWS's callbacks where uSockets keeps them.
+    UnexpectedLayout,
+}
+
+impl std::fmt::Display for GuardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GuardError::NotLoaded => write!(f, "no uWebSockets.js binary is loaded"),
+            GuardError::MissingSymbol(name) => write!(f, "the uWebSockets.js binary lacks {name}"),
+            GuardError::UnexpectedLayout => write!(f, "the uWebSockets.js socket context is not laid out as expected"),
+        }
+    }
+}
+
+type SocketContextFn = unsafe extern "C" fn(c_int, *mut Socket) -> *mut Context;
+type SetOnOpen = unsafe extern "C" fn(c_int, *mut Context, OnOpen);
+type SetOnData = unsafe extern "C" fn(c_int, *mut Context, OnData);
+type SetOnClose = unsafe extern "C" fn(c_int, *mut Context, OnClose);
+type WriteFn = unsafe extern "C" fn(c_int, *mut Socket, *const c_char, c_int, c_int) -> c_int;
+type ShutdownFn = unsafe extern "C" fn(c_int, *mut Socket);
+type IsClosedFn = unsafe extern "C" fn(c_int, *mut Socket) -> c_int;
+
+/// uSockets' functions and uWS's callbacks, from the loaded binary.
+struct Uws {
+    socket_context: SocketContextFn,
+    set_on_open: SetOnOpen,
+    set_on_data: SetOnData,
+    set_on_close: SetOnClose,
+    write: WriteFn,
+    shutdown: ShutdownFn,
+    is_closed: IsClosedFn,
+    http_open: OnOpen,
+    http_data: OnData,
+    http_close: OnClose,
+    ws_data: OnData,
+    ws_close: OnClose,
+}
+
+const HTTP_OPEN: &str = "_ZZN3uWS11HttpContextILb0EE4initEvENUlP11us_socket_tiPciE_8__invokeES3_iS4_i";
+const HTTP_DATA: &str = "_ZZN3uWS11HttpContextILb0EE4initEvENUlP11us_socket_tPciE_8__invokeES3_S4_i";
+const HTTP_CLOSE: &str = "_ZZN3uWS11HttpContextILb0EE4initEvENUlP11us_socket_tiPvE_8__invokeES3_iS4_";
+const WS_DATA: &str =
+    "_ZZN3uWS16WebSocketContextILb0ELb1E13PerSocketDataE4initEvENUlPT_PciE_8__invokeI11us_socket_tEEDaS4_S5_i";
+const WS_CLOSE: &str =
+    "_ZZN3uWS16WebSocketContextILb0ELb1E13PerSocketDataE4initEvENUlPT_iPvE_8__invokeI11us_socket_tEEDaS4_iS5_";
+
+static UWS: OnceLock<Result<Uws, GuardError>> = OnceLock::new();
+
+fn uws() -> Result<&'static Uws, GuardError> {
+    UWS.get_or_init(|| unsafe { load() }).as_ref().map_err(Clone::clone)
+}
+
+/// The path of the loaded uWebSockets.js binary (`uws_<platform>_<arch>_<abi>.node`).
+fn loaded_binary() -> Option<std::ffi::CString> {
+    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> c_int {
+        let name = (*info).dlpi_name;
+        if name.is_null() {
+            return 0;
+        }
+        let path = CStr::from_ptr(name);
+        let bytes = path.to_bytes();
+        let file = bytes.rsplit(|&c| c == b'/').next().unwrap_or(bytes);
+        if file.starts_with(b"uws_") && file.ends_with(b".node") {
+            *(data as *mut Option<std::ffi::CString>) = Some(path.to_owned());
+            return 1;
+        }
+        0
+    }
+    let mut found: Option<std::ffi::CString> = None;
+    unsafe { libc::dl_iterate_phdr(Some(each), &mut found as *mut _ as *mut c_void) };
+    found
+}
+
+/// A symbol of the process (the Node.js executable or any library loaded globally).
+///
+/// # Safety
+/// The caller gives the pointer the symbol's true type before calling it.
+pub unsafe fn global_symbol(name: &CStr) -> *mut c_void {
+    libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr())
+}
+
+unsafe fn load() -> Result<Uws, GuardError> {
+    let path = loaded_binary().ok_or(GuardError::NotLoaded)?;
+    let handle = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD);
+    if handle.is_null() {
+        return Err(GuardError::NotLoaded);
+    }
+    let sym = |name: &'static str| -> Result<*mut c_void, GuardError> {
+        let c = std::ffi::CString::new(name).expect("no NUL");
+        let p = libc::dlsym(handle, c.as_ptr());
+        if p.is_null() {
+            Err(GuardError::MissingSymbol(name))
+        } else {
+            Ok(p)
+        }
+    };
+    macro_rules! f {
+        ($name:expr, $type:ty) => {
+            std::mem::transmute::<*mut c_void, $type>(sym($name)?)
+        };
+    }
+    Ok(Uws {
+        socket_context: f!("us_socket_context", SocketContextFn),
+        set_on_open: f!("us_socket_context_on_open", SetOnOpen),
+        set_on_data: f!("us_socket_context_on_data", SetOnData),
+        set_on_close: f!("us_socket_context_on_close", SetOnClose),
+        write: f!("us_socket_write", WriteFn),
+        shutdown: f!("us_socket_shutdown", ShutdownFn),
+        is_closed: f!("us_socket_is_closed", IsClosedFn),
+        http_open: f!(HTTP_OPEN, OnOpen),
+        http_data: f!(HTTP_DATA, OnData),
+        http_close: f!(HTTP_CLOSE, OnClose),
+        ws_data: f!(WS_DATA, OnData),
+        ws_close: f!(WS_CLOSE, OnClose),
+    })
+}
+
+/// Where a context keeps its `on_data` (in words), found on the first context guarded.
+static DATA_SLOT: OnceLock<usize> = OnceLock::new();
+
+/// What a context's callbacks are: uWS's own (`data`, with `close` two slots later, as
+/// uSockets lays out on_open, on_data, on_writable, on_close), already the guard's, or
+/// something else (another build: refuse).
+#[derive(PartialEq)]
+enum Seat {
+    Original,
+    Guarded,
+    Unknown,
+}
+
+unsafe fn seat(context: *mut Context, data: usize, close: usize, guard: usize) -> Seat {
+    let words = context as *const usize;
+    let at = *DATA_SLOT
+        .get_or_init(|| (0..14).find(|&i| *words.add(i) == data && *words.add(i + 2) == close).unwrap_or(usize::MAX));
+    if at == usize::MAX {
+        return Seat::Unknown;
+    }
+    match *words.add(at) {
+        d if d == data && *words.add(at + 2) == close => Seat::Original,
+        d if d == guard => Seat::Guarded,
+        _ => Seat::Unknown,
+    }
+}
+
+/// The `on_data` a context holds now (what uSockets would call).
+unsafe fn current_on_data(context: *mut Context) -> OnData {
+    let at = *DATA_SLOT.get().expect("a context was guarded");
+    std::mem::transmute::<usize, OnData>(*(context as *const usize).add(at))
+}
+
+thread_local! {
+    /// Fresh HTTP connections whose first head is not decided yet: the bytes so far.
+    static FRESH: RefCell<HashMap<usize, Vec<u8>>> = RefCell::new(HashMap::new());
+    /// Connections refused at their first head: whatever else they send is swallowed.
+    static REFUSED: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+    /// WebSocket connections: their frame checker, or None once a close frame went out.
+    static FRAMES: RefCell<HashMap<usize, Option<FrameChecker>>> = RefCell::new(HashMap::new());
+    static MAX_MESSAGE: Cell<u64> = const { Cell::new(u64::MAX) };
+}
+
+/// Guards the HTTP context of `listen_socket` (a `us_listen_socket_t`, which starts with
+/// its `us_socket_t`). Idempotent per context.
+///
+/// # Safety
+/// `listen_socket` must be a live listen socket of the loaded uWebSockets.js, and this must
+/// run on the thread of the event loop that owns it.
+pub unsafe fn guard_http(listen_socket: *mut c_void) -> Result<(), GuardError> {
+    let u = uws()?;
+    let context = (u.socket_context)(0, listen_socket);
+    match seat(context, u.http_data as usize, u.http_close as usize, http_data as OnData as usize) {
+        Seat::Guarded => Ok(()),
+        Seat::Unknown => Err(GuardError::UnexpectedLayout),
+        Seat::Original => {
+            (u.set_on_open)(0, context, http_open);
+            (u.set_on_data)(0, context, http_data);
+            (u.set_on_close)(0, context, http_close);
+            Ok(())
+        }
+    }
+}
+
+/// Guards a WebSocket context (the one uWS hands the upgrade handler), closing a client
+/// that breaks RFC 6455 or sends a message over `max_message` bytes. Idempotent.
+///
+/// # Safety
+/// As [`guard_http`], for a WebSocket context of the loaded uWebSockets.js.
+pub unsafe fn guard_websocket(context: *mut c_void, max_message: u64) -> Result<(), GuardError> {
+    let u = uws()?;
+    MAX_MESSAGE.with(|m| m.set(max_message));
+    match seat(context, u.ws_data as usize, u.ws_close as usize, ws_data as OnData as usize) {
+        Seat::Guarded => Ok(()),
+        Seat::Unknown => Err(GuardError::UnexpectedLayout),
+        Seat::Original => {
+            (u.set_on_data)(0, context, ws_data);
+            (u.set_on_close)(0, context, ws_close);
+            Ok(())
+        }
+    }
+}
+
+fn state() -> &'static Uws {
+    uws().expect("hooks run only after the guard loaded uWS")
+}
+
+/// uWS's parsers write a fence past the end (and may prepend a spill before the start) of
+/// what they are given: bytes the guard passes on live in a buffer with room both sides.
+const PAD: usize = 64;
+
+struct Padded(Vec<u8>);
+
+impl Padded {
+    fn new(bytes: &[u8]) -> Self {
+        let mut v = vec![0u8; PAD + bytes.len() + PAD];
+        v[PAD..PAD + bytes.len()].copy_from_slice(bytes);
+        Padded(v)
+    }
+    fn ptr(&mut self) -> *mut c_char {
+        unsafe { self.0.as_mut_ptr().add(PAD) as *mut c_char }
+    }
+    fn len(&self) -> c_int {
+        (self.0.len() - 2 * PAD) as c_int
+    }
+}
+
+unsafe extern "C" fn http_open(s: *mut Socket, is_client: c_int, ip: *mut c_char, ip_length: c_int) -> *mut Socket {
+    let s = (state().http_open)(s, is_client, ip, ip_length);
+    FRESH.with(|f| f.borrow_mut().insert(s as usize, Vec::new()));
+    s
+}
+
+unsafe extern "C" fn http_close(s: *mut Socket, code: c_int, reason: *mut c_void) -> *mut Socket {
+    FRESH.with(|f| f.borrow_mut().remove(&(s as usize)));
+    REFUSED.with(|r| r.borrow_mut().remove(&(s as usize)));
+    (state().http_close)(s, code, reason)
+}
+
+unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int) -> *mut Socket {
+    let u = state();
+    if REFUSED.with(|r| r.borrow().contains(&(s as usize))) {
+        return s;
+    }
+    let Some(mut held) = FRESH.with(|f| f.borrow_mut().remove(&(s as usize))) else {
+        return (u.http_data)(s, data, length);
+    };
+    let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
+    let whole = held.is_empty();
+    if !whole {
+        held.extend_from_slice(chunk);
+    }
+    let bytes: &[u8] = if whole { chunk } else { &held };
+    match inspect(bytes) {
+        Head::Incomplete => {
+            if whole {
+                held.extend_from_slice(chunk);
+            }
+            FRESH.with(|f| f.borrow_mut().insert(s as usize, held));
+            s
+        }
+        Head::Pass { upgrade_head: None } if whole => (u.http_data)(s, data, length),
+        Head::Pass { upgrade_head: None } => {
+            let mut b = Padded::new(bytes);
+            (u.http_data)(s, b.ptr(), b.len())
+        }
+        Head::Pass { upgrade_head: Some(end) } => {
+            let mut head = Padded::new(&bytes[..end]);
+            let rest = &bytes[end..];
+            let mut rest = (!rest.is_empty()).then(|| Padded::new(rest));
+            let http = (u.socket_context)(0, s);
+            let s = (u.http_data)(s, head.ptr(), head.len());
+            let Some(rest) = rest.as_mut() else { return s };
+            if (u.is_closed)(0, s) != 0 {
+                return s;
+            }
+            // Frames that came with the upgrade request: to the WebSocket they now belong
+            // to (uWS itself would drop them), or back to HTTP if there was no upgrade.
+            let context = (u.socket_context)(0, s);
+            if context == http {
+                (u.http_data)(s, rest.ptr(), rest.len())
+            } else {
+                current_on_data(context)(s, rest.ptr(), rest.len())
+            }
+        }
+        Head::Rewrite(request) => {
+            let mut b = Padded::new(&request);
+            (u.http_data)(s, b.ptr(), b.len())
+        }
+        Head::Refuse(request) => {
+            REFUSED.with(|r| r.borrow_mut().insert(s as usize));
+            let mut b = Padded::new(&request);
+            (u.http_data)(s, b.ptr(), b.len())
+        }
+    }
+}
+
+unsafe extern "C" fn ws_close(s: *mut Socket, code: c_int, reason: *mut c_void) -> *mut Socket {
+    FRAMES.with(|f| f.borrow_mut().remove(&(s as usize)));
+    (state().ws_close)(s, code, reason)
+}
+
+unsafe extern "C" fn ws_data(s: *mut Socket, data: *mut c_char, length: c_int) -> *mut Socket {
+    let u = state();
+    let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
+    let verdict = FRAMES.with(|f| {
+        let mut frames = f.borrow_mut();
+        let entry = frames.entry(s as usize).or_insert_with(|| Some(FrameChecker::new(MAX_MESSAGE.with(Cell::get))));
+        match entry {
+            None => None,
+            Some(checker) => match checker.push(chunk) {
+                Ok(()) => Some(Ok(())),
+                Err(stop) => {
+                    *entry = None;
+                    Some(Err(stop))
+                }
+            },
+        }
+    });
+    match verdict {
+        // A close frame went out: the rest is swallowed until the client closes.
+        None => s,
+        Some(Ok(())) => (u.ws_data)(s, data, length),
+        Some(Err(Stop { passable, violation })) => {
+            let mut s = s;
+            if passable > 0 {
+                s = (u.ws_data)(s, data, passable as c_int);
+                if (u.is_closed)(0, s) != 0 {
+                    return s;
+                }
+            }
+            // Written past uWS's own queue: should answers to this client still be queued
+            // behind backpressure, they are lost (the client broke the protocol).
+            let frame = violation.close_frame();
+            (u.write)(0, s, frame.as_ptr() as *const c_char, frame.len() as c_int, 0);
+            (u.shutdown)(0, s);
+            s
+        }
+    }
+}
