@@ -233,7 +233,18 @@ impl FrameChecker {
         self.scratch.clear();
         self.scratch.extend_from_slice(&self.carry);
         let phase = (seen % 4) as usize;
-        self.scratch.extend(segment.iter().enumerate().map(|(i, &b)| b ^ mask[(phase + i) & 3]));
+        let key = [mask[phase], mask[(phase + 1) & 3], mask[(phase + 2) & 3], mask[(phase + 3) & 3]];
+        let start = self.scratch.len();
+        self.scratch.extend_from_slice(segment);
+        let mut words = self.scratch[start..].chunks_exact_mut(8);
+        let wide = u64::from_ne_bytes([key[0], key[1], key[2], key[3], key[0], key[1], key[2], key[3]]);
+        for w in &mut words {
+            let v = u64::from_ne_bytes((&*w).try_into().expect("8 bytes")) ^ wide;
+            w.copy_from_slice(&v.to_ne_bytes());
+        }
+        for (i, b) in words.into_remainder().iter_mut().enumerate() {
+            *b ^= key[i & 3];
+        }
         self.carry.clear();
         match std::str::from_utf8(&self.scratch) {
             Ok(_) => Ok(()),

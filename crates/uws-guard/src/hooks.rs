@@ -181,14 +181,35 @@ unsafe fn current_on_data(context: *mut Context) -> OnData {
     std::mem::transmute::<usize, OnData>(*(context as *const usize).add(at))
 }
 
-thread_local! {
-    /// Fresh HTTP connections whose first head is not decided yet: the bytes so far.
-    static FRESH: RefCell<HashMap<usize, Vec<u8>>> = RefCell::new(HashMap::new());
+/// The HTTP connections the guard still watches, on this thread's event loop.
+#[derive(Default)]
+struct Watched {
+    /// Fresh connections whose first head is not decided yet: the bytes so far.
+    fresh: HashMap<usize, Vec<u8>>,
     /// Connections refused at their first head: whatever else they send is swallowed.
-    static REFUSED: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+    refused: HashSet<usize>,
+}
+
+impl Watched {
+    fn is_empty(&self) -> bool {
+        self.fresh.is_empty() && self.refused.is_empty()
+    }
+}
+
+thread_local! {
+    static HTTP: RefCell<Watched> = RefCell::new(Watched::default());
     /// WebSocket connections: their frame checker, or None once a close frame went out.
     static FRAMES: RefCell<HashMap<usize, Option<FrameChecker>>> = RefCell::new(HashMap::new());
     static MAX_MESSAGE: Cell<u64> = const { Cell::new(u64::MAX) };
+}
+
+/// What the guard does with an HTTP read.
+enum Read {
+    /// Not watched (a kept-alive connection past its first head): straight to uWS.
+    Through,
+    Swallow,
+    /// A fresh connection's first bytes, with what it had sent before.
+    First(Vec<u8>),
 }
 
 /// Guards the HTTP context of `listen_socket` (a `us_listen_socket_t`, which starts with
@@ -256,24 +277,45 @@ impl Padded {
 }
 
 unsafe extern "C" fn http_open(s: *mut Socket, is_client: c_int, ip: *mut c_char, ip_length: c_int) -> *mut Socket {
-    let s = (state().http_open)(s, is_client, ip, ip_length);
-    FRESH.with(|f| f.borrow_mut().insert(s as usize, Vec::new()));
+    let u = state();
+    let s = (u.http_open)(s, is_client, ip, ip_length);
+    if (u.is_closed)(0, s) == 0 {
+        HTTP.with(|h| h.borrow_mut().fresh.insert(s as usize, Vec::new()));
+    }
     s
 }
 
 unsafe extern "C" fn http_close(s: *mut Socket, code: c_int, reason: *mut c_void) -> *mut Socket {
-    FRESH.with(|f| f.borrow_mut().remove(&(s as usize)));
-    REFUSED.with(|r| r.borrow_mut().remove(&(s as usize)));
+    HTTP.with(|h| {
+        let mut h = h.borrow_mut();
+        if !h.is_empty() {
+            h.fresh.remove(&(s as usize));
+            h.refused.remove(&(s as usize));
+        }
+    });
     (state().http_close)(s, code, reason)
 }
 
 unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int) -> *mut Socket {
     let u = state();
-    if REFUSED.with(|r| r.borrow().contains(&(s as usize))) {
-        return s;
-    }
-    let Some(mut held) = FRESH.with(|f| f.borrow_mut().remove(&(s as usize))) else {
-        return (u.http_data)(s, data, length);
+    let read = HTTP.with(|h| {
+        let mut h = h.borrow_mut();
+        if h.is_empty() {
+            return Read::Through;
+        }
+        if let Some(held) = h.fresh.remove(&(s as usize)) {
+            return Read::First(held);
+        }
+        if h.refused.contains(&(s as usize)) {
+            Read::Swallow
+        } else {
+            Read::Through
+        }
+    });
+    let mut held = match read {
+        Read::Through => return (u.http_data)(s, data, length),
+        Read::Swallow => return s,
+        Read::First(held) => held,
     };
     let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
     let whole = held.is_empty();
@@ -286,7 +328,7 @@ unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int)
             if whole {
                 held.extend_from_slice(chunk);
             }
-            FRESH.with(|f| f.borrow_mut().insert(s as usize, held));
+            HTTP.with(|h| h.borrow_mut().fresh.insert(s as usize, held));
             s
         }
         Head::Pass { upgrade_head: None } if whole => (u.http_data)(s, data, length),
@@ -318,7 +360,7 @@ unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int)
             (u.http_data)(s, b.ptr(), b.len())
         }
         Head::Refuse(request) => {
-            REFUSED.with(|r| r.borrow_mut().insert(s as usize));
+            HTTP.with(|h| h.borrow_mut().refused.insert(s as usize));
             let mut b = Padded::new(&request);
             (u.http_data)(s, b.ptr(), b.len())
         }
