@@ -88,6 +88,29 @@ describe('the uWebSockets.js guard', () => {
     expect(batch.json).toHaveLength(2);
   });
 
+  it('on a kept-alive connection, later requests are answered the same way (a body that looks like a head stays a body)', async () => {
+    const body = 'GET / HTTP/1.0\r\n\r\n'; // not JSON: answered -32700, never read as a request
+    const r = await rawExchange(
+      t.node.port,
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}GET /health HTTP/1.1\r\nHost: x\r\n\r\nBREW / HTTP/1.1\r\nHost: x\r\n\r\n`,
+      3000,
+    );
+    const answers = r.text.split(/(?=HTTP\/1\.1 )/).map((a) => parseResponse(a));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 405]);
+    expect(JSON.parse(answers[0]!.body).error.code).toBe(-32700);
+    expect(r.closed).toBe(true);
+    const framing = await rawExchange(
+      t.node.port,
+      `GET /health HTTP/1.1\r\nHost: x\r\n\r\nPOST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc`,
+      3000,
+    );
+    expect(framing.text.split(/(?=HTTP\/1\.1 )/).map((a) => parseResponse(a).status)).toEqual([200, 400]);
+    expect(framing.closed).toBe(true);
+    const later10 = await rawExchange(t.node.port, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.0\r\n\r\n', 3000);
+    expect(later10.text.split(/(?=HTTP\/1\.1 )/).map((a) => parseResponse(a).status)).toEqual([200, 200]);
+    expect(later10.closed).toBe(true);
+  });
+
   it('WebSocket: JSON-RPC works, frames sent with the upgrade request are read; violations close with 1002, 1007 or 1009 and a reason', async () => {
     const ok = await rawExchange(t.node.port, Buffer.concat([Buffer.from(UPGRADE), frame(1, Buffer.from(CHAIN_ID))]), 500);
     expect(ok.text).toContain('101 Switching Protocols');

@@ -1,10 +1,11 @@
-//! The first request head of a connection, as the bundled uWebSockets.js would mishandle it.
+//! Request heads, as the bundled uWebSockets.js would mishandle them.
 //!
 //! Its parser answers only `HTTP/1.1` request lines with one of the verbs it knows and a
 //! `Host`; anything else idles until its timeout (HTTP/1.0) or is dropped without a word.
-//! [`inspect`] decides, from the bytes a fresh connection sent so far, whether to pass them
-//! on, to pass an HTTP/1.0 request on as HTTP/1.1 that closes after its answer, or to swap
-//! the request for one the node answers with the refusal (see [`Refusal`]).
+//! [`inspect`] decides on one head: pass it on, pass an HTTP/1.0 request on as HTTP/1.1
+//! that closes after its answer, or swap the request for one the node answers with the
+//! refusal (see [`Refusal`]). [`Stream`](crate::stream::Stream) finds the heads in a
+//! connection's bytes.
 
 /// Longest head read before deciding; a longer one is passed on for uWS's own limits.
 pub const MAX_HEAD: usize = 16 * 1024;
@@ -37,19 +38,31 @@ impl Refusal {
     }
 }
 
-/// What to do with a fresh connection's first bytes.
+/// What to do with a request head (the bytes from its first one on).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Head {
     /// Not enough bytes to decide: keep them and wait for more.
     Incomplete,
-    /// Pass on unchanged. For a WebSocket upgrade, `upgrade_head` is the head's length:
-    /// bytes after it are frames, which uWS would drop if they came with the head.
-    Pass { upgrade_head: Option<usize> },
-    /// Pass these bytes on instead; what the connection sends next passes on unchanged.
-    Rewrite(Vec<u8>),
-    /// Pass this request on instead and swallow whatever else the connection sends: the
-    /// node answers it and closes.
+    /// Pass the head (`end` bytes) on unchanged; what follows it is `next`.
+    Pass { end: usize, next: Next },
+    /// HTTP/1.0: pass `head` on instead of the first `end` bytes, as HTTP/1.1 that closes
+    /// after its answer; what follows passes on unchanged.
+    Rewrite { head: Vec<u8>, end: usize },
+    /// Pass this request on instead and drop whatever else the connection sends: the node
+    /// answers it and closes.
     Refuse(Vec<u8>),
+}
+
+/// What follows a head that passes.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A body of this many bytes (0: the next head).
+    Body(u64),
+    /// WebSocket frames, once uWS upgraded the connection.
+    Upgrade,
+    /// Something the guard does not follow (a chunked body, a framing it cannot be sure
+    /// uWS reads as it does, a head over MAX_HEAD): the connection is uWS's alone.
+    Release,
 }
 
 /// The synthetic request that makes the node answer `refusal` and close.
@@ -101,16 +114,30 @@ fn request_line(b: &[u8], eol: usize) -> Option<RequestLine<'_>> {
     Some(RequestLine { method, minor, len: eol + 2 })
 }
 
-/// Field names present among `headers` (the lines after the request line).
+/// What the guard needs from the header fields (the lines after the request line).
 struct Fields {
     host: bool,
     transfer_encoding: bool,
-    content_length: bool,
+    /// How many Content-Length fields, and the last one's value if it is plain digits.
+    content_lengths: u32,
+    content_length: Option<u64>,
     websocket: bool,
 }
 
+/// A Content-Length the guard is sure uWS reads the same: 1–15 digits after the colon and
+/// optional spaces, nothing after them (uWS does not check the digits it adds up).
+fn plain_length(value: &[u8]) -> Option<u64> {
+    let start = value.iter().position(|&c| c != b' ')?;
+    let digits = value[start..].strip_suffix(b"\r")?;
+    if digits.is_empty() || digits.len() > 15 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0u64, |n, &d| n * 10 + (d - b'0') as u64))
+}
+
 fn fields(headers: &[u8]) -> Fields {
-    let mut f = Fields { host: false, transfer_encoding: false, content_length: false, websocket: false };
+    let mut f =
+        Fields { host: false, transfer_encoding: false, content_lengths: 0, content_length: None, websocket: false };
     for line in headers.split(|&c| c == b'\n') {
         let Some(colon) = line.iter().position(|&c| c == b':') else { continue };
         let name = &line[..colon];
@@ -120,7 +147,8 @@ fn fields(headers: &[u8]) -> Fields {
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             f.transfer_encoding = true;
         } else if name.eq_ignore_ascii_case(b"content-length") {
-            f.content_length = true;
+            f.content_lengths += 1;
+            f.content_length = plain_length(value);
         } else if name.eq_ignore_ascii_case(b"upgrade") {
             f.websocket = value.to_ascii_lowercase().windows(9).any(|w| w == b"websocket");
         }
@@ -128,7 +156,7 @@ fn fields(headers: &[u8]) -> Fields {
     f
 }
 
-/// Decides on the first bytes `b` a fresh connection sent (everything so far).
+/// Decides on a request head: `b` holds the bytes from its start on (all that came so far).
 pub fn inspect(b: &[u8]) -> Head {
     let Some(eol) = find(&b[..b.len().min(MAX_HEAD)], b"\r\n") else {
         return if b.len() >= MAX_HEAD {
@@ -153,20 +181,27 @@ pub fn inspect(b: &[u8]) -> Head {
     if line.minor == 1 && !f.host {
         return Head::Refuse(refusal_request(Refusal::MissingHost, b""));
     }
-    if f.transfer_encoding && f.content_length {
+    if f.transfer_encoding && f.content_lengths > 0 {
         return Head::Refuse(refusal_request(Refusal::Framing, b""));
     }
     if line.minor == 0 {
         // As HTTP/1.1 that closes after its answer, as an HTTP/1.0 exchange ends (an
         // HTTP/1.1 status line is a valid answer to an HTTP/1.0 client).
-        let mut out = Vec::with_capacity(b.len() + 40);
-        out.extend_from_slice(&b[..eol - 1]);
-        out.extend_from_slice(b"1\r\nConnection: close\r\n");
+        let mut head = Vec::with_capacity(head_end + 40);
+        head.extend_from_slice(&b[..eol - 1]);
+        head.extend_from_slice(b"1\r\nConnection: close\r\n");
         if !f.host {
-            out.extend_from_slice(b"Host: localhost\r\n");
+            head.extend_from_slice(b"Host: localhost\r\n");
         }
-        out.extend_from_slice(&b[line.len..]);
-        return Head::Rewrite(out);
+        head.extend_from_slice(&b[line.len..head_end]);
+        return Head::Rewrite { head, end: head_end };
     }
-    Head::Pass { upgrade_head: if f.websocket { end } else { None } }
+    let next = match (end, f.transfer_encoding, f.content_lengths, f.content_length) {
+        (None, ..) | (_, true, ..) => Next::Release,
+        _ if f.websocket => Next::Upgrade,
+        (_, false, 0, _) => Next::Body(0),
+        (_, false, 1, Some(n)) => Next::Body(n),
+        _ => Next::Release,
+    };
+    Head::Pass { end: head_end, next }
 }

@@ -2,9 +2,9 @@
 //!
 //! uSockets calls a context's `on_data` through a function pointer it reads on every call,
 //! and exports the setters. The guard replaces `on_open`/`on_data`/`on_close` of the HTTP
-//! context (first request head of each connection) and of the WebSocket context (every
-//! client frame), and calls uWS's own callbacks, found by their exported symbol names, for
-//! everything it lets through. Before replacing anything it checks that the context holds
+//! context (every request head) and of the WebSocket context (every client frame), and
+//! calls uWS's own callbacks, found by their exported symbol names, for everything it lets
+//! through. Before replacing anything it checks that the context holds
 //! exactly those callbacks where uSockets keeps them, so a different uWS build is refused
 //! (the node then runs without the guard) instead of being called wrongly.
 //!
@@ -12,9 +12,9 @@
 //! (per socket: the head read so far, the frame checker) is thread-local.
 
 use crate::frames::{FrameChecker, Stop};
-use crate::head::{inspect, Head};
+use crate::stream::{Read, Stream};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
@@ -181,35 +181,12 @@ unsafe fn current_on_data(context: *mut Context) -> OnData {
     std::mem::transmute::<usize, OnData>(*(context as *const usize).add(at))
 }
 
-/// The HTTP connections the guard still watches, on this thread's event loop.
-#[derive(Default)]
-struct Watched {
-    /// Fresh connections whose first head is not decided yet: the bytes so far.
-    fresh: HashMap<usize, Vec<u8>>,
-    /// Connections refused at their first head: whatever else they send is swallowed.
-    refused: HashSet<usize>,
-}
-
-impl Watched {
-    fn is_empty(&self) -> bool {
-        self.fresh.is_empty() && self.refused.is_empty()
-    }
-}
-
 thread_local! {
-    static HTTP: RefCell<Watched> = RefCell::new(Watched::default());
+    /// The HTTP connections the guard follows on this thread's event loop (stream.rs).
+    static HTTP: RefCell<HashMap<usize, Stream>> = RefCell::new(HashMap::new());
     /// WebSocket connections: their frame checker, or None once a close frame went out.
     static FRAMES: RefCell<HashMap<usize, Option<FrameChecker>>> = RefCell::new(HashMap::new());
     static MAX_MESSAGE: Cell<u64> = const { Cell::new(u64::MAX) };
-}
-
-/// What the guard does with an HTTP read.
-enum Read {
-    /// Not watched (a kept-alive connection past its first head): straight to uWS.
-    Through,
-    Swallow,
-    /// A fresh connection's first bytes, with what it had sent before.
-    First(Vec<u8>),
 }
 
 /// Guards the HTTP context of `listen_socket` (a `us_listen_socket_t`, which starts with
@@ -280,90 +257,52 @@ unsafe extern "C" fn http_open(s: *mut Socket, is_client: c_int, ip: *mut c_char
     let u = state();
     let s = (u.http_open)(s, is_client, ip, ip_length);
     if (u.is_closed)(0, s) == 0 {
-        HTTP.with(|h| h.borrow_mut().fresh.insert(s as usize, Vec::new()));
+        HTTP.with(|h| h.borrow_mut().insert(s as usize, Stream::default()));
     }
     s
 }
 
 unsafe extern "C" fn http_close(s: *mut Socket, code: c_int, reason: *mut c_void) -> *mut Socket {
-    HTTP.with(|h| {
-        let mut h = h.borrow_mut();
-        if !h.is_empty() {
-            h.fresh.remove(&(s as usize));
-            h.refused.remove(&(s as usize));
-        }
-    });
+    HTTP.with(|h| h.borrow_mut().remove(&(s as usize)));
     (state().http_close)(s, code, reason)
 }
 
 unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int) -> *mut Socket {
     let u = state();
+    let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
     let read = HTTP.with(|h| {
         let mut h = h.borrow_mut();
-        if h.is_empty() {
-            return Read::Through;
+        let stream = h.get_mut(&(s as usize))?;
+        let read = stream.read(chunk);
+        if *stream == Stream::Released {
+            h.remove(&(s as usize));
         }
-        if let Some(held) = h.fresh.remove(&(s as usize)) {
-            return Read::First(held);
-        }
-        if h.refused.contains(&(s as usize)) {
-            Read::Swallow
-        } else {
-            Read::Through
-        }
+        Some(read)
     });
-    let mut held = match read {
-        Read::Through => return (u.http_data)(s, data, length),
-        Read::Swallow => return s,
-        Read::First(held) => held,
+    let Some(Read { pass, after_upgrade }) = read else {
+        return (u.http_data)(s, data, length);
     };
-    let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
-    let whole = held.is_empty();
-    if !whole {
-        held.extend_from_slice(chunk);
+    let http = (u.socket_context)(0, s);
+    let s = match pass {
+        None => (u.http_data)(s, data, length),
+        Some(bytes) if bytes.is_empty() => s,
+        Some(bytes) => {
+            let mut b = Padded::new(&bytes);
+            (u.http_data)(s, b.ptr(), b.len())
+        }
+    };
+    let Some(rest) = after_upgrade else { return s };
+    if (u.is_closed)(0, s) != 0 {
+        return s;
     }
-    let bytes: &[u8] = if whole { chunk } else { &held };
-    match inspect(bytes) {
-        Head::Incomplete => {
-            if whole {
-                held.extend_from_slice(chunk);
-            }
-            HTTP.with(|h| h.borrow_mut().fresh.insert(s as usize, held));
-            s
-        }
-        Head::Pass { upgrade_head: None } if whole => (u.http_data)(s, data, length),
-        Head::Pass { upgrade_head: None } => {
-            let mut b = Padded::new(bytes);
-            (u.http_data)(s, b.ptr(), b.len())
-        }
-        Head::Pass { upgrade_head: Some(end) } => {
-            let mut head = Padded::new(&bytes[..end]);
-            let rest = &bytes[end..];
-            let mut rest = (!rest.is_empty()).then(|| Padded::new(rest));
-            let http = (u.socket_context)(0, s);
-            let s = (u.http_data)(s, head.ptr(), head.len());
-            let Some(rest) = rest.as_mut() else { return s };
-            if (u.is_closed)(0, s) != 0 {
-                return s;
-            }
-            // Frames that came with the upgrade request: to the WebSocket they now belong
-            // to (uWS itself would drop them), or back to HTTP if there was no upgrade.
-            let context = (u.socket_context)(0, s);
-            if context == http {
-                (u.http_data)(s, rest.ptr(), rest.len())
-            } else {
-                current_on_data(context)(s, rest.ptr(), rest.len())
-            }
-        }
-        Head::Rewrite(request) => {
-            let mut b = Padded::new(&request);
-            (u.http_data)(s, b.ptr(), b.len())
-        }
-        Head::Refuse(request) => {
-            HTTP.with(|h| h.borrow_mut().refused.insert(s as usize));
-            let mut b = Padded::new(&request);
-            (u.http_data)(s, b.ptr(), b.len())
-        }
+    // Frames that came with the upgrade request: to the WebSocket they now belong to (uWS
+    // itself would drop them), or back to HTTP if the upgrade was refused.
+    let mut rest = Padded::new(&rest);
+    let context = (u.socket_context)(0, s);
+    if context == http {
+        (u.http_data)(s, rest.ptr(), rest.len())
+    } else {
+        current_on_data(context)(s, rest.ptr(), rest.len())
     }
 }
 

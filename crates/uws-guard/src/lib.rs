@@ -5,10 +5,12 @@
 //! and `Transfer-Encoding` with `Content-Length`; its WebSocket parser drops the TCP
 //! connection on a protocol error or an oversized message instead of closing with
 //! 1002/1007/1009. Both parsers live in the binary. This crate reads the bytes before uWS
-//! does: [`head`] decides on each connection's first request head, [`frames`] checks every
-//! client frame, and [`hooks`] seats both in uWS's socket contexts. The answers themselves
+//! does: [`head`] decides on each request head, [`stream`] finds the heads in a connection's
+//! bytes, [`frames`] checks every client frame, and [`hooks`] seats them in uWS's socket
+//! contexts. The answers themselves
 //! stay the node's (src/transport/http.ts answers the refusals).
 
 pub mod frames;
 pub mod head;
 pub mod hooks;
+pub mod stream;
