@@ -172,7 +172,7 @@ pub fn inspect(b: &[u8]) -> Head {
         return Head::Refuse(refusal_request(Refusal::Method, line.method));
     }
     // The rest of the head (a blank line ends it; at MAX_HEAD, decide on what there is).
-    let end = find(&b[eol..], b"\r\n\r\n").map(|at| eol + at + 4);
+    let end = find(&b[eol..b.len().min(MAX_HEAD)], b"\r\n\r\n").map(|at| eol + at + 4);
     if end.is_none() && b.len() < MAX_HEAD {
         return Head::Incomplete;
     }
