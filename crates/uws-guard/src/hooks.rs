@@ -184,9 +184,18 @@ unsafe fn current_on_data(context: *mut Context) -> OnData {
 thread_local! {
     /// The HTTP connections the guard follows on this thread's event loop (stream.rs).
     static HTTP: RefCell<HashMap<usize, Stream>> = RefCell::new(HashMap::new());
-    /// WebSocket connections: their frame checker, or None once a close frame went out.
-    static FRAMES: RefCell<HashMap<usize, Option<FrameChecker>>> = RefCell::new(HashMap::new());
+    /// WebSocket connections, by socket.
+    static FRAMES: RefCell<HashMap<usize, Ws>> = RefCell::new(HashMap::new());
     static MAX_MESSAGE: Cell<u64> = const { Cell::new(u64::MAX) };
+}
+
+/// A WebSocket connection as the guard sees it.
+enum Ws {
+    Checking(FrameChecker),
+    /// A close frame went out: what the client sends is dropped until it closes.
+    Closing,
+    /// The checker failed (a bug): the connection goes on as uWS alone would serve it.
+    Unchecked,
 }
 
 /// Guards the HTTP context of `listen_socket` (a `us_listen_socket_t`, which starts with
@@ -273,11 +282,14 @@ unsafe extern "C" fn http_data(s: *mut Socket, data: *mut c_char, length: c_int)
     let read = HTTP.with(|h| {
         let mut h = h.borrow_mut();
         let stream = h.get_mut(&(s as usize))?;
-        let read = stream.read(chunk);
-        if *stream == Stream::Released {
+        // A panic must not cross into C (it would abort the node): the connection is then
+        // left to uWS, as an unguarded one.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stream.read(chunk)));
+        let released = read.is_err() || *stream == Stream::Released;
+        if released {
             h.remove(&(s as usize));
         }
-        Some(read)
+        read.ok()
     });
     let Some(Read { pass, after_upgrade }) = read else {
         return (u.http_data)(s, data, length);
@@ -316,16 +328,25 @@ unsafe extern "C" fn ws_data(s: *mut Socket, data: *mut c_char, length: c_int) -
     let chunk = std::slice::from_raw_parts(data as *const u8, length.max(0) as usize);
     let verdict = FRAMES.with(|f| {
         let mut frames = f.borrow_mut();
-        let entry = frames.entry(s as usize).or_insert_with(|| Some(FrameChecker::new(MAX_MESSAGE.with(Cell::get))));
+        let entry =
+            frames.entry(s as usize).or_insert_with(|| Ws::Checking(FrameChecker::new(MAX_MESSAGE.with(Cell::get))));
         match entry {
-            None => None,
-            Some(checker) => match checker.push(chunk) {
-                Ok(()) => Some(Ok(())),
-                Err(stop) => {
-                    *entry = None;
-                    Some(Err(stop))
+            Ws::Closing => None,
+            Ws::Unchecked => Some(Ok(())),
+            Ws::Checking(checker) => {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| checker.push(chunk))) {
+                    Ok(Ok(())) => Some(Ok(())),
+                    Ok(Err(stop)) => {
+                        *entry = Ws::Closing;
+                        Some(Err(stop))
+                    }
+                    // As for HTTP: never into C; the connection goes on unchecked.
+                    Err(_) => {
+                        *entry = Ws::Unchecked;
+                        Some(Ok(()))
+                    }
                 }
-            },
+            }
         }
     });
     match verdict {

@@ -116,8 +116,10 @@ impl Stream {
                             if had > 0 {
                                 out.put(&bytes[..had]);
                             }
-                            out.keep(at, at + end - had);
-                            at += end - had;
+                            // `end` reaches past the held bytes: they held no whole head.
+                            let head_rest = end.saturating_sub(had);
+                            out.keep(at, at + head_rest);
+                            at += head_rest;
                             match next {
                                 Next::Body(0) => *self = Stream::default(),
                                 Next::Body(n) => *self = Stream::Body(n),
@@ -134,7 +136,7 @@ impl Stream {
                         }
                         Head::Rewrite { head, end } => {
                             out.put(&head);
-                            at += end - had;
+                            at += end.saturating_sub(had);
                             *self = Stream::Released;
                         }
                         Head::Refuse(request) => {
