@@ -10,7 +10,7 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
-use crate::error::{ChainError, DropReason, WriteFault};
+use crate::error::{ChainError, DropReason, Fault, WriteFault};
 use crate::events::EventBus;
 use crate::ledger::Ledger;
 use crate::metrics::ChainMetrics;
@@ -40,7 +40,7 @@ pub struct ChainState {
     events: EventBus,
     /// The builder's tick and seal measurements (read at scrape time).
     metrics: ChainMetrics,
-    unhealthy: Mutex<Option<String>>,
+    unhealthy: Mutex<Option<Fault>>,
     /// Why the store cannot write right now (disk full, I/O error): no sealing, no new
     /// transactions, until a commit lands again.
     store_fault: Mutex<Option<WriteFault>>,
@@ -226,8 +226,8 @@ impl ChainState {
         *self.next_coinbase.write() = Some(coinbase);
     }
 
-    pub fn set_unhealthy(&self, reason: String) {
-        *self.unhealthy.lock() = Some(reason);
+    pub fn set_unhealthy(&self, fault: Fault) {
+        *self.unhealthy.lock() = Some(fault);
     }
 
     /// Replication's own state: `None` once it is healthy again.
@@ -237,7 +237,7 @@ impl ChainState {
 
     /// Why the node itself is broken (its builder or its follower stopped), replication's
     /// own state aside: such a node must not lead.
-    pub fn fault(&self) -> Option<String> {
+    pub fn fault(&self) -> Option<Fault> {
         self.unhealthy.lock().clone()
     }
 
@@ -261,11 +261,14 @@ impl ChainState {
 
     /// `None` while healthy, or why the node is degraded.
     pub fn health(&self) -> Option<String> {
-        let reasons: Vec<String> =
-            [self.unhealthy.lock().clone(), self.store_fault().map(|f| f.to_string()), self.replication.lock().clone()]
-                .into_iter()
-                .flatten()
-                .collect();
+        let reasons: Vec<String> = [
+            self.unhealthy.lock().as_ref().map(|f| f.to_string()),
+            self.store_fault().map(|f| f.to_string()),
+            self.replication.lock().clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         (!reasons.is_empty()).then(|| reasons.join("; "))
     }
 }

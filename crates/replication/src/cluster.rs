@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use preconf_chain::error::Fault;
 use preconf_chain::ledger::{LedgerError, Record};
 use preconf_chain::wire::{self as codec, Kind, TermStart};
 use preconf_chain::Node;
@@ -55,7 +56,7 @@ enum Deposed {
     Refused(LedgerError),
     LeaseLost,
     LeaseExpired,
-    BuilderStopped(String),
+    BuilderStopped(Option<Fault>),
     /// Elected, but sealed nothing within the bound: another node may be able to.
     NotProducing(String),
     Shutdown,
@@ -67,7 +68,8 @@ impl std::fmt::Display for Deposed {
             Deposed::Refused(e) => write!(f, "the stream refused an append: {e}"),
             Deposed::LeaseLost => write!(f, "another node took the lease"),
             Deposed::LeaseExpired => write!(f, "the lease could not be renewed in time"),
-            Deposed::BuilderStopped(why) => write!(f, "the builder stopped: {why}"),
+            Deposed::BuilderStopped(Some(fault)) => write!(f, "the builder stopped: {fault}"),
+            Deposed::BuilderStopped(None) => write!(f, "the builder stopped: it ended"),
             Deposed::NotProducing(why) => write!(f, "it could not produce: {why}"),
             Deposed::Shutdown => write!(f, "shutting down"),
         }
@@ -191,7 +193,7 @@ impl Controller {
         let why = if self.following.stopped.load(Relaxed) {
             Some("stopped on a block that does not match".to_string())
         } else if let Some(fault) = self.node.chain().fault() {
-            Some(fault)
+            Some(fault.to_string())
         } else if let Some(fault) = self.node.chain().store_fault() {
             Some(fault.to_string())
         } else {
@@ -365,8 +367,7 @@ impl Controller {
                 return Deposed::LeaseExpired;
             }
             if !self.node.building() {
-                let why = chain.fault().unwrap_or_else(|| "it ended".into());
-                return Deposed::BuilderStopped(why);
+                return Deposed::BuilderStopped(chain.fault());
             }
             // Only this node's own inability counts: while the stream itself cannot take
             // appends (a NATS server lost, its raft electing), the lease decides, as before.

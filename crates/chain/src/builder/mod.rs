@@ -25,7 +25,7 @@ use crate::chain_state::ChainState;
 use crate::commit::{Committer, Landed};
 use crate::dev::requests::DevHooks;
 use crate::doorbell::Doorbell;
-use crate::error::{Cause, ChainError, ChainResult, InternalError};
+use crate::error::{Cause, ChainError, ChainResult, Fault, InternalError};
 use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
 use crate::log;
@@ -307,7 +307,7 @@ impl Builder {
     fn fail(&mut self, e: ChainError) {
         let fields = json!({ "block": self.block.header.number, "error": e.to_string() });
         log::error("builder", "builder stopped", fields);
-        self.chain.set_unhealthy(format!("builder stopped: {e}"));
+        self.chain.set_unhealthy(Fault::BuilderStopped(e));
     }
 
     /// `view` with the open block as its pending block: one more overlay layer holding

@@ -21,7 +21,7 @@ use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
 use crate::commit::{Committer, Landed};
-use crate::error::{ChainError, ChainResult};
+use crate::error::{Cause, ChainError, ChainResult, Fault};
 use crate::events::ChainEvent;
 use crate::store::{trie, InFlightBlock, StoreSnapshot, StoredBody, StoredReceipts};
 use crate::types::{BlockData, ExecutedTx};
@@ -65,6 +65,11 @@ pub enum Skip {
     NotNextPreconf { number: u64, index: u64 },
 }
 
+/// The blocks a replica applied could not be stored: it stops (nothing may follow them).
+#[derive(Debug, thiserror::Error)]
+#[error("the blocks applied could not be stored: {0}")]
+struct NotStored(ChainError);
+
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ApplyError {
     /// The message is not the one after the last applied: re-read from `expected`.
@@ -72,7 +77,7 @@ pub enum ApplyError {
     Gap { expected: u64, got: u64 },
     /// Fatal: the replica stopped and serves what it has.
     #[error("replica stopped at stream message {seq}: {reason}")]
-    Stopped { seq: u64, reason: String },
+    Stopped { seq: u64, reason: Cause },
     #[error(transparent)]
     Chain(#[from] ChainError),
 }
@@ -141,7 +146,7 @@ impl Follower {
     fn show(&mut self, landed: ChainResult<Landed>) -> Result<(), ChainError> {
         let shown = self.committer.show(&self.chain, landed);
         if let Err(e) = &shown {
-            let reason = format!("the blocks applied could not be stored: {e}");
+            let reason = Cause::new(NotStored(e.clone()));
             self.stopped = Some(ApplyError::Stopped { seq: self.last_seq, reason });
         }
         shown
@@ -239,14 +244,14 @@ impl Follower {
                 Ok(applied)
             }
             Err(Refused::Store(e)) => Err(ApplyError::Chain(e)),
-            Err(refused) => Err(self.stop(seq, refused.to_string())),
+            Err(refused) => Err(self.stop(seq, Cause::new(refused))),
         }
     }
 
-    fn stop(&mut self, seq: u64, reason: String) -> ApplyError {
-        let fields = serde_json::json!({ "seq": seq, "reason": reason });
+    fn stop(&mut self, seq: u64, reason: Cause) -> ApplyError {
+        let fields = serde_json::json!({ "seq": seq, "reason": reason.to_string() });
         crate::log::error("replica", &format!("REPLICA STOPPED at stream message {seq}: {reason}"), fields);
-        self.chain.set_unhealthy(format!("replica stopped: {reason}"));
+        self.chain.set_unhealthy(Fault::ReplicaStopped(reason.clone()));
         let e = ApplyError::Stopped { seq, reason };
         self.stopped = Some(e.clone());
         e
