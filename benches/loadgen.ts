@@ -99,7 +99,8 @@ async function exec(args: string[], bodies: string[]): Promise<string> {
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the exit can come before the last of a long report is read.
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     if (code !== 0) throw new Error(`loadgen exited with ${code}: ${err}`);
     return out;
   } finally {

@@ -13,7 +13,8 @@
 //     commit of the block before, and the rest), the leader's commit and seal times and the
 //     replica's (from /metrics), the builder thread's CPU per pre-confirmation and the
 //     busiest threads;
-//   phase 2 (--read-seconds): eth_call balanceOf at "pending" at full speed meanwhile.
+//   phase 2 (--read-seconds): eth_call balanceOf at "pending" at full speed meanwhile (the
+//     transfers go on until the reads end; the row says at what rate they were answered).
 //
 //   npm run bench:interval -- [--accounts 1000000] [--genesis-dir /work/.bench-genesis]
 //     [--intervals 200,50,20,10] [--rates 1000,200] [--block-time-ms 1000] [--seconds 15]
@@ -52,6 +53,9 @@ const OUT = arg('out', '');
 const SENDERS = 100;
 const SYNC_SENDERS = 10;
 const SYNC_RATE = 20;
+/** Seconds of transfers past phase 1 and the reads (their warm-up second, the replica's stop
+ *  between the phases), so the load runs until the reads end. */
+const LOAD_SLACK_S = 6;
 const log = (m: string): void => void process.stderr.write(`[interval] ${m}\n`);
 const fmt = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 
@@ -136,6 +140,8 @@ interface Row {
   /** `serverCore`: the leader's CPU during the reads, in cores (below 1: the load side was the limit). */
   reads: { rps: number; p99: number; errors: number; serverCore: number; threads: [string, number][] };
   readPhaseBuilderGapP99: number;
+  /** Transfers answered per second while the reads were measured, and their latency p50 ms. */
+  txDuringReads: { perSecond: number; p50: number };
   sent: number;
   errors: number;
   load: number[];
@@ -157,7 +163,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     await rpcRaw(leader.url, JSON.stringify(signed.funding.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
     while (BigInt(await rpc<string>(replica.url, 'eth_getBalance', [signed.lastSender, 'latest'])) === 0n) await sleep(100);
     const [mine, theirs] = await Promise.all([watchStreams(leader.url, true), watchStreams(replica.url, false)]);
-    const total = SECONDS + READ_SECONDS;
+    const total = SECONDS + READ_SECONDS + LOAD_SLACK_S;
     const bodies = signed.load.slice(0, rate * total).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
     const syncBodies = signed.sync.slice(0, SYNC_RATE * SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
     const cpu0 = threadCpu(leader.child.pid!);
@@ -179,15 +185,24 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     theirs.close();
     await stop(replica);
     const readCpu0 = threadCpu(leader.child.pid!);
+    const tr = nowMs();
     const reads = await runLoad({ url: leader.url, bodies: callBodies, connections: 8, duration: READ_SECONDS, warmup: 1 });
     const t2 = nowMs();
     const readThreads = cpuDelta(readCpu0, threadCpu(leader.child.pid!));
     const readCpu = readThreads.reduce((sum, [, s]) => sum + s, 0);
+    // The CPU samples span the warm-up second too.
+    const readS = (t2 - tr) / 1000;
     const [loaded, synced] = await Promise.all([load, sync]);
     await sleep(500);
     mine.close();
     theirs.close();
 
+    // The transfers the leader answered while the reads were measured (after the warm-up).
+    const duringReads = (loaded.timestamps ?? []).filter(([, , done, ok]) => ok && done / 1000 >= tr + 1000 && done / 1000 < t2);
+    const txDuringReads = {
+      perSecond: duringReads.length / ((t2 - tr - 1000) / 1000),
+      p50: percentile(duringReads.map(([, sent, done]) => (done - sent) / 1000), 50),
+    };
     const inPhase = (from: number, to: number) => mine.preconfs.filter((p) => p.arrived >= from && p.arrived < to);
     const phase1 = inPhase(t0, t1);
     const toPending: number[] = [];
@@ -233,7 +248,8 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
         replicaSeal: mean(1, SEAL),
         replicaCommit: mean(1, COMMIT),
       },
-      reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / READ_SECONDS, threads: readThreads.slice(0, 8).map(([n, c]) => [n, Math.round((c / READ_SECONDS) * 1000) / 10]) },
+      reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / readS, threads: readThreads.slice(0, 20).map(([n, c]) => [n, Math.round((c / readS) * 1000) / 10]) },
+      txDuringReads,
       readPhaseBuilderGapP99: percentile(gaps(inPhase(t1, t2).map((p) => p.stamped)), 99),
       sent: loaded.ok,
       errors: loaded.errors,
@@ -258,7 +274,7 @@ async function main(): Promise<void> {
   const importer = await start(['--datadir', template, '--genesis', genesis], SERVER, 900);
   await stop(importer, 'SIGTERM');
   log(`genesis of ${ACCOUNTS} accounts + ${ACCOUNTS} slots imported in ${fmt((performance.now() - t0) / 1000)} s`);
-  const perSender = Math.ceil((Math.max(...RATES) * (SECONDS + READ_SECONDS)) / SENDERS);
+  const perSender = Math.ceil((Math.max(...RATES) * (SECONDS + READ_SECONDS + LOAD_SLACK_S)) / SENDERS);
   const signed = await sign(perSender, Math.ceil((SYNC_RATE * SECONDS) / SYNC_SENDERS));
   const nats = await startNats();
   const rows: Row[] = [];
@@ -275,12 +291,12 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`\n${ACCOUNTS} accounts + ${ACCOUNTS} slots, ${BLOCK_MS} ms blocks, ${SECONDS} s per phase 1, node on core ${SERVER.join(',')}, load on ${LOAD.join(',')}\n`);
-  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s (leader core used) | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s (leader core used) | transfers answered during the reads /s | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const threads = r.threads.map(([n, p]) => `${n} ${p}`).join(', ');
     console.log(
-      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} (${fmt(r.reads.serverCore * 100, 0)} %) | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
+      `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} (${fmt(r.reads.serverCore * 100, 0)} %) | ${fmt(r.txDuringReads.perSecond, 0)} | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
     );
   }
   if (OUT) writeFileSync(OUT, JSON.stringify(rows, null, 2));
