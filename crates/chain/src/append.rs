@@ -84,6 +84,15 @@ impl<T: Clone + Send + Sync> AppendList<T> {
     }
 }
 
+impl<T> AppendList<T> {
+    /// Whether `older` is a version this one grew from: the same buffer, no longer. Its
+    /// values are then this list's first ones (a buffer's written slots never change), so
+    /// whatever was derived from them still holds.
+    pub fn extends(&self, older: &Self) -> bool {
+        Arc::ptr_eq(&self.buffer, &older.buffer) && older.len <= self.len
+    }
+}
+
 impl<T> Deref for AppendList<T> {
     type Target = [T];
 
@@ -156,6 +165,8 @@ mod tests {
         let newer = base.appended(&[2]);
         let fork = base.appended(&[9]);
         assert_eq!((&*newer, &*fork), (&[1, 2][..], &[1, 9][..]));
+        assert!(newer.extends(&base) && newer.extends(&newer) && !base.extends(&newer));
+        assert!(!fork.extends(&newer) && !newer.extends(&fork), "a fork shares no buffer with the other branch");
     }
 
     #[test]

@@ -124,9 +124,19 @@ impl BlockData {
     /// RLP size of the block (header, transactions, no uncles, withdrawals if the fork has
     /// them): the `size` of the block object.
     pub fn rlp_size(&self) -> usize {
+        self.rlp_size_with(Self::txs_rlp_payload(&self.txs))
+    }
+
+    /// The RLP payload of these transactions' list (what `rlp_size` adds up for the block's).
+    pub fn txs_rlp_payload(txs: &[Arc<ExecutedTx>]) -> usize {
+        use alloy_rlp::Encodable;
+        txs.iter().map(|t| t.tx.length()).sum()
+    }
+
+    /// `rlp_size` with the transactions' part known (`txs_rlp_payload` of `self.txs`).
+    pub fn rlp_size_with(&self, tx_payload: usize) -> usize {
         use alloy_rlp::Encodable;
         let mut payload = self.header.length();
-        let tx_payload: usize = self.txs.iter().map(|t| t.tx.length()).sum();
         payload += alloy_rlp::length_of_length(tx_payload) + tx_payload;
         payload += self.ommers.length();
         if self.header.withdrawals_root.is_some() {

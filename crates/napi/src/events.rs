@@ -84,13 +84,15 @@ pub struct Fanout {
     hubs: RwLock<Vec<EventHub>>,
     /// On while some event loop wants `Pooled`: the chain sends none otherwise.
     pooled: PoolInterest,
-    /// Logs counted so far in the block being built (only the renderer thread uses it).
+    /// Logs counted so far in the block being built, and its transaction hashes rendered so
+    /// far (only the renderer thread uses them).
     logs: Mutex<render::LogCursor>,
+    flashblocks: Mutex<render::FlashblockCursor>,
 }
 
 impl Fanout {
     pub fn new(pooled: PoolInterest) -> Self {
-        Self { hubs: RwLock::default(), pooled, logs: Mutex::default() }
+        Self { hubs: RwLock::default(), pooled, logs: Mutex::default(), flashblocks: Mutex::default() }
     }
 
     pub fn add(&self, hub: EventHub) {
@@ -138,7 +140,8 @@ impl Fanout {
             ChainEvent::Preconfirmed { block, first_new, unix_ms, .. } => {
                 self.emit(EventKind::Preconf, render::preconf_summary(block, *first_new));
                 if self.wants(EventKind::Flashblock) {
-                    self.emit(EventKind::Flashblock, render::flashblock(block, *unix_ms));
+                    let payload = self.flashblocks.lock().flashblock(block, *unix_ms);
+                    self.emit(EventKind::Flashblock, payload);
                 }
                 let (txs, logs) = (self.wants(EventKind::FlashblockTx), self.wants(EventKind::PendingLogs));
                 let first_log = if txs || logs { self.logs.lock().first_log(block, *first_new) } else { 0 };

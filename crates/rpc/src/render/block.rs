@@ -2,7 +2,7 @@
 
 use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::U256;
-use alloy_rpc_types_eth::{Block, BlockTransactions, Header};
+use alloy_rpc_types_eth::{Block, BlockTransactions, Header, Transaction};
 use preconf_chain::exec::outputs::{revert_reason, TxOutput};
 use preconf_chain::types::BlockData;
 use serde_json::Value;
@@ -12,11 +12,16 @@ use super::{quantity, to_json, TxPosition};
 
 /// The header object, with `hash` and `size` (what `newHeads` subscribers receive).
 pub fn header(data: &BlockData) -> Header {
+    header_sized(data, data.rlp_size())
+}
+
+/// `header` with the block's RLP size known.
+fn header_sized(data: &BlockData, size: usize) -> Header {
     Header {
         hash: data.hash.unwrap_or_default(),
         inner: data.header.clone(),
         total_difficulty: None,
-        size: Some(U256::from(data.rlp_size())),
+        size: Some(U256::from(size)),
     }
 }
 
@@ -33,8 +38,13 @@ pub fn block_object(data: &BlockData, full: bool) -> Block {
     } else {
         BlockTransactions::Hashes(data.txs.iter().map(|t| t.hash()).collect())
     };
+    block_with(data, transactions, data.rlp_size())
+}
+
+/// The block object with `transactions` as given and its RLP `size` known.
+pub(super) fn block_with(data: &BlockData, transactions: BlockTransactions<Transaction>, size: usize) -> Block {
     Block {
-        header: header(data),
+        header: header_sized(data, size),
         uncles: data.ommers.iter().map(|h| h.hash_slow()).collect(),
         transactions,
         withdrawals: data.header.withdrawals_root.map(|_| Withdrawals::new(data.withdrawals.clone())),

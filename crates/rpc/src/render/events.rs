@@ -1,12 +1,14 @@
 //! Payloads of chain events for subscribers: rendered once per event (not per
 //! subscription), off the builder's thread, and only for the kinds someone listens to.
 
+use std::fmt::Write;
+
 use alloy_primitives::B256;
-use alloy_rpc_types_eth::Log;
-use preconf_chain::types::BlockData;
+use alloy_rpc_types_eth::{BlockTransactions, Log};
+use preconf_chain::types::{BlockData, TxList};
 use serde_json::{json, Value};
 
-use super::block::{block_object, header, pending_value};
+use super::block::{block_with, header, pending_value};
 use super::log::log;
 use super::transaction::transaction;
 use super::{to_json, TxPosition};
@@ -36,14 +38,51 @@ pub fn head_summary(block: &BlockData) -> String {
     .to_string()
 }
 
-/// The block being built, as `newFlashblocks` delivers it, with the time it became
-/// visible (lets subscribers measure freshness).
-pub fn flashblock(block: &BlockData, unix_ms: u64) -> String {
-    let mut v = pending_value(block, &block_object(block, false));
-    if let Some(m) = v.as_object_mut() {
-        m.insert("preconfTimestampMs".into(), json!(unix_ms));
+/// Renders the block being built as `newFlashblocks` delivers it, with the time it became
+/// visible (lets subscribers measure freshness). Every message carries every transaction
+/// hash of the block so far: the cursor keeps those of the versions it rendered before (and
+/// their RLP size), so a pre-confirmation costs the hashes it added and one copy, not a
+/// rendering of the whole block.
+#[derive(Default)]
+pub struct FlashblockCursor {
+    /// The version of the block's transaction list rendered last.
+    txs: TxList,
+    /// Its hashes, as the inside of a JSON array.
+    hashes: String,
+    /// Its transactions' RLP payload (for the block's `size`).
+    rlp_payload: usize,
+}
+
+impl FlashblockCursor {
+    pub fn flashblock(&mut self, block: &BlockData, unix_ms: u64) -> String {
+        // Another block, or another branch of this one (the test methods rewind): anew.
+        if !block.txs.extends(&self.txs) {
+            *self = Self::default();
+        }
+        let added = &block.txs[self.txs.len()..];
+        for t in added {
+            let comma = if self.hashes.is_empty() { "" } else { "," };
+            let _ = write!(self.hashes, "{comma}\"{:#x}\"", t.hash());
+        }
+        self.rlp_payload += BlockData::txs_rlp_payload(added);
+        self.txs = block.txs.clone();
+        let object = block_with(block, BlockTransactions::Hashes(Vec::new()), block.rlp_size_with(self.rlp_payload));
+        let mut v = pending_value(block, &object);
+        let Some(fields) = v.as_object_mut() else { return v.to_string() };
+        fields.insert("preconfTimestampMs".into(), json!(unix_ms));
+        // The object as serde_json writes it, the kept hashes spliced in as `transactions`.
+        let mut out = String::with_capacity(self.hashes.len() + 2048);
+        out.push('{');
+        for (i, (key, value)) in fields.iter().enumerate() {
+            let comma = if i == 0 { "" } else { "," };
+            let _ = match key.as_str() {
+                "transactions" => write!(out, "{comma}\"transactions\":[{}]", self.hashes),
+                _ => write!(out, "{comma}{}:{value}", Value::from(key.as_str())),
+            };
+        }
+        out.push('}');
+        out
     }
-    v.to_string()
 }
 
 /// Counts the logs before a pre-confirmation's first new transaction from where the
@@ -121,4 +160,69 @@ pub fn logs(block: &BlockData, first: usize, first_log: u64) -> Option<String> {
 /// A sealed block's header object, as `newHeads` delivers it.
 pub fn new_head(block: &BlockData) -> String {
     to_json(&header(block))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alloy_consensus::{Header, Receipt, Signed, TxEnvelope, TxLegacy};
+    use alloy_primitives::{Address, Signature, U256};
+    use preconf_chain::types::ExecutedTx;
+
+    use super::super::block::block_object;
+    use super::*;
+
+    fn transfer(i: u64) -> Arc<ExecutedTx> {
+        let tx = TxLegacy { nonce: i, gas_limit: 21_000, input: vec![0; i as usize % 7].into(), ..Default::default() };
+        let tx =
+            TxEnvelope::Legacy(Signed::new_unchecked(tx, Signature::test_signature(), B256::from(U256::from(i + 1))));
+        let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i + 1), logs: vec![] };
+        Arc::new(ExecutedTx { tx, sender: Address::with_last_byte(1), receipt, gas_used: 21_000 })
+    }
+
+    fn version(number: u64, txs: TxList, index: u64) -> BlockData {
+        let header = Header { number, gas_used: 21_000 * txs.len() as u64, ..Default::default() };
+        BlockData { header, txs, preconf_index: Some(index), ..Default::default() }
+    }
+
+    /// The whole block rendered from scratch, as every message was before the cursor.
+    fn from_scratch(block: &BlockData, unix_ms: u64) -> String {
+        let mut v = pending_value(block, &block_object(block, false));
+        v.as_object_mut().unwrap().insert("preconfTimestampMs".into(), json!(unix_ms));
+        v.to_string()
+    }
+
+    #[test]
+    fn each_message_is_the_whole_block_as_rendered_from_scratch() {
+        let mut cursor = FlashblockCursor::default();
+        let check = |cursor: &mut FlashblockCursor, block: &BlockData| {
+            let unix_ms = 1_795_000_000_000 + block.preconf_index.unwrap();
+            assert_eq!(
+                cursor.flashblock(block, unix_ms),
+                from_scratch(block, unix_ms),
+                "index {:?}",
+                block.preconf_index
+            );
+        };
+        // A block growing past its list's room (a new buffer), ticks with nothing new, and
+        // one the renderer skipped.
+        let mut txs = TxList::default();
+        let mut n = 0;
+        for index in 0..40 {
+            let added: Vec<_> = (n..n + index % 4).map(transfer).collect();
+            n += added.len() as u64;
+            txs = txs.appended(&added);
+            if index % 9 != 5 {
+                check(&mut cursor, &version(7, txs.clone(), index));
+            }
+        }
+        // The next block, then a rewind to an older version of it that goes another way.
+        let base = TxList::from(vec![transfer(100)]);
+        let newer = base.appended(&[transfer(101), transfer(102)]);
+        check(&mut cursor, &version(8, base.clone(), 0));
+        check(&mut cursor, &version(8, newer, 1));
+        check(&mut cursor, &version(8, base.appended(&[transfer(103)]), 2));
+        check(&mut cursor, &version(8, TxList::default(), 3));
+    }
 }
