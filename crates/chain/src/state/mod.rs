@@ -168,6 +168,6 @@ mod tests {
             }
         }
         // 100 ticks: six full layers of 16, then 4 in a layer of 4.
-        assert_eq!(overlay.spans, vec![16, 16, 16, 16, 16, 16, 4]);
+        assert_eq!(overlay.spans(), [16, 16, 16, 16, 16, 16, 4]);
     }
 }

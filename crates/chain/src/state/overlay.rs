@@ -13,13 +13,17 @@ use crate::changes::{AccountState, StateChanges};
 /// (1+1 -> 2, 2+2 -> 4, ...) up to `MERGE_UP_TO` pre-confirmations a layer: a tick copies
 /// at most that many ticks' changes, and a read asks about block/`MERGE_UP_TO` + log2 of it.
 /// Most reads are of accounts the block never touched: `touched` answers those without
-/// asking any layer.
+/// asking any layer. One allocation holds it all, so a reader's copy (every call clones its
+/// state view) costs one count whatever the number of layers.
 #[derive(Clone, Debug, Default)]
-pub struct Overlay {
+pub struct Overlay(Arc<Layers>);
+
+#[derive(Debug, Default)]
+struct Layers {
     layers: Vec<Arc<StateChanges>>,
     /// How many pre-confirmations each layer holds.
-    pub(super) spans: Vec<u32>,
-    touched: Arc<Touched>,
+    spans: Vec<u32>,
+    touched: Touched,
 }
 
 /// The most pre-confirmations one merged layer holds (the bound on a tick's merging work).
@@ -28,11 +32,11 @@ pub const MERGE_UP_TO: u32 = 16;
 impl Overlay {
     /// This overlay with one more (newer) layer.
     pub fn with(&self, layer: Arc<StateChanges>) -> Self {
-        let mut touched = (*self.touched).clone();
+        let mut touched = self.0.touched.clone();
         touched.add(&layer);
-        let mut layers = Vec::with_capacity(self.layers.len() + 1);
-        layers.extend(self.layers.iter().cloned());
-        let mut spans = self.spans.clone();
+        let mut layers = Vec::with_capacity(self.0.layers.len() + 1);
+        layers.extend(self.0.layers.iter().cloned());
+        let mut spans = self.0.spans.clone();
         layers.push(layer);
         spans.push(1);
         while let [.., a, b] = spans[..] {
@@ -47,33 +51,38 @@ impl Overlay {
             spans.pop();
             *spans.last_mut().expect("one per span") = a + b;
         }
-        Self { layers, spans, touched: Arc::new(touched) }
+        Self(Arc::new(Layers { layers, spans, touched }))
     }
 
     pub fn layers(&self) -> &[Arc<StateChanges>] {
-        &self.layers
+        &self.0.layers
+    }
+
+    #[cfg(test)]
+    pub(super) fn spans(&self) -> &[u32] {
+        &self.0.spans
     }
 
     pub(super) fn account(&self, address: &Address) -> Option<Option<AccountState>> {
-        if !self.touched.may_hold(address.as_slice()) {
+        if !self.0.touched.may_hold(address.as_slice()) {
             return None;
         }
-        self.layers.iter().rev().find_map(|l| l.account(address))
+        self.layers().iter().rev().find_map(|l| l.account(address))
     }
 
     pub(super) fn storage(&self, address: &Address, slot: &U256) -> Option<U256> {
         // A layer answers for a slot only when it changed the account.
-        if !self.touched.may_hold(address.as_slice()) {
+        if !self.0.touched.may_hold(address.as_slice()) {
             return None;
         }
-        self.layers.iter().rev().find_map(|l| l.storage(address, slot))
+        self.layers().iter().rev().find_map(|l| l.storage(address, slot))
     }
 
     pub(super) fn code(&self, hash: &B256) -> Option<Bytes> {
-        if !self.touched.may_hold(hash.as_slice()) {
+        if !self.0.touched.may_hold(hash.as_slice()) {
             return None;
         }
-        self.layers.iter().rev().find_map(|l| l.codes.get(hash).cloned())
+        self.layers().iter().rev().find_map(|l| l.codes.get(hash).cloned())
     }
 }
 
@@ -154,7 +163,7 @@ mod tests {
         }
         let asked = (0..10_000u64)
             .map(|i| Address::from_word(alloy_primitives::keccak256((1_000_000 + i).to_be_bytes())))
-            .filter(|a| overlay.touched.may_hold(a.as_slice()))
+            .filter(|a| overlay.0.touched.may_hold(a.as_slice()))
             .count();
         assert!(asked < 100, "{asked} of 10,000 untouched accounts would ask the layers");
     }
