@@ -230,7 +230,7 @@ export interface ExportResult {
 }
 
 /**
- * Answers, on this listen socket's connections, the first requests uWebSockets.js would
+ * Answers, on this listen socket's connections, the requests uWebSockets.js would
  * leave unanswered (HTTP/1.0, unknown verbs, malformed heads; see `GET /.refused/*`).
  * Throws when the loaded uWebSockets.js is not the build the guard knows.
  */

@@ -64,7 +64,7 @@ const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string
 
 /**
  * Seats the uWebSockets.js guard (crates/uws-guard) on a listen socket's connections: the
- * first requests uWS would leave unanswered (HTTP/1.0, unknown verbs, malformed heads) reach
+ * requests uWS would leave unanswered (HTTP/1.0, unknown verbs, malformed heads) reach
  * `GET /.refused/*` or go on as HTTP/1.1. Throws when the loaded uWS is another build.
  */
 export function guardHttp(listenSocket: unknown): void {

@@ -120,7 +120,7 @@ function guardConnections(token: uWS.us_listen_socket): void {
   try {
     guardHttp(token);
   } catch (e) {
-    componentLogger('rpc').warn({ err: (e as Error).message }, 'HTTP/1.0 and malformed first requests will go unanswered');
+    componentLogger('rpc').warn({ err: (e as Error).message }, 'HTTP/1.0 and malformed requests will go unanswered');
   }
 }
 
