@@ -69,11 +69,12 @@ describe('cluster elections', () => {
       // the same moment, and only one holds everything the stream has.
       await c.node(old).kill('SIGTERM');
       c.resume(lagging);
-      const said: string[] = [];
+      // Why it does not campaign ("catching up") shows only if it looked while the lease was
+      // free, which the caught-up node may take first: the wording is asserted where the
+      // lagging node is the only candidate (next test).
       await waitFor(
         async () => {
           const h = (await health(c.url(lagging)).catch(() => null))?.body;
-          if (h?.notReady) said.push(h.notReady as string);
           return h?.leader !== undefined && h.leader !== `n${old}` && h.notReady === undefined;
         },
         30_000,
@@ -82,7 +83,6 @@ describe('cluster elections', () => {
       );
       expect(await c.leader(10_000, [ready, lagging])).toBe(ready);
       expect(await metric(lagging, 'preconf_cluster_elections_total')).toBe(0);
-      expect(said.some((s) => s.startsWith('catching up')), `the lagging replica said ${JSON.stringify([...new Set(said)])}`).toBe(true);
       await c.start(old);
       await c.leader(30_000, [0, 1, 2]);
       await accepting(50);
