@@ -10,21 +10,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use alloy_primitives::{Address, B256, U256};
-use preconf_chain::changes::{AccountChange, AccountState, StateChanges};
+use preconf_chain::changes::StateChanges;
 use preconf_chain::state::Overlay;
 
-fn changes(first: u64, count: u64) -> Arc<StateChanges> {
-    let mut c = StateChanges::default();
-    for i in first..first + count {
-        for who in [i * 2 + 100, i * 2 + 101, 0] {
-            let info = Some(AccountState { nonce: i, balance: U256::from(i), code_hash: B256::ZERO });
-            c.accounts
-                .insert(Address::from_word(B256::from(U256::from(who))), AccountChange { info, ..Default::default() });
-        }
-    }
-    Arc::new(c)
-}
+#[path = "support/changes.rs"]
+mod support_changes;
+use support_changes::changes;
 
 /// ns per clone-and-drop of `f`'s copy, over many rounds on this thread.
 fn per_copy<T>(rounds: u32, mut f: impl FnMut() -> T) -> f64 {

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use alloy_consensus::{Header, Receipt, Signed, TxEnvelope, TxLegacy};
 use alloy_primitives::{Address, Signature, B256, U256};
-use preconf_chain::changes::{AccountChange, AccountState, StateChanges};
 use preconf_chain::types::ExecutedTx;
 use preconf_chain::view::PendingBlock;
 
@@ -22,17 +21,9 @@ fn transfer(i: u64) -> Arc<ExecutedTx> {
     Arc::new(ExecutedTx { tx, sender: Address::with_last_byte(1), receipt, gas_used: 21_000 })
 }
 
-fn changes(first: u64, count: u64) -> Arc<StateChanges> {
-    let mut c = StateChanges::default();
-    for i in first..first + count {
-        for who in [i * 2 + 100, i * 2 + 101, 0] {
-            let info = Some(AccountState { nonce: i, balance: U256::from(i), code_hash: B256::ZERO });
-            c.accounts
-                .insert(Address::from_word(B256::from(U256::from(who))), AccountChange { info, ..Default::default() });
-        }
-    }
-    Arc::new(c)
-}
+#[path = "support/changes.rs"]
+mod support_changes;
+use support_changes::changes;
 
 fn main() {
     let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
