@@ -506,3 +506,205 @@ export interface VerifyReport {
  * header and the persisted trie (the store must not be open in another process).
  */
 export declare function verifyStore(datadir: string): Promise<VerifyReport>
+
+/** One entry of an EIP-2930 access list. */
+export interface AccessListEntry {
+  address: string
+  storageKeys: Array<string>
+}
+
+/** eth_createAccessList's parameters. */
+export interface AccessListParams {
+  tx: TransactionCall
+  block: string
+  stateOverrides?: StateOverrides
+}
+
+/** One account's state override (alloy's `AccountOverride`). */
+export interface AccountOverride {
+  balance?: string
+  nonce?: string
+  code?: string
+  /** Slot -> value, replacing the account's whole storage. */
+  state?: Record<string, string>
+  /** Slot -> value, over the account's storage. */
+  stateDiff?: Record<string, string>
+  movePrecompileToAddress?: string
+}
+
+/** A signed EIP-7702 authorization (alloy's `SignedAuthorization`). */
+export interface Authorization {
+  chainId: string
+  address: string
+  nonce: string
+  yParity: string
+  r: string
+  s: string
+}
+
+/**
+ * Block overrides of eth_call and debug_traceCall (alloy's `BlockOverrides`), by geth's
+ * names; alloy writes `coinbase`, `random` and `baseFee` and reads both.
+ */
+export interface BlockOverrides {
+  number?: string
+  difficulty?: string
+  time?: string
+  gasLimit?: string
+  feeRecipient?: string
+  prevRandao?: string
+  baseFeePerGas?: string
+  blobBaseFee?: string
+  beaconRoot?: string
+  /** Block number (decimal) -> hash, for BLOCKHASH. */
+  blockHash?: Record<string, string>
+}
+
+/** eth_call's parameters. */
+export interface CallParams {
+  tx: TransactionCall
+  block: string
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+/** eth_estimateGas's parameters. */
+export interface EstimateParams {
+  tx: TransactionCall
+  block: string
+  stateOverrides?: StateOverrides
+}
+
+/** eth_feeHistory's parameters. */
+export interface FeeHistoryParams {
+  /** At most 1,024 (the edge clamps larger counts). */
+  blockCount: number
+  newestBlock: string
+  rewardPercentiles: Array<number>
+}
+
+/**
+ * An eth_getLogs filter in geth's shape (alloy's `Filter`): addresses and topic positions
+ * as lists (null: any).
+ */
+export interface LogFilter {
+  fromBlock?: string
+  toBlock?: string
+  blockHash?: string
+  address?: Array<string>
+  topics?: Array<Array<string> | undefined | null>
+}
+
+/**
+ * A simulated block's overrides (the chain's `SimBlockOverrides`): the block overrides
+ * plus geth's `withdrawals`, less `blockHash` (its number keys do not survive serde's
+ * `flatten`, so the chain cannot read it there).
+ */
+export interface SimBlockOverrides {
+  number?: string
+  difficulty?: string
+  time?: string
+  gasLimit?: string
+  feeRecipient?: string
+  prevRandao?: string
+  baseFeePerGas?: string
+  blobBaseFee?: string
+  beaconRoot?: string
+  withdrawals?: Array<Withdrawal>
+}
+
+/** eth_simulateV1's parameters. */
+export interface SimulateParams {
+  payload: SimulationPayload
+  block: string
+}
+
+/** One block of eth_simulateV1 (the chain's `SimBlock`). */
+export interface SimulationBlock {
+  calls: Array<TransactionCall>
+  stateOverrides?: StateOverrides
+  blockOverrides?: SimBlockOverrides
+}
+
+/** eth_simulateV1's first parameter (the chain's `SimulatePayload`). */
+export interface SimulationPayload {
+  blockStateCalls: Array<SimulationBlock>
+  traceTransfers: boolean
+  validation: boolean
+  returnFullTransactions: boolean
+}
+
+/** State overrides by address (alloy's `StateOverride`). */
+export type StateOverrides = Record<string, AccountOverride>
+
+/** debug_traceBlockByNumber / debug_traceBlockByHash's parameters. */
+export interface TraceBlockParams {
+  block: string
+  options: TraceConfig
+}
+
+/** debug_traceCall's parameters. */
+export interface TraceCallParams {
+  tx: TransactionCall
+  block: string
+  options: TraceConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+  /** A 0x quantity. */
+  txIndex?: string
+}
+
+/**
+ * A tracer's options as the edge hands them over (`params::TraceOptionsParam`): geth's
+ * TraceConfig with `timeout` already parsed into `timeoutMs`.
+ */
+export interface TraceConfig {
+  enableMemory?: boolean
+  disableMemory?: boolean
+  disableStack?: boolean
+  disableStorage?: boolean
+  enableReturnData?: boolean
+  disableReturnData?: boolean
+  debug?: boolean
+  limit?: number
+  tracer?: string
+  /** The built-in tracers' flags (callTracer's, prestateTracer's). */
+  tracerConfig?: Record<string, boolean>
+  timeoutMs?: number
+}
+
+/** debug_traceTransaction's parameters. */
+export interface TraceTransactionParams {
+  hash: string
+  options: TraceConfig
+}
+
+/**
+ * geth's TransactionArgs as alloy's `TransactionRequest` reads them (calls, estimates,
+ * simulations, traces, eth_sendTransaction). `data` is sent as `input`.
+ */
+export interface TransactionCall {
+  from?: string
+  to?: string
+  gasPrice?: string
+  maxFeePerGas?: string
+  maxPriorityFeePerGas?: string
+  maxFeePerBlobGas?: string
+  gas?: string
+  value?: string
+  input?: string
+  nonce?: string
+  chainId?: string
+  accessList?: Array<AccessListEntry>
+  type?: string
+  blobVersionedHashes?: Array<string>
+  authorizationList?: Array<Authorization>
+}
+
+/** An EIP-4895 withdrawal (alloy's `Withdrawal`). */
+export interface Withdrawal {
+  index: string
+  validatorIndex: string
+  address: string
+  amount: string
+}

@@ -142,7 +142,7 @@ impl NativeNode {
         self.spawn_for(env, Class::Scans, client, move |n| {
             let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
             Ok(to_json(&n.api().fees.fee_history(
-                p.block_count,
+                u64::from(p.block_count),
                 params::block(&p.newest_block)?,
                 &p.reward_percentiles,
             )?))

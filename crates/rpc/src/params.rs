@@ -1,19 +1,25 @@
 //! Parameters as the TypeScript side hands them over: canonical strings for simple values
 //! (addresses, hashes, block selectors) and JSON for structured ones. A parse failure is
 //! still reported as invalid params, never a panic.
+//!
+//! Each structured request is one definition here: serde reads the JSON text into it, and
+//! napi generates its TypeScript interface into `native/native.d.ts` (type only: no
+//! conversion code, the wire stays JSON text). A field of a foreign type names the
+//! interface of its mirror in `shapes` (`ts_type`).
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 use std::time::Duration;
 
 use alloy_rpc_types_eth::{state::StateOverride, BlockOverrides, Filter, TransactionRequest};
 use alloy_rpc_types_trace::geth::GethDebugTracingOptions;
+use napi_derive::napi;
 use preconf_chain::api::logs::LogQuery;
 use preconf_chain::api::tracing::TraceCallOptions;
 use preconf_chain::exec::simulate::SimulatePayload;
 use preconf_chain::exec::trace::TraceOptions;
 use preconf_chain::{BlockId, ChainResult, InvalidParam};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub fn json<T: DeserializeOwned>(text: &str, what: &'static str) -> ChainResult<T> {
     serde_json::from_str(text).map_err(|e| InvalidParam::Json { what, reason: e.to_string() }.into())
@@ -46,36 +52,47 @@ pub fn raw_tx(s: &str) -> ChainResult<Bytes> {
 }
 
 /// eth_call's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallParams {
+    #[napi(ts_type = "TransactionCall")]
     pub tx: TransactionRequest,
     pub block: String,
+    #[napi(ts_type = "StateOverrides")]
     pub state_overrides: Option<StateOverride>,
+    #[napi(ts_type = "BlockOverrides")]
     pub block_overrides: Option<BlockOverrides>,
 }
 
 /// eth_estimateGas's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EstimateParams {
+    #[napi(ts_type = "TransactionCall")]
     pub tx: TransactionRequest,
     pub block: String,
+    #[napi(ts_type = "StateOverrides")]
     pub state_overrides: Option<StateOverride>,
 }
 
 /// eth_simulateV1's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 pub struct SimulateParams {
+    #[napi(ts_type = "SimulationPayload")]
     pub payload: SimulatePayload,
     pub block: String,
 }
 
 /// eth_feeHistory's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FeeHistoryParams {
-    pub block_count: u64,
+    /// At most 1,024 (the edge clamps larger counts).
+    pub block_count: u32,
     pub newest_block: String,
     #[serde(default)]
     pub reward_percentiles: Vec<f64>,
@@ -92,12 +109,14 @@ pub fn log_query(text: &str) -> ChainResult<LogQuery> {
 }
 
 /// A tracer's options as geth takes them (the struct logger's flags, `tracer`,
-/// `tracerConfig`), with `timeout` already parsed by the edge into `timeoutMs`.
-#[derive(Debug, Default, Deserialize)]
+/// `tracerConfig`), with `timeout` already parsed by the edge into `timeoutMs`. Its
+/// TypeScript interface is `shapes::TraceConfig` (napi cannot describe a flattened field).
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceOptionsParam {
     #[serde(flatten)]
     pub tracing: GethDebugTracingOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
 }
 
@@ -108,30 +127,39 @@ impl TraceOptionsParam {
 }
 
 /// debug_traceTransaction's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 pub struct TraceTransactionParams {
     pub hash: String,
+    #[napi(ts_type = "TraceConfig")]
     #[serde(default)]
     pub options: TraceOptionsParam,
 }
 
 /// debug_traceBlockByNumber / debug_traceBlockByHash's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 pub struct TraceBlockParams {
     pub block: String,
+    #[napi(ts_type = "TraceConfig")]
     #[serde(default)]
     pub options: TraceOptionsParam,
 }
 
 /// debug_traceCall's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceCallParams {
+    #[napi(ts_type = "TransactionCall")]
     pub tx: TransactionRequest,
     pub block: String,
+    #[napi(ts_type = "TraceConfig")]
     #[serde(default)]
     pub options: TraceOptionsParam,
+    #[napi(ts_type = "StateOverrides")]
     pub state_overrides: Option<StateOverride>,
+    #[napi(ts_type = "BlockOverrides")]
     pub block_overrides: Option<BlockOverrides>,
     /// A 0x quantity.
     pub tx_index: Option<String>,
@@ -151,11 +179,14 @@ impl TraceCallParams {
 }
 
 /// eth_createAccessList's parameters.
+#[napi(object, object_from_js = false, object_to_js = false)]
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AccessListParams {
+    #[napi(ts_type = "TransactionCall")]
     pub tx: TransactionRequest,
     pub block: String,
+    #[napi(ts_type = "StateOverrides")]
     pub state_overrides: Option<StateOverride>,
 }
 

@@ -25,7 +25,7 @@ use revm::handler::{EthFrame, ExecuteCommitEvm, MainBuilder};
 use revm::inspector::InspectEvm;
 use revm::interpreter::interpreter::EthInterpreter;
 use revm::Database;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use self::block::open_header;
 pub use self::block::{CallFailure, CallOutcome, SimulatedBlock};
@@ -45,7 +45,7 @@ use crate::types::ExecutedTx;
 
 /// eth_simulateV1's first parameter: alloy's `SimulatePayload`, except that a block's
 /// overrides may also carry geth's `withdrawals` (alloy's `BlockOverrides` has none).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatePayload {
     pub block_state_calls: Vec<SimBlock>,
@@ -57,7 +57,7 @@ pub struct SimulatePayload {
     pub return_full_transactions: bool,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SimBlock {
     #[serde(default)]
@@ -66,7 +66,7 @@ pub struct SimBlock {
     pub block_overrides: Option<SimBlockOverrides>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimBlockOverrides {
     #[serde(flatten)]
     pub header: BlockOverrides,
