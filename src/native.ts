@@ -3,7 +3,9 @@
 // source); this module adds the one loader and turns typed failures into NativeError.
 //
 // Boundary convention: every method returns the JSON text of its result (spliced into the
-// response without being parsed here) or a NativeFailure {kind, message, data?}.
+// response without being parsed here) or a NativeFailure {kind, message, data?}. Structured
+// requests cross as JSON text (docs/architecture.md says why); their types are the Rust
+// definitions serde reads them into (crates/rpc/src/params.rs), generated into native.d.ts.
 
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -11,8 +13,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Addon from '../native/native.js';
 import type {
+  AccessListParams,
+  CallParams,
   ChainInfo,
+  EstimateParams,
   EventKind,
+  FeeHistoryParams,
   ImportFailure,
   ImportOptions,
   ImportProgressInfo,
@@ -21,15 +27,37 @@ import type {
   NativeMetrics,
   NativeNode,
   LeaderRef,
+  LogFilter,
   NodeOptions,
   ReplicationOptions,
   ReplicationStatus,
+  SimulateParams,
+  TraceBlockParams,
+  TraceCallParams,
+  TraceTransactionParams,
+  TransactionCall,
 } from '../native/native.js';
 import { NativeError } from './errors/index.js';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
 export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
 export type { LeaderRef, ReplicationOptions, ReplicationStatus } from '../native/native.js';
+// The request shapes src/validation/ builds (generated from crates/rpc: params.rs, shapes/).
+export type {
+  AccessListEntry,
+  AccountOverride,
+  Authorization,
+  BlockOverrides,
+  LogFilter,
+  SimBlockOverrides,
+  SimulationBlock,
+  SimulationPayload,
+  StateOverrides,
+  TraceCallParams,
+  TraceConfig,
+  TransactionCall,
+  Withdrawal,
+} from '../native/native.js';
 
 export { SUPPORTED_PLATFORMS } from '../scripts/platforms.mjs';
 
@@ -149,24 +177,24 @@ export class Chain {
   getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
   /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
   getPreconfirmedReceipt = (hash: string): string => unwrap(this.raw.getPreconfirmedReceipt(hash));
-  feeHistory = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request), client));
+  feeHistory = (request: FeeHistoryParams, client?: number): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request), client));
   gasPrice = (): string => unwrap(this.raw.gasPrice());
   maxPriorityFeePerGas = (): string => unwrap(this.raw.maxPriorityFeePerGas());
   txStatus = (hash: string): string => unwrap(this.raw.txStatus(hash));
 
   /** `client`: the caller's key for the work pools' turns and shares (CallContext). */
-  call = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.call(JSON.stringify(request), client));
-  estimateGas = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request), client));
-  simulate = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request), client));
+  call = (request: CallParams, client?: number): Promise<string> => unwrapAsync(this.raw.call(JSON.stringify(request), client));
+  estimateGas = (request: EstimateParams, client?: number): Promise<string> => unwrapAsync(this.raw.estimateGas(JSON.stringify(request), client));
+  simulate = (request: SimulateParams, client?: number): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request), client));
   sendRawTransaction = (raw: string): string | Promise<string> =>
     this.submitsInline ? unwrap(this.raw.sendRawTransactionInline(raw)) : unwrapAsync(this.raw.sendRawTransaction(raw));
-  sendTransaction = (request: object): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
+  sendTransaction = (request: TransactionCall): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
-  getLogs = (filter: object, client?: number): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter), client));
-  traceCall = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request), client));
-  traceTransaction = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request), client));
-  traceBlock = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request), client));
-  createAccessList = (request: object, client?: number): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request), client));
+  getLogs = (filter: LogFilter, client?: number): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter), client));
+  traceCall = (request: TraceCallParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request), client));
+  traceTransaction = (request: TraceTransactionParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request), client));
+  traceBlock = (request: TraceBlockParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request), client));
+  createAccessList = (request: AccessListParams, client?: number): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request), client));
 
   txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());
@@ -183,7 +211,7 @@ export class Chain {
     unwrapAsync(this.raw.devSetErc20Allowance(owner, spender, token, amount));
   devImpersonate = (address: string, on: boolean): string => unwrap(this.raw.devImpersonate(address, on));
   devAutoImpersonate = (on: boolean): string => unwrap(this.raw.devAutoImpersonate(on));
-  devSendUnsigned = (request: object): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));
+  devSendUnsigned = (request: TransactionCall): Promise<string> => unwrapAsync(this.raw.devSendUnsigned(JSON.stringify(request)));
   devMine = (blocks: string, interval?: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMine(blocks, interval, timestamp));
   devMineDetailed = (blocks: string, timestamp?: string): Promise<string> => unwrapAsync(this.raw.devMineDetailed(blocks, timestamp));
   devIncreaseTime = (seconds: string): Promise<string> => unwrapAsync(this.raw.devIncreaseTime(seconds));

@@ -1,5 +1,6 @@
 // Transaction call objects, state overrides and block overrides (eth_call, eth_estimateGas,
-// eth_simulateV1), normalised to the JSON the addon deserialises.
+// eth_simulateV1), normalised to the JSON the addon deserialises: the types are the addon's
+// (generated from crates/rpc/src/shapes), so a field the addon does not read does not compile.
 
 import {
   address,
@@ -16,10 +17,16 @@ import {
   storageSlot,
   type Path,
 } from './primitives.js';
-
-export interface CallObject {
-  [key: string]: unknown;
-}
+import type {
+  AccessListEntry,
+  AccountOverride,
+  Authorization,
+  BlockOverrides,
+  SimBlockOverrides,
+  StateOverrides,
+  TransactionCall,
+  Withdrawal,
+} from '../native.js';
 
 // Widths as the addon deserialises them (alloy's TransactionRequest): checked here so that
 // an out-of-range value gets a message naming the field, not a deserialiser's.
@@ -27,9 +34,9 @@ const FEE_FIELDS = ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeeP
 const QUANTITY64_FIELDS = ['gas', 'nonce', 'chainId'] as const; // u64
 
 /** geth's TransactionArgs: unknown members are ignored, as geth ignores them. */
-export function callObject(v: unknown, path: Path, requireTo = false): CallObject {
+export function callObject(v: unknown, path: Path, requireTo = false): TransactionCall {
   if (!isObject(v)) throw fail(path, `transaction call object expected, got ${JSON.stringify(v)}`);
-  const out: CallObject = {};
+  const out: TransactionCall = {};
   if (v.from !== undefined && v.from !== null) out.from = address(v.from, `${path}.from`);
   if (v.to !== undefined && v.to !== null) out.to = address(v.to, `${path}.to`);
   else if (requireTo) throw fail(path, 'missing "to" in transaction call object');
@@ -66,9 +73,9 @@ export function callObject(v: unknown, path: Path, requireTo = false): CallObjec
   return out;
 }
 
-function accessList(v: unknown, path: Path): unknown[] {
+function accessList(v: unknown, path: Path): AccessListEntry[] {
   if (!Array.isArray(v)) throw fail(path, 'access list must be an array');
-  return v.map((item, i) => {
+  return v.map((item, i): AccessListEntry => {
     const p = `${path}[${i}]`;
     if (!isObject(item)) throw fail(p, 'access list entry must be an object');
     const keys = item.storageKeys ?? [];
@@ -80,9 +87,9 @@ function accessList(v: unknown, path: Path): unknown[] {
   });
 }
 
-function authorizationList(v: unknown, path: Path): unknown[] {
+function authorizationList(v: unknown, path: Path): Authorization[] {
   if (!Array.isArray(v)) throw fail(path, 'authorization list must be an array');
-  return v.map((item, i) => {
+  return v.map((item, i): Authorization => {
     const p = `${path}[${i}]`;
     if (!isObject(item)) throw fail(p, 'authorization must be an object');
     const yParity = item.yParity ?? item.v;
@@ -106,7 +113,7 @@ export const MAX_OVERRIDE_ACCOUNTS = 1024;
 export const MAX_OVERRIDE_SLOTS = 16_384;
 
 /** geth's StateOverride: address -> {balance, nonce, code, state | stateDiff, movePrecompileToAddress}. */
-export function stateOverrides(v: unknown, path: Path): Record<string, unknown> | undefined {
+export function stateOverrides(v: unknown, path: Path): StateOverrides | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw fail(path, 'state overrides must be an object keyed by address');
   const entries = Object.entries(v);
@@ -122,13 +129,13 @@ export function stateOverrides(v: unknown, path: Path): Record<string, unknown> 
     }
   }
   if (slots > MAX_OVERRIDE_SLOTS) throw fail(path, `too many storage slots in state overrides: ${slots} > ${MAX_OVERRIDE_SLOTS}`);
-  const out: Record<string, unknown> = {};
+  const out: StateOverrides = {};
   for (const [addr, override] of entries) {
     const a = address(addr, `${path} (override key)`);
     const p = `${path}.${addr}`;
     if (!isObject(override)) throw fail(p, 'account override must be an object');
     expectKeys(override, OVERRIDE_KEYS, p, 'account override');
-    const o: Record<string, unknown> = {};
+    const o: AccountOverride = {};
     if (override.balance != null) o.balance = quantity(override.balance, `${p}.balance`, 'balance');
     if (override.nonce != null) o.nonce = quantity64(override.nonce, `${p}.nonce`, 'nonce');
     if (override.code != null) o.code = hexBytes(override.code, `${p}.code`, 'code');
@@ -168,12 +175,22 @@ const BLOCK_OVERRIDE_KEYS = new Set([
   'withdrawals',
 ]);
 
-/** geth's BlockOverrides. */
-export function blockOverrides(v: unknown, path: Path): Record<string, unknown> | undefined {
+/** geth's BlockOverrides, as eth_call and debug_traceCall take them. `withdrawals` is
+ *  checked (geth accepts it) but only eth_simulateV1 uses it (`simBlockOverrides`). */
+export const blockOverrides = (v: unknown, path: Path): BlockOverrides | undefined => parseBlockOverrides(v, path)?.header;
+
+/** A simulated block's overrides: the block overrides and its withdrawals. */
+export function simBlockOverrides(v: unknown, path: Path): SimBlockOverrides | undefined {
+  const o = parseBlockOverrides(v, path);
+  if (o === undefined) return undefined;
+  return o.withdrawals === undefined ? o.header : { ...o.header, withdrawals: o.withdrawals };
+}
+
+function parseBlockOverrides(v: unknown, path: Path): { header: BlockOverrides; withdrawals?: Withdrawal[] } | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw fail(path, 'block overrides must be an object');
   expectKeys(v, BLOCK_OVERRIDE_KEYS, path, 'block overrides');
-  const out: Record<string, unknown> = {};
+  const out: BlockOverrides = {};
   // Widths as the addon's EVM holds them: the base fee is a u64 and the blob base fee a
   // u128 there (geth takes any 256-bit value), so larger values are refused here by name
   // rather than by a deserialiser, or silently saturated.
@@ -185,20 +202,19 @@ export function blockOverrides(v: unknown, path: Path): Record<string, unknown> 
   if (v.feeRecipient != null) out.feeRecipient = address(v.feeRecipient, `${path}.feeRecipient`);
   if (v.prevRandao != null) out.prevRandao = hash32(v.prevRandao, `${path}.prevRandao`, 'prevRandao');
   if (v.beaconRoot != null) out.beaconRoot = hash32(v.beaconRoot, `${path}.beaconRoot`, 'beaconRoot');
-  if (v.withdrawals != null) {
-    if (!Array.isArray(v.withdrawals)) throw fail(`${path}.withdrawals`, 'withdrawals must be an array');
-    out.withdrawals = v.withdrawals.map((w, i) => {
-      const p = `${path}.withdrawals[${i}]`;
-      if (!isObject(w)) throw fail(p, 'withdrawal must be an object');
-      return {
-        index: quantity64(w.index, `${p}.index`, 'index'),
-        validatorIndex: quantity64(w.validatorIndex, `${p}.validatorIndex`, 'validatorIndex'),
-        address: address(w.address, `${p}.address`),
-        amount: quantity64(w.amount, `${p}.amount`, 'amount'),
-      };
-    });
-  }
-  return out;
+  if (v.withdrawals == null) return { header: out };
+  if (!Array.isArray(v.withdrawals)) throw fail(`${path}.withdrawals`, 'withdrawals must be an array');
+  const withdrawals = v.withdrawals.map((w, i): Withdrawal => {
+    const p = `${path}.withdrawals[${i}]`;
+    if (!isObject(w)) throw fail(p, 'withdrawal must be an object');
+    return {
+      index: quantity64(w.index, `${p}.index`, 'index'),
+      validatorIndex: quantity64(w.validatorIndex, `${p}.validatorIndex`, 'validatorIndex'),
+      address: address(w.address, `${p}.address`),
+      amount: quantity64(w.amount, `${p}.amount`, 'amount'),
+    };
+  });
+  return { header: out, withdrawals };
 }
 
 export { bool };

@@ -1,17 +1,18 @@
 // eth_simulateV1's first parameter: {blockStateCalls, traceTransfers?, validation?,
 // returnFullTransactions?}. Shape checks here; sequencing rules and limits in the addon.
 
-import { blockOverrides, callObject, stateOverrides } from './call.js';
+import type { SimulationBlock, SimulationPayload } from '../native.js';
+import { callObject, simBlockOverrides, stateOverrides } from './call.js';
 import { bool, expectKeys, fail, isObject, type Path } from './primitives.js';
 
 const PAYLOAD_KEYS = new Set(['blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions']);
 const BLOCK_KEYS = new Set(['calls', 'stateOverrides', 'blockOverrides']);
 
-export function simulatePayload(v: unknown, path: Path): Record<string, unknown> {
+export function simulatePayload(v: unknown, path: Path): SimulationPayload {
   if (!isObject(v)) throw fail(path, 'simulation payload must be an object with blockStateCalls');
   expectKeys(v, PAYLOAD_KEYS, path, 'simulation payload');
   if (!Array.isArray(v.blockStateCalls)) throw fail(path, 'blockStateCalls must be an array');
-  const blocks = v.blockStateCalls.map((b: unknown, i: number) => {
+  const blocks = v.blockStateCalls.map((b: unknown, i: number): SimulationBlock => {
     const p = `${path}.blockStateCalls[${i}]`;
     if (!isObject(b)) throw fail(p, 'block state call must be an object');
     expectKeys(b, BLOCK_KEYS, p, 'block state call');
@@ -20,7 +21,7 @@ export function simulatePayload(v: unknown, path: Path): Record<string, unknown>
     return {
       calls: calls.map((c: unknown, j: number) => callObject(c, `${p}.calls[${j}]`)),
       stateOverrides: stateOverrides(b.stateOverrides, `${p}.stateOverrides`),
-      blockOverrides: blockOverrides(randaoAsHash(b.blockOverrides), `${p}.blockOverrides`),
+      blockOverrides: simBlockOverrides(randaoAsHash(b.blockOverrides), `${p}.blockOverrides`),
     };
   });
   return {

@@ -4,12 +4,9 @@
 // "500ms" or "1m30s") parsed into `timeoutMs`. Which tracers exist is the addon's to say.
 // Unknown members are ignored, as geth ignores them.
 
+import type { TraceCallParams, TraceConfig } from '../native.js';
 import { blockOverrides, stateOverrides } from './call.js';
 import { fail, isObject, quantity64, type Path } from './primitives.js';
-
-export interface TraceOptions {
-  [key: string]: unknown;
-}
 
 const LOGGER_FLAGS = [
   'enableMemory',
@@ -55,10 +52,10 @@ function flag(v: unknown, path: Path, name: string): boolean {
 }
 
 /** debug_traceTransaction / debug_traceBlock*'s options (absent: the struct logger). */
-export function traceOptions(v: unknown, path: Path): TraceOptions {
+export function traceOptions(v: unknown, path: Path): TraceConfig {
   if (v === undefined || v === null) return {};
   if (!isObject(v)) throw fail(path, `tracer options must be an object, got ${JSON.stringify(v)}`);
-  const out: TraceOptions = {};
+  const out: TraceConfig = {};
   for (const key of LOGGER_FLAGS) {
     if (v[key] != null) out[key] = flag(v[key], `${path}.${key}`, key);
   }
@@ -72,26 +69,29 @@ export function traceOptions(v: unknown, path: Path): TraceOptions {
     if (typeof v.tracer !== 'string') throw fail(`${path}.tracer`, `tracer must be a string, got ${JSON.stringify(v.tracer)}`);
     out.tracer = v.tracer;
   }
-  if (v.tracerConfig != null) out.tracerConfig = tracerConfig(v.tracerConfig, `${path}.tracerConfig`, out.tracer as string | undefined);
+  if (v.tracerConfig != null) out.tracerConfig = tracerConfig(v.tracerConfig, `${path}.tracerConfig`, out.tracer);
   if (v.timeout != null) out.timeoutMs = goDurationMs(v.timeout, `${path}.timeout`);
   return out;
 }
 
-function tracerConfig(v: unknown, path: Path, tracer: string | undefined): Record<string, unknown> {
+function tracerConfig(v: unknown, path: Path, tracer: string | undefined): Record<string, boolean> {
   if (!isObject(v)) throw fail(path, `tracerConfig must be an object, got ${JSON.stringify(v)}`);
   const known = tracer === undefined ? undefined : TRACER_CONFIG[tracer];
   if (known === undefined) return {};
-  const out: Record<string, unknown> = {};
+  const out: Record<string, boolean> = {};
   for (const key of known) {
     if (v[key] != null) out[key] = flag(v[key], `${path}.${key}`, key);
   }
   return out;
 }
 
+/** The members of debug_traceCall's request that come from its options. */
+export type TraceCallExtra = Pick<TraceCallParams, 'stateOverrides' | 'blockOverrides' | 'txIndex'>;
+
 /** debug_traceCall's options: the tracer's, plus overrides and `txIndex`. */
-export function traceCallOptions(v: unknown, path: Path): { options: TraceOptions; extra: Record<string, unknown> } {
+export function traceCallOptions(v: unknown, path: Path): { options: TraceConfig; extra: TraceCallExtra } {
   const options = traceOptions(v, path);
-  const extra: Record<string, unknown> = {};
+  const extra: TraceCallExtra = {};
   if (isObject(v)) {
     const s = stateOverrides(v.stateOverrides, `${path}.stateOverrides`);
     if (s !== undefined) extra.stateOverrides = s;
