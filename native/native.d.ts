@@ -166,7 +166,7 @@ export declare class NativeNode {
   /** `null` while healthy, or why the node is degraded (the builder stopped). */
   health(): string | null
   /** Registers this event loop's receiver of chain events. */
-  subscribeEvents(callback: (kind: EventKind, payload: string) => void): void
+  subscribeEvents(callback: EventCallback): void
   /** Which event payloads this event loop wants rendered (`preconf` and `head` always are). */
   setEventInterest(kinds: Array<EventKind>): void
   /**
@@ -199,6 +199,9 @@ export interface DevAccountInfo {
 }
 
 export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+
+/** Called as `(kind, payload)`; weak, so a queued event never keeps the process alive. */
+export type EventCallback = ((arg0: EventKind, arg1: string) => void)
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
 export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
@@ -247,7 +250,7 @@ export declare function guardWebsocket(context: unknown, maxMessageBytes: number
  * the store's head; `onProgress` is called about every `progressIntervalMs` and once at
  * the end. Resolves with the summary or the failure; never runs on the event loop.
  */
-export declare function importChain(options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure>
+export declare function importChain(options: ImportOptions, onProgress?: ProgressCallback | undefined | null): Promise<ImportResult | ImportFailure>
 
 /** Why the import stopped. `block` and `field` are set when a block broke a rule. */
 export interface ImportFailure {
@@ -300,6 +303,12 @@ export interface LeaderRef {
   url: string
   term: number
 }
+
+/**
+ * Called as `(level, component, message, fieldsJson)`; weak, so a queued line never keeps
+ * the process alive.
+ */
+export type LogCallback = ((arg0: LogLevel, arg1: string, arg2: string, arg3: string) => void)
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -437,6 +446,9 @@ export interface NodeOptions {
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */
 export type Profile = 'default' | 'geth'
 
+/** Called with the import's progress; weak, so it never keeps the process alive. */
+export type ProgressCallback = ((arg: ImportProgressInfo) => void)
+
 /** What a node does in replication. */
 export type ReplicationMode = 'publish' | 'follow' | 'cluster'
 
@@ -487,7 +499,7 @@ export interface ReplicationStatus {
  * Sends Rust's log lines at `minLevel` and above to `callback` (set it before opening a
  * node, so start-up lines reach it too). `fieldsJson` is a JSON object.
  */
-export declare function setLogSink(minLevel: LogLevel, callback: (level: LogLevel, component: string, message: string, fieldsJson: string) => void): void
+export declare function setLogSink(minLevel: LogLevel, callback: LogCallback): void
 
 /** What `preconf-node verify` found. */
 export interface VerifyReport {

@@ -21,7 +21,6 @@ import type {
   FeeHistoryParams,
   ImportFailure,
   ImportOptions,
-  ImportProgressInfo,
   ImportResult,
   NativeFailure,
   NativeMetrics,
@@ -110,13 +109,13 @@ export function verifyStore(datadir: string): Promise<Addon.VerifyReport> {
 }
 
 /** Imports a blocks file into a datadir (`preconf-node import`), off the event loop. */
-export function importChain(options: ImportOptions, onProgress?: (p: ImportProgressInfo) => void): Promise<ImportResult | ImportFailure> {
+export function importChain(options: ImportOptions, onProgress?: Addon.ProgressCallback): Promise<ImportResult | ImportFailure> {
   return loaded().importChain(options, onProgress);
 }
 
 /** Sends the addon's log lines (builder, store, replication) at `minLevel` and above to
  *  `sink`; set before opening a node so that its start-up lines arrive too. */
-export function setLogSink(minLevel: Addon.LogLevel, sink: (level: Addon.LogLevel, component: string, message: string, fieldsJson: string) => void): void {
+export function setLogSink(minLevel: Addon.LogLevel, sink: Addon.LogCallback): void {
   loaded().setLogSink(minLevel, sink);
 }
 
@@ -250,7 +249,7 @@ export class Chain {
     (await this.raw.waitForLeader(Math.max(0, Math.round(withinMs)), notTerm ?? null)) ?? null;
 
   /** Receives chain events (pre-confirmations, sealed blocks, pooled transactions). */
-  subscribeEvents(callback: (kind: EventKind, payload: string) => void): void {
+  subscribeEvents(callback: Addon.EventCallback): void {
     this.raw.subscribeEvents(callback);
   }
   /** Which event payloads the addon should render for this event loop. */

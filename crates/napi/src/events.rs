@@ -43,6 +43,7 @@ impl EventKind {
 }
 
 /// Called as `(kind, payload)`; weak, so a queued event never keeps the process alive.
+#[napi]
 pub type EventCallback =
     ThreadsafeFunction<FnArgs<(EventKind, String)>, (), FnArgs<(EventKind, String)>, Status, false, true>;
 

@@ -62,6 +62,8 @@ pub struct ImportFailure {
     pub field: Option<String>,
 }
 
+/// Called with the import's progress; weak, so it never keeps the process alive.
+#[napi]
 pub type ProgressCallback = ThreadsafeFunction<ImportProgressInfo, (), ImportProgressInfo, Status, false, true>;
 
 fn info(p: &ImportProgress) -> ImportProgressInfo {
@@ -92,7 +94,7 @@ fn failure(e: ImportError) -> ImportFailure {
 /// Imports `blocksFile` into `datadir` (seeding it from `genesisFile` when empty), after
 /// the store's head; `onProgress` is called about every `progressIntervalMs` and once at
 /// the end. Resolves with the summary or the failure; never runs on the event loop.
-#[napi(ts_args_type = "options: ImportOptions, onProgress?: (progress: ImportProgressInfo) => void")]
+#[napi]
 pub fn import_chain<'env>(
     env: &'env Env,
     options: ImportOptions,

@@ -181,7 +181,7 @@ impl NativeNode {
     }
 
     /// Registers this event loop's receiver of chain events.
-    #[napi(ts_args_type = "callback: (kind: EventKind, payload: string) => void")]
+    #[napi]
     pub fn subscribe_events(&self, callback: EventCallback) {
         self.hub.set(callback);
     }

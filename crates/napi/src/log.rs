@@ -43,6 +43,7 @@ impl From<LogLevel> for Level {
 
 /// Called as `(level, component, message, fieldsJson)`; weak, so a queued line never keeps
 /// the process alive.
+#[napi]
 pub type LogCallback = ThreadsafeFunction<
     FnArgs<(LogLevel, String, String, String)>,
     (),
@@ -54,9 +55,7 @@ pub type LogCallback = ThreadsafeFunction<
 
 /// Sends Rust's log lines at `minLevel` and above to `callback` (set it before opening a
 /// node, so start-up lines reach it too). `fieldsJson` is a JSON object.
-#[napi(
-    ts_args_type = "minLevel: LogLevel, callback: (level: LogLevel, component: string, message: string, fieldsJson: string) => void"
-)]
+#[napi]
 pub fn set_log_sink(min_level: LogLevel, callback: LogCallback) {
     let callback = Arc::new(callback);
     log::set_sink(Some((

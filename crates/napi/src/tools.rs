@@ -22,6 +22,7 @@ pub struct Verify {
     datadir: String,
 }
 
+#[napi]
 impl Task for Verify {
     type Output = VerifyReport;
     type JsValue = VerifyReport;
@@ -48,7 +49,7 @@ impl Task for Verify {
 
 /// Recomputes the head's state root from the stored values and compares it with the head
 /// header and the persisted trie (the store must not be open in another process).
-#[napi(ts_return_type = "Promise<VerifyReport>")]
+#[napi]
 pub fn verify_store(datadir: String) -> AsyncTask<Verify> {
     AsyncTask::new(Verify { datadir })
 }
@@ -79,6 +80,7 @@ pub struct Export {
     options: ExportOptions,
 }
 
+#[napi]
 impl Task for Export {
     type Output = ExportResult;
     type JsValue = ExportResult;
@@ -109,7 +111,7 @@ impl Task for Export {
 
 /// Writes the stored blocks `from..=to` of a stopped node's datadir as a blocks file that
 /// `preconf-node import` (and geth's import) reads.
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi]
 pub fn export_chain(options: ExportOptions) -> AsyncTask<Export> {
     AsyncTask::new(Export { options })
 }
