@@ -129,6 +129,7 @@ interface Row {
   builderGap: { p50: number; p99: number; max: number };
   wsGap: { p50: number; p99: number; max: number };
   sendToPending: { p50: number; p99: number; count: number };
+  stalls: ReturnType<typeof stallSummary>;
   sync: { p50: number; p99: number; count: number; errors: number };
   builderCpuUsPerTick: number;
   threads: [string, number][];
@@ -149,6 +150,23 @@ interface Row {
 
 const SEAL = 'preconf_builder_seal_duration_seconds';
 const COMMIT = 'preconf_store_commit_duration_seconds';
+/** Transfers pending over a second: how many, from how many senders, sent when (s into the
+ *  phase), and the longest wait. */
+function stallSummary(stalled: { sender: number; nonce: number; sentS: number; waitedMs: number }[]) {
+  if (stalled.length === 0) return { count: 0 };
+  const senders = new Set(stalled.map((s) => s.sender));
+  const sent = stalled.map((s) => s.sentS);
+  const nonces = stalled.map((s) => s.nonce);
+  return {
+    count: stalled.length,
+    senders: senders.size,
+    sentFromS: Math.min(...sent),
+    sentToS: Math.max(...sent),
+    nonces: [Math.min(...nonces), Math.max(...nonces)],
+    longestMs: Math.max(...stalled.map((s) => s.waitedMs)),
+  };
+}
+
 const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99), max: Math.max(...xs) });
 
 async function run(template: string, nats: NatsServer, signed: Signed, rate: number, intervalMs: number): Promise<Row> {
@@ -206,10 +224,16 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     const inPhase = (from: number, to: number) => mine.preconfs.filter((p) => p.arrived >= from && p.arrived < to);
     const phase1 = inPhase(t0, t1);
     const toPending: number[] = [];
+    // Transfers pending more than a second: whether one sender's queue or everyone stalled.
+    const stalled: { sender: number; nonce: number; sentS: number; waitedMs: number }[] = [];
+    // Up to a second before phase 1 ends: at its end this process reads the leader's CPU and
+    // metrics and stops the replica, which delayed the announcements it timed by seconds.
     for (const [j, sent, , ok] of loaded.timestamps ?? []) {
-      if (!ok || sent / 1000 >= t1) continue;
+      if (!ok || sent / 1000 >= t1 - 1000) continue;
       const at = mine.pendingAt.get(keccak256(signed.load[j]!));
-      if (at !== undefined) toPending.push(at - sent / 1000);
+      if (at === undefined) continue;
+      toPending.push(at - sent / 1000);
+      if (at - sent / 1000 > 1000) stalled.push({ sender: j % SENDERS, nonce: Math.floor(j / SENDERS), sentS: (sent / 1000 - t0) / 1000, waitedMs: at - sent / 1000 });
     }
     const replicaAt = new Map(theirs.preconfs.map((p) => [p.key, p.arrived]));
     const lag: number[] = [];
@@ -237,6 +261,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
       builderGap: stats(gaps(phase1.map((p) => p.stamped))),
       wsGap: stats(gaps(phase1.map((p) => p.arrived))),
       sendToPending: { p50: percentile(toPending, 50), p99: percentile(toPending, 99), count: toPending.length },
+      stalls: stallSummary(stalled),
       sync: { p50: synced.latency_us.p50 / 1000, p99: synced.latency_us.p99 / 1000, count: synced.ok, errors: synced.errors },
       builderCpuUsPerTick: (builder * 1e6) / Math.max(1, phase1.length),
       threads: busiest.slice(0, 5).map(([n, s]) => [n, Math.round((s / SECONDS) * 1000) / 10]),
