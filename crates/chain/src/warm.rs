@@ -1,10 +1,12 @@
 //! The seal's trie work, done ahead. Between pre-confirmation ticks the builder has idle
 //! time; it spends it loading the trie paths of every key the open block changed so far
 //! (`prefetch`), so the seal finds those nodes read and decoded and is left with the
-//! in-memory updates and the hashing. A replica goes further: it applies each
-//! pre-confirmation's changes to the block's trie as it arrives (`advance`, hashing only
-//! those paths), so checking the sealed block's state root is left with what changed after
-//! the last one, and the pre-confirmations of the next block do not queue behind it. On a
+//! in-memory updates and the hashing. Then it applies what it pre-confirmed to the block's
+//! trie (`advance`, hashing only those paths), at most every `APPLY_EVERY`, so the seal, which
+//! the next block's first pre-confirmation waits for, is left with what the last ones
+//! changed. A replica applies each pre-confirmation as it arrives, so checking the sealed
+//! block's state root is left with what changed after the last one, and the
+//! pre-confirmations of the next block do not queue behind it. On a
 //! large state the reads are what grows (one B-tree lookup per node, deeper trie, colder
 //! pages): measured with
 //! `cargo run --release -p preconf-trie --example trie_bench -- 10000 1000000 --prefetch`.
@@ -15,7 +17,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use alloy_primitives::map::{AddressMap, AddressSet, HashMap, HashSet};
 use alloy_primitives::{keccak256, Address, B256, U256};
@@ -35,7 +37,15 @@ pub struct WarmTrie {
     queue: VecDeque<(Address, Vec<U256>)>,
     /// What `advance` applied to `tries`, by account.
     held: AddressMap<Held>,
+    /// A builder's pre-confirmations not applied yet (merged), and when it last applied.
+    unapplied: Option<StateChanges>,
+    applied_at: Option<Instant>,
 }
+
+/// How often a builder applies its pre-confirmations to the running trie. Each application
+/// re-hashes the paths it touches, the root's among them: at a 10 ms interval, applying
+/// every one would hash the senders' paths and the top of the trie 100 times a block.
+const APPLY_EVERY: Duration = Duration::from_millis(40);
 
 /// One account as the running trie holds it after the pre-confirmations applied.
 #[derive(Default)]
@@ -96,7 +106,22 @@ impl WarmTrie {
             slots: HashSet::default(),
             queue: VecDeque::new(),
             held: AddressMap::default(),
+            unapplied: None,
+            applied_at: None,
         }
+    }
+
+    /// A builder published `tick`: idle time applies it (with the ticks after it) to the
+    /// running trie, so the seal is left with what the last ones changed.
+    pub fn preconfirmed(&mut self, tick: &StateChanges) {
+        if tick.is_empty() {
+            return;
+        }
+        match &mut self.unapplied {
+            Some(merged) => merged.extend(tick.clone()),
+            None => self.unapplied = Some(tick.clone()),
+        }
+        self.applied_at.get_or_insert_with(Instant::now);
     }
 
     /// The block changed `address` (and `slots` of its stored storage): the next
@@ -109,14 +134,31 @@ impl WarmTrie {
         }
     }
 
-    /// Whether keys changed that `prefetch` has not loaded yet.
+    /// Whether keys changed that `prefetch` has not loaded yet, or pre-confirmations wait
+    /// to be applied.
     pub fn behind(&self) -> bool {
-        !self.queue.is_empty()
+        !self.queue.is_empty() || self.apply_due()
     }
 
-    /// Loads the paths of the changed keys not loaded yet, oldest first, until `stop_at`.
-    /// A failed read leaves the rest to the seal, which reports it.
+    fn apply_due(&self) -> bool {
+        self.unapplied.is_some() && self.applied_at.is_some_and(|at| at.elapsed() >= APPLY_EVERY)
+    }
+
+    /// Idle time until `stop_at`: loads the paths of the changed keys not loaded yet,
+    /// oldest first, then applies the pre-confirmations published since the last
+    /// application if `APPLY_EVERY` has passed since it. A failed read leaves the rest to
+    /// the seal, which reports it.
     pub fn prefetch(&mut self, stop_at: Instant) {
+        self.load(stop_at);
+        if self.queue.is_empty() && self.apply_due() && Instant::now() < stop_at {
+            if let Some(changes) = self.unapplied.take() {
+                self.advance(&changes);
+                self.applied_at = Some(Instant::now());
+            }
+        }
+    }
+
+    fn load(&mut self, stop_at: Instant) {
         if self.queue.is_empty() {
             return;
         }

@@ -94,3 +94,40 @@ fn seal_after_some_ticks_gives_the_one_pass_root_and_a_trie_that_stays_right() {
         }
     }
 }
+
+/// A builder's path: pre-confirmations handed over as published, applied (merged) by the
+/// idle-time `prefetch` once `APPLY_EVERY` has passed, the rest left to the seal.
+#[test]
+fn a_builder_applies_its_preconfirmations_when_due_and_seals_the_one_pass_root() {
+    let far = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    for seed in 100..108 {
+        let mut rng = Rng(seed);
+        let (running_store, one_pass_store) = (Store::in_memory().unwrap(), Store::in_memory().unwrap());
+        for number in 1..=20u64 {
+            let ticks: Vec<StateChanges> = (0..2 + rng.below(6)).map(|_| tick(&mut rng)).collect();
+            let mut block = StateChanges::default();
+            ticks.iter().for_each(|t| block.extend(t.clone()));
+            let (expected, one_pass_diff) = one_pass_store.state_root(&block).unwrap();
+
+            let mut warm = WarmTrie::new(running_store.snapshot().unwrap());
+            let mut applied = 0;
+            for t in &ticks {
+                warm.preconfirmed(t);
+                // Not due yet: idle time leaves it queued.
+                warm.prefetch(far);
+                assert!(warm.unapplied.is_some());
+                if rng.below(2) == 0 {
+                    warm.applied_at = Some(std::time::Instant::now() - super::APPLY_EVERY);
+                    assert!(warm.behind(), "a due application asks for idle time");
+                    warm.prefetch(far);
+                    assert!(warm.unapplied.is_none() && !warm.held.is_empty());
+                    applied += 1;
+                }
+            }
+            let (root, diff) = warm.state_root(&block).unwrap();
+            assert_eq!(root, expected, "seed {seed} block {number}: {applied} applications");
+            commit(&running_store, number, &block, &diff, root);
+            commit(&one_pass_store, number, &block, &one_pass_diff, expected);
+        }
+    }
+}

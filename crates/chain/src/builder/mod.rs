@@ -244,7 +244,7 @@ impl Builder {
                 Action::Rest { until } => std::thread::sleep(until.saturating_duration_since(Instant::now())),
                 Action::Pass { until } => {
                     self.execute_pool(until);
-                    // Idle until the tick: load the trie paths the seal will need.
+                    // Idle until the tick: the seal's trie work ahead (crate::warm).
                     self.block.warm.prefetch(until);
                     schedule.passed(Instant::now());
                 }

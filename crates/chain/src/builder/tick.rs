@@ -73,6 +73,7 @@ impl Builder {
         self.block.preconf_index += 1;
         let view = self.with_pending((*self.chain.view()).clone());
         if let Some(p) = view.pending.clone() {
+            self.block.warm.preconfirmed(&p.tick);
             // A cluster's leader shows it only once the log holds it.
             let (first, term) = (self.block.announced, self.term());
             let encode = || codec::encode_pending(&p.block, term, unix_now_ms(), false, first, &p.tick);
