@@ -40,6 +40,9 @@ pub struct WarmTrie {
     /// A builder's pre-confirmations not applied yet (merged), and when it last applied.
     unapplied: Option<StateChanges>,
     applied_at: Option<Instant>,
+    /// What the last application took: the next starts only with twice that left before
+    /// the tick (it cannot stop half-way, and a late tick is a gap).
+    apply_took: Duration,
 }
 
 /// How often a builder applies its pre-confirmations to the running trie. Each application
@@ -108,6 +111,7 @@ impl WarmTrie {
             held: AddressMap::default(),
             unapplied: None,
             applied_at: None,
+            apply_took: Duration::ZERO,
         }
     }
 
@@ -150,10 +154,12 @@ impl WarmTrie {
     /// the seal, which reports it.
     pub fn prefetch(&mut self, stop_at: Instant) {
         self.load(stop_at);
-        if self.queue.is_empty() && self.apply_due() && Instant::now() < stop_at {
+        let started = Instant::now();
+        if self.queue.is_empty() && self.apply_due() && started + 2 * self.apply_took < stop_at {
             if let Some(changes) = self.unapplied.take() {
                 self.advance(&changes);
                 self.applied_at = Some(Instant::now());
+                self.apply_took = started.elapsed();
             }
         }
     }
