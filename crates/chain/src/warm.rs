@@ -40,15 +40,18 @@ pub struct WarmTrie {
     /// A builder's pre-confirmations not applied yet (merged), and when it last applied.
     unapplied: Option<StateChanges>,
     applied_at: Option<Instant>,
+    /// The seal is near: every pre-confirmation is applied as soon as there is time.
+    seal_near: bool,
     /// What the last application took: the next starts only with twice that left before
     /// the tick (it cannot stop half-way, and a late tick is a gap).
     apply_took: Duration,
 }
 
-/// How often a builder applies its pre-confirmations to the running trie. Each application
-/// re-hashes the paths it touches, the root's among them: at a 10 ms interval, applying
-/// every one would hash the senders' paths and the top of the trie 100 times a block.
-const APPLY_EVERY: Duration = Duration::from_millis(40);
+/// How often a builder applies its pre-confirmations to the running trie, until the seal is
+/// near (then after every one). Each application re-hashes the paths it touches, the root's
+/// among them: at a 10 ms interval, applying every one would hash the senders' paths and the
+/// top of the trie 100 times a block.
+pub const APPLY_EVERY: Duration = Duration::from_millis(100);
 
 /// One account as the running trie holds it after the pre-confirmations applied.
 #[derive(Default)]
@@ -111,6 +114,7 @@ impl WarmTrie {
             held: AddressMap::default(),
             unapplied: None,
             applied_at: None,
+            seal_near: false,
             apply_took: Duration::ZERO,
         }
     }
@@ -145,7 +149,13 @@ impl WarmTrie {
     }
 
     fn apply_due(&self) -> bool {
-        self.unapplied.is_some() && self.applied_at.is_some_and(|at| at.elapsed() >= APPLY_EVERY)
+        self.unapplied.is_some() && (self.seal_near || self.applied_at.is_some_and(|at| at.elapsed() >= APPLY_EVERY))
+    }
+
+    /// The block is sealed within `APPLY_EVERY`: from now on idle time applies every
+    /// pre-confirmation, so the seal is left with the last one's changes.
+    pub fn seal_near(&mut self) {
+        self.seal_near = true;
     }
 
     /// Idle time until `stop_at`: loads the paths of the changed keys not loaded yet,

@@ -114,9 +114,20 @@ fn a_builder_applies_its_preconfirmations_when_due_and_seals_the_one_pass_root()
             for t in &ticks {
                 warm.preconfirmed(t);
                 // Not due yet: idle time leaves it queued.
-                warm.prefetch(far);
-                assert!(warm.unapplied.is_some());
-                if rng.below(2) == 0 {
+                if !warm.seal_near {
+                    warm.prefetch(far);
+                    assert!(warm.unapplied.is_some(), "not due: left for later");
+                }
+                if rng.below(4) == 0 {
+                    // Near the seal every pre-confirmation is due at once.
+                    warm.seal_near();
+                }
+                if warm.seal_near {
+                    assert!(warm.behind());
+                    warm.prefetch(far);
+                    assert!(warm.unapplied.is_none() && !warm.held.is_empty());
+                    applied += 1;
+                } else if rng.below(2) == 0 {
                     warm.applied_at = Some(std::time::Instant::now() - super::APPLY_EVERY);
                     assert!(warm.behind(), "a due application asks for idle time");
                     warm.prefetch(far);

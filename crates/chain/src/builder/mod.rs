@@ -30,6 +30,7 @@ use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
 use crate::log;
 use crate::view::{ChainView, PendingBlock};
+use crate::warm::APPLY_EVERY;
 use crate::wire::{self as codec, Kind};
 use block::{unix_now_ms, OpenBlock};
 use schedule::{Action, Facts, Schedule};
@@ -254,6 +255,9 @@ impl Builder {
                     self.preconfirm(Some(due));
                     if self.fenced.is_some() {
                         return;
+                    }
+                    if !seal && schedule.seals_within(Instant::now(), APPLY_EVERY) {
+                        self.block.warm.seal_near();
                     }
                     // A store that cannot write: the block stays open (and pre-confirmed)
                     // until the committer lands what it holds; submissions are refused.

@@ -126,6 +126,11 @@ impl Schedule {
         Action::Pass { until: stop_at }
     }
 
+    /// Whether the open block is due to be sealed within `within` of `now`.
+    pub fn seals_within(&self, now: Instant, within: Duration) -> bool {
+        self.seal_at <= now + within
+    }
+
     /// A pass between ticks ended at `now`: the next one not before `poll` from here.
     pub fn passed(&mut self, now: Instant) {
         self.rest_until = now + self.poll;
@@ -272,5 +277,13 @@ mod tests {
             let nominal = (i as u32 + 1) * 1000 * MS;
             assert!(*due + 5 * MS >= nominal && *due <= nominal + 30 * MS, "seal {i} due at {due:?}");
         }
+    }
+
+    #[test]
+    fn it_says_when_the_seal_is_near() {
+        let (s, t0) = clock();
+        let block = s.block_time;
+        assert!(!s.seals_within(t0, block / 2));
+        assert!(s.seals_within(t0 + block / 2, block / 2));
     }
 }
