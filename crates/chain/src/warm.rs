@@ -2,9 +2,9 @@
 //! time; it spends it loading the trie paths of every key the open block changed so far
 //! (`prefetch`), so the seal finds those nodes read and decoded and is left with the
 //! in-memory updates and the hashing. Then it applies what it pre-confirmed to the block's
-//! trie (`advance`, hashing only those paths), at most every `APPLY_EVERY`, so the seal, which
-//! the next block's first pre-confirmation waits for, is left with what the last ones
-//! changed. A replica applies each pre-confirmation as it arrives, so checking the sealed
+//! trie (`advance`, hashing only those paths): every `APPLY_EVERY`, then after each one once
+//! the seal is near, so the seal, which the next block's first pre-confirmation waits for,
+//! is left with what the last one changed. A replica applies each pre-confirmation as it arrives, so checking the sealed
 //! block's state root is left with what changed after the last one, and the
 //! pre-confirmations of the next block do not queue behind it. On a
 //! large state the reads are what grows (one B-tree lookup per node, deeper trie, colder
