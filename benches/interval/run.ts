@@ -13,12 +13,17 @@
 //     commit of the block before, and the rest), the leader's commit and seal times and the
 //     replica's (from /metrics), the builder thread's CPU per pre-confirmation and the
 //     busiest threads;
-//   phase 2 (--read-seconds): eth_call balanceOf at "pending" at full speed meanwhile (the
-//     transfers go on until the reads end; the row says at what rate they were answered).
+//   phase 2 (--read-rounds of --read-seconds, each after a warm-up second): eth_call
+//     balanceOf at "pending" at full speed meanwhile (the transfers go on until the reads
+//     end; the row says at what rate they were answered).
+//
+// --repeat K runs the interval list K times, alternating its order, and compares the reads
+// between intervals over the repetitions (reads.ts says why).
 //
 //   npm run bench:interval -- [--accounts 1000000] [--genesis-dir /work/.bench-genesis]
 //     [--intervals 200,50,20,10] [--rates 1000,200] [--block-time-ms 1000] [--seconds 15]
-//     [--read-seconds 8] [--server-core 0] [--load-cores 1] [--out FILE.json]
+//     [--read-seconds 8] [--read-rounds 1] [--repeat 1] [--server-core 0] [--load-cores 1]
+//     [--out FILE.json]
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +40,7 @@ import { parseCpuList, pinSelf, pinnedCommand } from '../pinning.js';
 import { accountAt, holderAt, TOKEN, writeGenesis } from '../scaling/genesis.js';
 import { ROOT, percentile, rpc, rpcRaw, sleep } from '../util.js';
 import { cpuDelta, gaps, histogramMeans, nowMs, threadCpu, watchStreams } from './observe.js';
+import { compare, threadTable, type ReadSample } from './reads.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,15 +53,18 @@ const RATES = arg('rates', '1000,200').split(',').map(Number);
 const BLOCK_MS = Number(arg('block-time-ms', '1000'));
 const SECONDS = Number(arg('seconds', '15'));
 const READ_SECONDS = Number(arg('read-seconds', '8'));
+const READ_ROUNDS = Number(arg('read-rounds', '1'));
+const REPEAT = Number(arg('repeat', '1'));
 const SERVER = parseCpuList(arg('server-core', '0'));
 const LOAD = parseCpuList(arg('load-cores', '1'));
 const OUT = arg('out', '');
 const SENDERS = 100;
 const SYNC_SENDERS = 10;
 const SYNC_RATE = 20;
-/** Seconds of transfers past phase 1 and the reads (their warm-up second, the replica's stop
- *  between the phases), so the load runs until the reads end. */
+/** Seconds of transfers past phase 1 and the reads (the replica's stop between the phases),
+ *  so the load runs until the reads end. */
 const LOAD_SLACK_S = 6;
+const LOAD_SECONDS = SECONDS + READ_ROUNDS * (READ_SECONDS + 1) + LOAD_SLACK_S;
 const log = (m: string): void => void process.stderr.write(`[interval] ${m}\n`);
 const fmt = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 
@@ -125,6 +134,7 @@ type Signed = Awaited<ReturnType<typeof sign>>;
 interface Row {
   rate: number;
   intervalMs: number;
+  rep: number;
   preconfs: number;
   builderGap: { p50: number; p99: number; max: number };
   wsGap: { p50: number; p99: number; max: number };
@@ -139,7 +149,8 @@ interface Row {
   /** Mean ms over phase 1: the leader's seal and durable commit, the replica's sealed-block apply and commit. */
   times: { leaderSeal: number; leaderCommit: number; replicaSeal: number; replicaCommit: number };
   /** `serverCore`: the leader's CPU during the reads, in cores (below 1: the load side was the limit). */
-  reads: { rps: number; p99: number; errors: number; serverCore: number; threads: [string, number][] };
+  /** `rps`: the mean of `rounds`; `p99` and `errors` of the last round. */
+  reads: { rps: number; rounds: number[]; p99: number; errors: number; serverCore: number; threads: [string, number][] };
   readPhaseBuilderGapP99: number;
   /** Transfers answered per second while the reads were measured, and their latency p50 ms. */
   txDuringReads: { perSecond: number; p50: number };
@@ -169,9 +180,10 @@ function stallSummary(stalled: { sender: number; nonce: number; sentS: number; w
 
 const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99), max: Math.max(...xs) });
 
-async function run(template: string, nats: NatsServer, signed: Signed, rate: number, intervalMs: number): Promise<Row> {
+async function run(template: string, nats: NatsServer, signed: Signed, rate: number, intervalMs: number, rep: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-interval-'));
-  const stream = `interval-${rate}-${intervalMs}`;
+  // A stream per leader: one publishing into an earlier leader's stream would find it ahead.
+  const stream = `interval-${rate}-${intervalMs}-${rep}`;
   execFileSync('cp', ['-r', template, join(dir, 'leader')]);
   execFileSync('cp', ['-r', template, join(dir, 'replica')]);
   const chain = ['--preconf-interval-ms', String(intervalMs), '--block-time-ms', String(BLOCK_MS)];
@@ -181,7 +193,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     await rpcRaw(leader.url, JSON.stringify(signed.funding.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
     while (BigInt(await rpc<string>(replica.url, 'eth_getBalance', [signed.lastSender, 'latest'])) === 0n) await sleep(100);
     const [mine, theirs] = await Promise.all([watchStreams(leader.url, true), watchStreams(replica.url, false)]);
-    const total = SECONDS + READ_SECONDS + LOAD_SLACK_S;
+    const total = LOAD_SECONDS;
     const bodies = signed.load.slice(0, rate * total).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
     const syncBodies = signed.sync.slice(0, SYNC_RATE * SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
     const cpu0 = threadCpu(leader.child.pid!);
@@ -204,11 +216,16 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     await stop(replica);
     const readCpu0 = threadCpu(leader.child.pid!);
     const tr = nowMs();
-    const reads = await runLoad({ url: leader.url, bodies: callBodies, connections: 8, duration: READ_SECONDS, warmup: 1 });
+    const rounds: number[] = [];
+    let reads!: Awaited<ReturnType<typeof runLoad>>;
+    for (let k = 0; k < READ_ROUNDS; k++) {
+      reads = await runLoad({ url: leader.url, bodies: callBodies, connections: 8, duration: READ_SECONDS, warmup: 1 });
+      rounds.push(reads.rps);
+    }
     const t2 = nowMs();
     const readThreads = cpuDelta(readCpu0, threadCpu(leader.child.pid!));
     const readCpu = readThreads.reduce((sum, [, s]) => sum + s, 0);
-    // The CPU samples span the warm-up second too.
+    // The CPU samples span the warm-up seconds too.
     const readS = (t2 - tr) / 1000;
     const [loaded, synced] = await Promise.all([load, sync]);
     await sleep(500);
@@ -257,6 +274,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     return {
       rate,
       intervalMs,
+      rep,
       preconfs: phase1.length,
       builderGap: stats(gaps(phase1.map((p) => p.stamped))),
       wsGap: stats(gaps(phase1.map((p) => p.arrived))),
@@ -273,7 +291,7 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
         replicaSeal: mean(1, SEAL),
         replicaCommit: mean(1, COMMIT),
       },
-      reads: { rps: reads.rps, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / readS, threads: readThreads.slice(0, 20).map(([n, c]) => [n, Math.round((c / readS) * 1000) / 10]) },
+      reads: { rps: rounds.reduce((a, b) => a + b, 0) / rounds.length, rounds, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / readS, threads: readThreads.slice(0, 20).map(([n, c]) => [n, Math.round((c / readS) * 1000) / 10]) },
       txDuringReads,
       readPhaseBuilderGapP99: percentile(gaps(inPhase(t1, t2).map((p) => p.stamped)), 99),
       sent: loaded.ok,
@@ -299,16 +317,19 @@ async function main(): Promise<void> {
   const importer = await start(['--datadir', template, '--genesis', genesis], SERVER, 900);
   await stop(importer, 'SIGTERM');
   log(`genesis of ${ACCOUNTS} accounts + ${ACCOUNTS} slots imported in ${fmt((performance.now() - t0) / 1000)} s`);
-  const perSender = Math.ceil((Math.max(...RATES) * (SECONDS + READ_SECONDS + LOAD_SLACK_S)) / SENDERS);
+  const perSender = Math.ceil((Math.max(...RATES) * LOAD_SECONDS) / SENDERS);
   const signed = await sign(perSender, Math.ceil((SYNC_RATE * SECONDS) / SYNC_SENDERS));
   const nats = await startNats();
   const rows: Row[] = [];
   try {
-    for (const rate of RATES) {
-      for (const interval of INTERVALS) {
-        log(`${rate} tx/s, ${interval} ms pre-confirmations`);
-        rows.push(await run(template, nats, signed, rate, interval));
-        log(JSON.stringify(rows.at(-1)));
+    for (let rep = 0; rep < REPEAT; rep++) {
+      for (const rate of RATES) {
+        // Alternating the order evens out a drift of the machine over the run.
+        for (const interval of rep % 2 ? [...INTERVALS].reverse() : INTERVALS) {
+          log(`${rate} tx/s, ${interval} ms pre-confirmations${REPEAT > 1 ? ` (repetition ${rep + 1} of ${REPEAT})` : ''}`);
+          rows.push(await run(template, nats, signed, rate, interval, rep));
+          log(JSON.stringify(rows.at(-1)));
+        }
       }
     }
   } finally {
@@ -324,7 +345,23 @@ async function main(): Promise<void> {
       `| ${r.rate} | ${r.intervalMs} | ${fmt(r.builderGap.p50, 0)} / ${fmt(r.builderGap.p99, 0)} / ${fmt(r.builderGap.max, 0)} | ${fmt(r.wsGap.p99)} / ${fmt(r.wsGap.max)} | ${fmt(r.sendToPending.p50)} / ${fmt(r.sendToPending.p99)} | ${fmt(r.sync.p50)} / ${fmt(r.sync.p99)} | ${fmt(r.builderCpuUsPerTick, 0)} | ${fmt(r.replicaLag.p50)} / ${fmt(r.replicaLag.p99)} (${r.replicaLag.missed}) | ${fmt(r.replicaLagSplit.early)} / ${fmt(r.replicaLagSplit.later)} | ${fmt(r.times.leaderSeal)} / ${fmt(r.times.leaderCommit)} | ${fmt(r.times.replicaSeal)} / ${fmt(r.times.replicaCommit)} | ${Math.round(r.reads.rps)} (${fmt(r.reads.serverCore * 100, 0)} %) | ${fmt(r.txDuringReads.perSecond, 0)} | ${fmt(r.readPhaseBuilderGapP99, 0)} | ${threads} | ${r.load.join(' ')} |`,
     );
   }
+  if (REPEAT > 1) for (const rate of RATES) printComparison(rows.filter((r) => r.rate === rate));
   if (OUT) writeFileSync(OUT, JSON.stringify(rows, null, 2));
+}
+
+/** eth_call pending at each interval against the first, and where the leader's core went. */
+function printComparison(rows: Row[]): void {
+  const samples: ReadSample[] = rows.map((r) => ({ intervalMs: r.intervalMs, rep: r.rep, rounds: r.reads.rounds, threads: r.reads.threads }));
+  const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+  console.log(`\neth_call pending at ${rows[0]!.rate} tx/s, ${REPEAT} repetitions of ${READ_ROUNDS} × ${READ_SECONDS} s per leader:\n`);
+  console.log('| interval ms | vs ms | pairs | req/s | vs req/s | change (95 % interval) | single pairs |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const c of compare(samples, INTERVALS[0]!)) {
+    console.log(`| ${c.intervalMs} | ${c.baseMs} | ${c.pairs} | ${Math.round(c.rps)} | ${Math.round(c.baseRps)} | ${pct(c.change)} (${pct(c.low)} to ${pct(c.high)}) | ${pct(c.min)} to ${pct(c.max)} |`);
+  }
+  console.log(`\n| leader thread, % of its core during the reads | ${INTERVALS.map((i) => `${i} ms`).join(' | ')} |`);
+  console.log(`|---|${INTERVALS.map(() => '---').join('|')}|`);
+  for (const [name, cols] of threadTable(samples, INTERVALS)) console.log(`| ${name} | ${cols.map((c) => c.toFixed(1)).join(' | ')} |`);
 }
 
 main().catch((e) => {
