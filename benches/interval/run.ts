@@ -148,8 +148,8 @@ interface Row {
   replicaLagSplit: { early: number; later: number };
   /** Mean ms over phase 1: the leader's seal and durable commit, the replica's sealed-block apply and commit. */
   times: { leaderSeal: number; leaderCommit: number; replicaSeal: number; replicaCommit: number };
-  /** `serverCore`: the leader's CPU during the reads, in cores (below 1: the load side was the limit). */
-  /** `rps`: the mean of `rounds`; `p99` and `errors` of the last round. */
+  /** `rps`: the mean of `rounds` (req/s of each); `p99` and `errors` of the last round;
+   *  `serverCore`: the leader's CPU during the reads, in cores (below 1: the load side was the limit). */
   reads: { rps: number; rounds: number[]; p99: number; errors: number; serverCore: number; threads: [string, number][] };
   readPhaseBuilderGapP99: number;
   /** Transfers answered per second while the reads were measured, and their latency p50 ms. */
@@ -193,13 +193,12 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     await rpcRaw(leader.url, JSON.stringify(signed.funding.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
     while (BigInt(await rpc<string>(replica.url, 'eth_getBalance', [signed.lastSender, 'latest'])) === 0n) await sleep(100);
     const [mine, theirs] = await Promise.all([watchStreams(leader.url, true), watchStreams(replica.url, false)]);
-    const total = LOAD_SECONDS;
-    const bodies = signed.load.slice(0, rate * total).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
+    const bodies = signed.load.slice(0, rate * LOAD_SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
     const syncBodies = signed.sync.slice(0, SYNC_RATE * SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
     const cpu0 = threadCpu(leader.child.pid!);
     const metrics0 = await Promise.all([histogramMeans(leader.url), histogramMeans(replica.url)]);
     const t0 = nowMs();
-    const load = runLoad({ url: leader.url, bodies, connections: SENDERS, duration: total + 30, rate, once: true, timestamps: true });
+    const load = runLoad({ url: leader.url, bodies, connections: SENDERS, duration: LOAD_SECONDS + 30, rate, once: true, timestamps: true });
     const sync = runLoad({ url: leader.url, bodies: syncBodies, connections: SYNC_SENDERS, duration: SECONDS + 30, rate: SYNC_RATE, once: true });
     await sleep(SECONDS * 1000);
     const t1 = nowMs();
