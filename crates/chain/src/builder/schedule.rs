@@ -5,8 +5,8 @@
 //! Between ticks the builder passes over the pool when something arrived (at most once per
 //! `poll`, so a stream of arrivals is executed in batches), and stops passing a little
 //! before the tick so the tick is on time; at the tick it runs what arrived meanwhile for a
-//! short while and publishes. With intervals of 10–20 ms that is at most one pass between
-//! ticks: the tick runs most of the block. A tick that comes late does not burst: the ticks it missed
+//! short while and publishes. At a 10 ms interval that is at most one pass between ticks
+//! (two at 20 ms): the tick runs most of the block. A tick that comes late does not burst: the ticks it missed
 //! are skipped. Sealing keeps to the block time rather than to a count of ticks: the block
 //! is sealed at its first tick due at (or half an interval before) its deadline, so skipped
 //! ticks do not stretch blocks, and deadlines follow one another by the block time whatever a
