@@ -77,25 +77,20 @@ export function compare(samples: ReadSample[], baseMs: number): Comparison[] {
   });
 }
 
-/** Mean % of a core per thread name at each interval, busiest first (by the first interval). */
+/** Mean % of a core per thread at each interval, a pool's threads (preconf-calls-0..3) as one
+ *  row, busiest first (by the first interval). */
 export function threadTable(samples: ReadSample[], intervals: number[]): [string, number[]][] {
-  const names = new Map<string, number[][]>();
+  const rows = new Map<string, number[]>();
   intervals.forEach((interval, col) => {
-    for (const s of samples.filter((x) => x.intervalMs === interval)) {
+    const at = samples.filter((x) => x.intervalMs === interval);
+    for (const s of at) {
       for (const [name, pct] of s.threads) {
-        const cols = names.get(name) ?? intervals.map(() => []);
-        cols[col]!.push(pct);
-        names.set(name, cols);
+        const key = name.replace(/-\d+$/, '-*');
+        const row = rows.get(key) ?? intervals.map(() => 0);
+        row[col]! += pct / at.length;
+        rows.set(key, row);
       }
     }
   });
-  // Threads of one pool (preconf-calls-0..3) are one row.
-  const merged = new Map<string, number[]>();
-  for (const [name, cols] of names) {
-    const key = name.replace(/-\d+$/, '-*');
-    const perRun = cols.map((c, i) => (c.length ? c.reduce((a, b) => a + b, 0) / samples.filter((x) => x.intervalMs === intervals[i]).length : 0));
-    const have = merged.get(key) ?? intervals.map(() => 0);
-    merged.set(key, have.map((v, i) => v + perRun[i]!));
-  }
-  return [...merged].sort((a, b) => b[1][0]! - a[1][0]!);
+  return [...rows].sort((a, b) => b[1][0]! - a[1][0]!);
 }

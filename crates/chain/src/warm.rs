@@ -4,9 +4,9 @@
 //! in-memory updates and the hashing. Then it applies what it pre-confirmed to the block's
 //! trie (`advance`, hashing only those paths): every `APPLY_EVERY`, then after each one once
 //! the seal is near, so the seal, which the next block's first pre-confirmation waits for,
-//! is left with what the last one changed. A replica applies each pre-confirmation as it arrives, so checking the sealed
-//! block's state root is left with what changed after the last one, and the
-//! pre-confirmations of the next block do not queue behind it. On a
+//! is left with what the last one changed. A replica applies each pre-confirmation as it
+//! arrives, so checking the sealed block's state root is left with what changed after the
+//! last one, and the pre-confirmations of the next block do not queue behind it. On a
 //! large state the reads are what grows (one B-tree lookup per node, deeper trie, colder
 //! pages): measured with
 //! `cargo run --release -p preconf-trie --example trie_bench -- 10000 1000000 --prefetch`.
@@ -125,10 +125,7 @@ impl WarmTrie {
         if tick.is_empty() {
             return;
         }
-        match &mut self.unapplied {
-            Some(merged) => merged.extend(tick.clone()),
-            None => self.unapplied = Some(tick.clone()),
-        }
+        self.unapplied.get_or_insert_with(StateChanges::default).extend(tick.clone());
         self.applied_at.get_or_insert_with(Instant::now);
     }
 

@@ -66,22 +66,29 @@ fn commit(store: &Store, number: u64, changes: &StateChanges, trie: &preconf_tri
         .unwrap();
 }
 
-#[test]
-fn seal_after_some_ticks_gives_the_one_pass_root_and_a_trie_that_stays_right() {
-    for seed in 0..8 {
+/// Blocks of `1 + below(max_ticks)` random ticks, seeds `seeds`: `run` feeds a fresh
+/// running trie some of a block's ticks (and says what it did, for the failure message);
+/// its seal root must be the one-pass root, and the store written with its diff must hold
+/// the same trie as the one written with the one-pass diff, block after block.
+fn against_one_pass(
+    seeds: std::ops::Range<u64>,
+    blocks: u64,
+    max_ticks: u64,
+    mut run: impl FnMut(&mut Rng, &mut WarmTrie, &[StateChanges]) -> String,
+) {
+    for seed in seeds {
         let mut rng = Rng(seed);
         let (running_store, one_pass_store) = (Store::in_memory().unwrap(), Store::in_memory().unwrap());
-        for number in 1..=40u64 {
-            let ticks: Vec<StateChanges> = (0..1 + rng.below(5)).map(|_| tick(&mut rng)).collect();
+        for number in 1..=blocks {
+            let ticks: Vec<StateChanges> = (0..1 + rng.below(max_ticks)).map(|_| tick(&mut rng)).collect();
             let mut block = StateChanges::default();
             ticks.iter().for_each(|t| block.extend(t.clone()));
             let (expected, one_pass_diff) = one_pass_store.state_root(&block).unwrap();
 
             let mut warm = WarmTrie::new(running_store.snapshot().unwrap());
-            let seen = rng.below(ticks.len() as u64 + 1) as usize;
-            ticks[..seen].iter().for_each(|t| warm.advance(t));
+            let did = run(&mut rng, &mut warm, &ticks);
             let (root, diff) = warm.state_root(&block).unwrap();
-            assert_eq!(root, expected, "seed {seed} block {number}: {seen} of {} ticks applied", ticks.len());
+            assert_eq!(root, expected, "seed {seed} block {number}: {did}");
 
             commit(&running_store, number, &block, &diff, root);
             commit(&one_pass_store, number, &block, &one_pass_diff, expected);
@@ -95,50 +102,46 @@ fn seal_after_some_ticks_gives_the_one_pass_root_and_a_trie_that_stays_right() {
     }
 }
 
+#[test]
+fn seal_after_some_ticks_gives_the_one_pass_root_and_a_trie_that_stays_right() {
+    against_one_pass(0..8, 40, 5, |rng, warm, ticks| {
+        let seen = rng.below(ticks.len() as u64 + 1) as usize;
+        ticks[..seen].iter().for_each(|t| warm.advance(t));
+        format!("{seen} of {} ticks applied", ticks.len())
+    });
+}
+
 /// A builder's path: pre-confirmations handed over as published, applied (merged) by the
 /// idle-time `prefetch` once `APPLY_EVERY` has passed, the rest left to the seal.
 #[test]
 fn a_builder_applies_its_preconfirmations_when_due_and_seals_the_one_pass_root() {
     let far = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    for seed in 100..108 {
-        let mut rng = Rng(seed);
-        let (running_store, one_pass_store) = (Store::in_memory().unwrap(), Store::in_memory().unwrap());
-        for number in 1..=20u64 {
-            let ticks: Vec<StateChanges> = (0..2 + rng.below(6)).map(|_| tick(&mut rng)).collect();
-            let mut block = StateChanges::default();
-            ticks.iter().for_each(|t| block.extend(t.clone()));
-            let (expected, one_pass_diff) = one_pass_store.state_root(&block).unwrap();
-
-            let mut warm = WarmTrie::new(running_store.snapshot().unwrap());
-            let mut applied = 0;
-            for t in &ticks {
-                warm.preconfirmed(t);
-                // Not due yet: idle time leaves it queued.
-                if !warm.seal_near {
-                    warm.prefetch(far);
-                    assert!(warm.unapplied.is_some(), "not due: left for later");
-                }
-                if rng.below(4) == 0 {
-                    // Near the seal every pre-confirmation is due at once.
-                    warm.seal_near();
-                }
-                if warm.seal_near {
-                    assert!(warm.behind());
-                    warm.prefetch(far);
-                    assert!(warm.unapplied.is_none() && !warm.held.is_empty());
-                    applied += 1;
-                } else if rng.below(2) == 0 {
-                    warm.applied_at = Some(std::time::Instant::now() - super::APPLY_EVERY);
-                    assert!(warm.behind(), "a due application asks for idle time");
-                    warm.prefetch(far);
-                    assert!(warm.unapplied.is_none() && !warm.held.is_empty());
-                    applied += 1;
-                }
+    against_one_pass(100..108, 20, 7, |rng, warm, ticks| {
+        let mut applied = 0;
+        for t in ticks {
+            warm.preconfirmed(t);
+            // Not due yet: idle time leaves it queued.
+            if !warm.seal_near {
+                warm.prefetch(far);
+                assert!(warm.unapplied.is_some(), "not due: left for later");
             }
-            let (root, diff) = warm.state_root(&block).unwrap();
-            assert_eq!(root, expected, "seed {seed} block {number}: {applied} applications");
-            commit(&running_store, number, &block, &diff, root);
-            commit(&one_pass_store, number, &block, &one_pass_diff, expected);
+            if rng.below(4) == 0 {
+                // Near the seal every pre-confirmation is due at once.
+                warm.seal_near();
+            }
+            if warm.seal_near {
+                assert!(warm.behind());
+                warm.prefetch(far);
+                assert!(warm.unapplied.is_none() && !warm.held.is_empty());
+                applied += 1;
+            } else if rng.below(2) == 0 {
+                warm.applied_at = Some(std::time::Instant::now() - super::APPLY_EVERY);
+                assert!(warm.behind(), "a due application asks for idle time");
+                warm.prefetch(far);
+                assert!(warm.unapplied.is_none() && !warm.held.is_empty());
+                applied += 1;
+            }
         }
-    }
+        format!("{applied} applications")
+    });
 }

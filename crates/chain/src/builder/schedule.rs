@@ -6,11 +6,11 @@
 //! `poll`, so a stream of arrivals is executed in batches), and stops passing a little
 //! before the tick so the tick is on time; at the tick it runs what arrived meanwhile for a
 //! short while and publishes. At a 10 ms interval that is at most one pass between ticks
-//! (two at 20 ms): the tick runs most of the block. A tick that comes late does not burst: the ticks it missed
-//! are skipped. Sealing keeps to the block time rather than to a count of ticks: the block
-//! is sealed at its first tick due at (or half an interval before) its deadline, so skipped
-//! ticks do not stretch blocks, and deadlines follow one another by the block time whatever a
-//! seal took. A block never holds more than `per_block` pre-confirmations either (a new
+//! (two at 20 ms): the tick runs most of the block. A tick that comes late does not burst:
+//! the ticks it missed are skipped. Sealing keeps to the block time rather than to a count
+//! of ticks: the block is sealed at its first tick due at (or half an interval before) its
+//! deadline, so skipped ticks do not stretch blocks, and deadlines follow one another by the
+//! block time whatever a seal took. A block never holds more than `per_block` pre-confirmations either (a new
 //! leader continuing a block knows its count, not when it opened).
 
 use std::time::{Duration, Instant};
