@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from './platforms.mjs';
+import { loadUws, noUwsMessage } from './uws-builds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -38,6 +39,14 @@ function run(cmd, args) {
   console.log(`preconf-node: ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
   return r.status === 0;
+}
+
+// The server needs a uWebSockets.js build for this Node.js line and libc: without one nothing
+// else here would help, so say so first, in one line.
+const uws = loadUws();
+if (uws.uws === null) {
+  console.error(`preconf-node: ${noUwsMessage(uws.tried)}`);
+  process.exit(1);
 }
 
 // Development checkouts also fetch nats-server for the replication tests. Not fatal here:

@@ -2,7 +2,6 @@
 
 import { parseArgs, usage } from './cli.js';
 import { runImport } from './commands/import.js';
-import { startNode } from './server.js';
 import { verifyCommand } from './commands/verify.js';
 import { exportCommand } from './commands/export.js';
 import { logger } from './log/index.js';
@@ -30,6 +29,10 @@ async function main(): Promise<void> {
     process.stdout.write(usage());
     return;
   }
+  // Imported here, not above: where no uWebSockets.js build loads, that import throws one
+  // line (transport/uws.ts) that main() prints, and the subcommands never need it.
+  const { startNode } = await import('./server.js');
+  const { uwsBuild } = await import('./transport/uws.js');
   const node = await startNode(config);
   const info = node.chain.info();
   const log = logger();
@@ -51,8 +54,8 @@ async function main(): Promise<void> {
     `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}`,
   );
   log.info(
-    { url: node.url, host: server.host, port: node.port, threads: node.threads },
-    `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''})`,
+    { url: node.url, host: server.host, port: node.port, threads: node.threads, uws: `${uwsBuild.name}@${uwsBuild.version}`, node: process.version },
+    `Listening on ${node.url} (HTTP JSON-RPC, WebSocket on the same port; ${node.threads} event loop${node.threads > 1 ? 's' : ''}; Node.js ${process.version}, uWebSockets.js ${uwsBuild.version} from ${uwsBuild.name})`,
   );
   if (node.chain.devEnabled()) log.info({ dev: true }, 'Test methods on (anvil_*, evm_*, hardhat_*); --no-dev turns them off');
   let stopping = false;

@@ -4,7 +4,7 @@
 // Used by the CLI and by the tests, which start it on a free port.
 
 import { Worker } from 'node:worker_threads';
-import uWS from './transport/uws.js';
+import uWS, { uwsBuild } from './transport/uws.js';
 import { Chain, defaultChainOptions, guardHttp, type ChainInfo } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
@@ -101,11 +101,15 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
       wsConnections: ws.connections(),
       subscriptions: hub.count(),
       eventLoop: loop,
+      runtime: RUNTIME,
     });
     return { healthy: problem === null, body };
   });
   return { app, ws, metrics };
 }
+
+/** What serves: the Node.js line and the uWebSockets.js build the loader picked. */
+const RUNTIME = { node: process.version, uws: `${uwsBuild.name}@${uwsBuild.version}` };
 
 /** A cluster node's place in it, for /health: role, the leader it knows, the term. */
 function replicationHealth(chain: Chain): Record<string, unknown> {

@@ -1,7 +1,9 @@
-// The uWebSockets.js import, checked: the package silently falls back to a slow pure-JS
-// implementation when its native binary does not load, and we would rather fail loudly.
+// uWebSockets.js, from the newest installed build whose binary loads on this Node.js and libc
+// (scripts/uws-builds.mjs; the matrix is in docs/runtime.md). Where none loads, importing this
+// module throws one line that says what was tried and what to do.
 
-import uWS from 'uWebSockets.js';
+import type * as UWS from 'uWebSockets.js';
+import { loadUws, noUwsMessage, type UwsBuild } from '../../scripts/uws-builds.mjs';
 
 declare module 'uWebSockets.js' {
   interface TemplatedApp {
@@ -14,8 +16,21 @@ declare module 'uWebSockets.js' {
   const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
 }
 
-if (!String(uWS.App).includes('[native code]')) {
-  throw new Error('uWebSockets.js native binary did not load (fell back to the JS implementation)');
+/** No build of uWebSockets.js loads here: the message is the whole story, not a stack. */
+export class UwsUnavailable extends Error {
+  override name = 'UwsUnavailable';
 }
 
+const loaded = loadUws();
+if (loaded.uws === null) throw new UwsUnavailable(noUwsMessage(loaded.tried));
+
+/** Which build serves (the start line and /health say it). */
+export const uwsBuild: UwsBuild = loaded.build;
+
+const uWS = loaded.uws as typeof UWS;
+// The types callers name as `uWS.X`, beside the value (a namespace of types only merges with it).
+declare namespace uWS {
+  export type TemplatedApp = UWS.TemplatedApp;
+  export type us_listen_socket = UWS.us_listen_socket;
+}
 export default uWS;

@@ -206,7 +206,7 @@ export function mountWebSocket(
     compression: uWS.DISABLED,
     maxPayloadLength: limits.maxPayloadBytes,
     maxBackpressure: UWS_HARD_LIMIT,
-    closeOnBackpressureLimit: 0,
+    closeOnBackpressureLimit: false,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {

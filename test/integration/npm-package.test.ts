@@ -71,8 +71,10 @@ describe('the npm packages, installed without Rust', () => {
     const out = ok(npm(['install', '--offline', '--foreground-scripts', ...tarballs], app, env), 'npm install --offline');
     expect(out).toContain(`preconf-node: using prebuilt addon ${join(app, 'node_modules', `preconf-node-${PLATFORM}`)}`);
     // The runtime dependency came from the cache, and no addon was built into the package.
-    const uws = JSON.parse(readFileSync(join(app, 'node_modules', 'uWebSockets.js', 'package.json'), 'utf8')) as { name: string };
-    expect(uws.name).toBe('@trufflesuite/uws-js-unofficial');
+    // Both uWebSockets.js builds (docs/runtime.md): the current one and, optional, 20.30.
+    const uws = (alias: string): string => (JSON.parse(readFileSync(join(app, 'node_modules', alias, 'package.json'), 'utf8')) as { name: string }).name;
+    expect(uws('uWebSockets.js')).toBe('@btc-vision/uwebsockets.js');
+    expect(uws('uWebSockets.js-20.30')).toBe('@trufflesuite/uws-js-unofficial');
     expect(existsSync(join(app, 'node_modules', 'preconf-node', 'native', `preconf-node.${PLATFORM}.node`))).toBe(false);
   }, 120_000);
 

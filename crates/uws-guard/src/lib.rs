@@ -1,4 +1,4 @@
-//! What the bundled uWebSockets.js (20.30) does not do, done at its socket callbacks.
+//! What uWebSockets.js (20.30; 20.57 alike) does not do, done at its socket callbacks.
 //!
 //! Its HTTP parser never answers HTTP/1.0 (the connection idles until its timeout) and
 //! drops, without a word, unknown verbs, malformed request lines, HTTP/1.1 without `Host`
@@ -9,6 +9,9 @@
 //! bytes, [`frames`] checks every client frame, and [`hooks`] seats them in uWS's socket
 //! contexts. The answers themselves
 //! stay the node's (src/transport/http.ts answers the refusals).
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod frames;
 pub mod head;
