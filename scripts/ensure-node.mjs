@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The versions the tests and CI run, by line: 22 and 24 are LTS; 26 has no uWebSockets.js build yet. */
-export const NODE_VERSIONS = { 22: '22.23.3', 24: '24.21.0', 25: '25.9.0', 26: '26.12.1' };
+/** The versions the tests, CI and benches run, by line: 22 and 24 are LTS; 26 has no uWebSockets.js build yet. */
+export const NODE_VERSIONS = { 20: '20.20.2', 22: '22.23.3', 24: '24.21.0', 25: '25.9.0', 26: '26.12.1' };
 
 export function cachedNode(version) {
   return join(root, '.cache', 'node', version, 'bin', 'node');

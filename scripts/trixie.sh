@@ -20,8 +20,10 @@ if [ ! -f "$rootfs/.preconf-root" ]; then
   command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
   started=$(date +%s)
   # mount and util-linux: the disk-full tests mount a tmpfs, taskset pins the bench tests;
-  # curl: the HTTP/1.0 guard test; libatomic1: Node.js 26 links it.
-  debootstrap --variant=minbase --include=mount,util-linux,procps,curl,ca-certificates,libatomic1 trixie "$rootfs" >/dev/null
+  # curl: the HTTP/1.0 guard test; libatomic1: Node.js 26 links it; git: the bench tests
+  # name checkouts by commit; python3-pip: ensure-nats fetches through pip.
+  debootstrap --variant=minbase --include=mount,util-linux,procps,curl,ca-certificates,libatomic1,git,python3-pip \
+    trixie "$rootfs" >/dev/null
   touch "$rootfs/.preconf-root"
   echo "trixie.sh: made a Debian 13 root in $rootfs in $(( $(date +%s) - started )) s"
 fi
@@ -49,6 +51,12 @@ bind "$npm_dir" /opt/npm
 mkdir -p "${HOME:-/root}/.npm"
 bind "${HOME:-/root}/.npm" /root/.npm
 cp /etc/resolv.conf "$rootfs/etc/resolv.conf" 2>/dev/null || true
+# The user's pip configuration and certificates, as on the host (ensure-nats uses pip).
+cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt" 2>/dev/null || true
+cp /etc/pip.conf "$rootfs/etc/pip.conf" 2>/dev/null || true
+[ -d /opt/wheels ] && bind /opt/wheels /opt/wheels
+pip_env=()
+while IFS= read -r v; do pip_env+=("$v"); done < <(env | grep -E '^(PIP_|HTTPS?_PROXY=|NO_PROXY=|https?_proxy=|no_proxy=)' || true)
 
 # node, npm and npx of the chosen line first on the root's PATH.
 bin="$rootfs/opt/preconf-bin"
@@ -58,6 +66,6 @@ printf '#!/bin/sh\nexec node /opt/npm/bin/npm-cli.js "$@"\n' >"$bin/npm"
 printf '#!/bin/sh\nexec node /opt/npm/bin/npx-cli.js "$@"\n' >"$bin/npx"
 chmod +x "$bin/npm" "$bin/npx"
 
-chroot "$rootfs" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" LANG=C.UTF-8 \
+chroot "$rootfs" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" LANG=C.UTF-8 "${pip_env[@]}" \
   PATH=/opt/preconf-bin:/usr/local/bin:/usr/bin:/bin \
   /bin/bash -c 'cd "$0" && echo "trixie.sh: $(node --version) on glibc $(ldd --version | head -1 | grep -o "[0-9.]*$")" && exec "$@"' "$repo" "$@"
