@@ -34,7 +34,7 @@ const USAGE = `Usage: npm run compat -- [flags]
   --raise-floor    write the number of passing files to test/compat/floor.json when it is higher
   --help           this text
 
-The kit is ../shared/rpc-compat beside the repository, or $RPC_COMPAT_DIR.
+The kit is test/fixtures/rpc-compat in the repository, or $RPC_COMPAT_DIR.
 `;
 
 class UsageError extends Error {}
