@@ -220,7 +220,7 @@ const FLAGS: Flag[] = [
   { name: 'log-slow-ms', value: 'MS', help: 'log requests that take this long or longer at warn (method, duration, size; never parameters; 0: every request)', logDefault: 'slowMs', apply: (c, v) => void (c.log = { ...(c.log ?? defaultLogConfig()), slowMs: int('log-slow-ms', v) }) },
   {
     name: 'dev',
-    help: 'serve the test methods (anvil_*, evm_*, hardhat_*: README "Test methods"); default: on for the embedded dev chain, off with --genesis or --no-build',
+    help: 'serve the test methods (anvil_*, evm_*, hardhat_*: docs/test-methods.md); default: on for the embedded dev chain, off with --genesis or --no-build',
     apply: (c) => void (c.chain.dev = true),
   },
   { name: 'no-dev', help: 'do not serve the test methods, even on the embedded dev chain', apply: (c) => void (c.chain.dev = false) },
