@@ -5,7 +5,7 @@
 // streams: docs/test-methods.md.
 
 import { callObject } from '../validation/call.js';
-import { address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
+import { accountCode, address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
 import { asksToFork, devNumber, mineOptions, optionalDevNumber, storageValue } from '../validation/dev.js';
 import type { MethodOptions, MethodTable } from './index.js';
 import type { Method } from '../protocol/jsonrpc.js';
@@ -33,7 +33,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   });
   named(t, ['anvil_setCode', 'hardhat_setCode'], {
     maxParams: 2,
-    handler: (p) => chain.devSetCode(addr(p), hexBytes(p[1], argPath(1), 'code')),
+    handler: (p) => chain.devSetCode(addr(p), accountCode(p[1], argPath(1))),
   });
   named(t, ['anvil_setStorageAt', 'hardhat_setStorageAt'], {
     maxParams: 3,
