@@ -109,6 +109,11 @@ describe('input that is the client fault answers -32602, not -32603', () => {
       expect(r.error?.code, `${method} ${JSON.stringify(r)}`).toBe(-32602);
       expect(r.error.message, method).toMatch(/code starting with 0xef01 must be an EIP-7702 delegation/);
     }
+    // A state dump (anvil's JSON, plain) holding such code is refused naming the account.
+    const dump = JSON.stringify({ accounts: { [TARGET]: { nonce: 0, balance: '0x0', code: BAD_DELEGATION, storage: {} } } });
+    const loaded = await rpc(t.node.url, 'anvil_loadState', [`0x${Buffer.from(dump).toString('hex')}`]);
+    expect(loaded.error?.code, JSON.stringify(loaded)).toBe(-32602);
+    expect(loaded.error.message).toMatch(/starts with 0xef01 but is not an EIP-7702 delegation/);
     // A real delegation is accepted everywhere.
     expect((await rpc(t.node.url, 'eth_call', [call, 'latest', overrides(DELEGATION)])).result).toBe('0x');
     const traced = await rpc(t.node.url, 'debug_traceCall', [call, 'latest', { stateOverrides: overrides(DELEGATION), tracer: 'callTracer' }]);
