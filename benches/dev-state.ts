@@ -1,9 +1,9 @@
-// `npm run bench:dev`: the test methods a harness loops on, as the state grows (issue 25
-// point 5). For each size N: a genesis of N accounts plus a contract with N slots
-// (scaling/genesis.ts), the node started on it with --dev; then, ROUNDS times, evm_snapshot,
-// 200 transfers pre-confirmed and sealed into two blocks, evm_revert (timed); then
-// anvil_dumpState of the whole state and anvil_loadState of that dump (timed, and the seal of
-// the block that holds it). Times are round trips from this process over loopback.
+// `npm run bench:dev`: the test methods a harness loops on, as the state grows (a revert must
+// stay cheap at a million accounts). For each size N: a genesis of N accounts plus a contract
+// with N slots (scaling/genesis.ts), the node started on it with --dev; then, ROUNDS times,
+// evm_snapshot, 200 transfers pre-confirmed and sealed into two blocks, evm_revert (timed);
+// then anvil_dumpState of the whole state and anvil_loadState of that dump (timed, and the
+// seal of the block that holds it). Times are round trips from this process over loopback.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
-// Leader failover (issue 21, point 10): three nodes (--cluster) on a three-server NATS
-// cluster (stream and lease bucket R3), all on this machine: the nodes on core 0, the NATS
-// servers and this process on core 1 (taskset).
+// Leader failover (how long writes and pre-confirmations stop when the leader dies): three
+// nodes (--cluster) on a three-server NATS cluster (stream and lease bucket R3), all on this
+// machine: the nodes on core 0, the NATS servers and this process on core 1 (taskset).
 //
 // 1. takeover: under a steady flow of transfers sent to every node, kill -9 the leader, and
 //    time from the kill to the first pre-confirmation a surviving node streams that the new

@@ -46,7 +46,8 @@ taskset (util-linux); without taskset the run fails. Prints Markdown tables.
   --pid PID           with --url: the server's process id, for RSS and CPU figures
   --node-args "..."   extra flags for our node and every baseline (e.g. "--preconf-interval-ms 100")
   --this-node-args "..."  extra flags for this checkout's node only (a flag a baseline lacks,
-                      e.g. "--preconf-receipts" to compare with a node from before issue 10)
+                      e.g. "--preconf-receipts" to compare with an older node whose receipts
+                      come at the pre-confirmation)
   --baseline DIR      also bench the node of another checkout DIR (holding bin/preconf-node.cjs,
                       dist/ and native/*.node, built), named "baseline (<commit>)"; repeatable
                       or a comma-separated list. Tables show this node ÷ each other target.

@@ -1,5 +1,5 @@
-// Read replicas (issue 11, point 6): one leader (--publish) and two replicas (--follow) on
-// one real nats-server, all on this machine.
+// Read replicas (how far behind a replica reads, and what reads scale to): one leader
+// (--publish) and two replicas (--follow) on one real nats-server, all on this machine.
 //
 // 1. lag: newFlashblocks subscribers on all three nodes while transactions flow; for each
 //    pre-confirmation, when it reached this process from a replica minus when it reached it

@@ -1,4 +1,5 @@
-// `node --import tsx benches/storage.ts`: what the store costs on disk (issue 22.3).
+// `node --import tsx benches/storage.ts`: what the store costs on disk, archive and pruned
+// (--history-blocks), so an operator can size the disk for years.
 //
 // --mode bytes: bytes per transaction of each kind (a transfer between existing accounts,
 //   a transfer to a new account, an ERC-20 transfer between existing holders, a contract

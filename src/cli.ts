@@ -166,7 +166,7 @@ const FLAGS: Flag[] = [
   { name: 'simulate-timeout-ms', value: 'MS', help: 'eth_simulateV1 wall-clock budget', chainDefault: 'simulateTimeoutMs', apply: (c, v) => void (c.chain.simulateTimeoutMs = int('simulate-timeout-ms', v, 1)) },
   { name: 'logs-max-range', value: 'N', help: 'eth_getLogs block range', chainDefault: 'logsMaxRange', apply: (c, v) => void (c.chain.logsMaxRange = int('logs-max-range', v, 1)) },
   { name: 'logs-max-results', value: 'N', help: 'eth_getLogs result size', chainDefault: 'logsMaxResults', apply: (c, v) => void (c.chain.logsMaxResults = int('logs-max-results', v, 1)) },
-  { name: 'trace-max-timeout-ms', value: 'MS', help: 'longest timeout a debug_trace* request may ask for (default 5 s)', chainDefault: 'traceMaxTimeoutMs', apply: (c, v) => void (c.chain.traceMaxTimeoutMs = int('trace-max-timeout-ms', v, 1)) },
+  { name: 'trace-max-timeout-ms', value: 'MS', help: 'longest timeout a debug_trace* request may ask for (one that asks for none gets 5 s)', chainDefault: 'traceMaxTimeoutMs', apply: (c, v) => void (c.chain.traceMaxTimeoutMs = int('trace-max-timeout-ms', v, 1)) },
   { name: 'trace-max-bytes', value: 'BYTES', help: 'largest debug_trace* output per request', chainDefault: 'traceMaxBytes', apply: (c, v) => void (c.chain.traceMaxBytes = int('trace-max-bytes', v, 1024)) },
   { name: 'batch-concurrency', value: 'N', help: 'heavy requests (eth_call, estimates, simulations, traces, logs) of one batch running at once', serverDefault: 'batchConcurrency', apply: (c, v) => void (c.server.batchConcurrency = int('batch-concurrency', v, 1)) },
   { name: 'batch-budget-ms', value: 'MS', help: "time a batch's heavy requests may take in all; later ones answer -32005", serverDefault: 'batchBudgetMs', apply: (c, v) => void (c.server.batchBudgetMs = int('batch-budget-ms', v, 1)) },
@@ -220,7 +220,7 @@ const FLAGS: Flag[] = [
   { name: 'log-slow-ms', value: 'MS', help: 'log requests that take this long or longer at warn (method, duration, size; never parameters; 0: every request)', logDefault: 'slowMs', apply: (c, v) => void (c.log = { ...(c.log ?? defaultLogConfig()), slowMs: int('log-slow-ms', v) }) },
   {
     name: 'dev',
-    help: 'serve the test methods (anvil_*, evm_*, hardhat_*: README "Test methods"); default: on for the embedded dev chain, off with --genesis or --no-build',
+    help: 'serve the test methods (anvil_*, evm_*, hardhat_*: docs/test-methods.md); default: on for the embedded dev chain, off with --genesis or --no-build',
     apply: (c) => void (c.chain.dev = true),
   },
   { name: 'no-dev', help: 'do not serve the test methods, even on the embedded dev chain', apply: (c) => void (c.chain.dev = false) },
@@ -258,7 +258,10 @@ export function defaultConfig(): Config {
 export function usage(): string {
   const chain = defaultChainOptions();
   const { server, replication, log } = defaultConfig();
-  const lines = FLAGS.map((f) => {
+  const names = FLAGS.map((f) => `  --${f.name}${f.value ? ` ${f.value}` : ''}`);
+  // The help column starts two spaces after the longest flag, so no flag runs into its text.
+  const column = Math.max(...names.map((n) => n.length)) + 2;
+  const lines = FLAGS.map((f, i) => {
     const d =
       f.chainDefault !== undefined
         ? chain[f.chainDefault]
@@ -269,9 +272,9 @@ export function usage(): string {
             : f.logDefault !== undefined
               ? log?.[f.logDefault]
               : undefined;
-    return `  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(34) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
+    return (names[i] ?? '').padEnd(column) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
   });
-  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node export [--datadir DIR] [--from A] [--to B] BLOCKS.rlp   (see preconf-node export --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n  --help                          this text\n`;
+  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node export [--datadir DIR] [--from A] [--to B] BLOCKS.rlp   (see preconf-node export --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n${'  --help'.padEnd(column)}this text\n`;
 }
 
 /** Parses argv (without node and script). Throws with a message naming the bad flag. */

@@ -1,10 +1,11 @@
-// `npm run bench:interval` (issue 24.4): short pre-confirmation intervals at production
-// state size and load. A genesis of N accounts and a Token with N slots (benches/scaling's
-// generator; --genesis-dir reuses a file written earlier) is imported once into a template
-// datadir; then for each (rate, interval) a leader (--publish, pinned to --server-core) and a
-// replica following it over a real nats-server start on fresh copies of it. 100 senders send
-// transfers to existing accounts at the rate (the load generator, pinned to --load-cores with
-// this driver, the replica and nats-server), 10 more send eth_sendRawTransactionSync, and:
+// `npm run bench:interval`: what a short interval costs the reads and the replicas: short
+// pre-confirmation intervals at production state size and load. A genesis of N accounts and a
+// Token with N slots (benches/scaling's generator; --genesis-dir reuses a file written
+// earlier) is imported once into a template datadir; then for each (rate, interval) a leader
+// (--publish, pinned to --server-core) and a replica following it over a real nats-server
+// start on fresh copies of it. 100 senders send transfers to existing accounts at the rate
+// (the load generator, pinned to --load-cores with this driver, the replica and nats-server),
+// 10 more send eth_sendRawTransactionSync, and:
 //
 //   phase 1 (--seconds): pre-confirmation gaps on the builder's clock (preconfTimestampMs)
 //     and as a WebSocket subscriber sees them, send → pending (the hash stream), Sync

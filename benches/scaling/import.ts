@@ -1,8 +1,9 @@
-// `node --import tsx benches/scaling/import.ts --sizes 1000000,10000000`: the genesis
-// import alone (issue 22.2). For each N: a genesis of N accounts plus a token with N slots
-// (the scaling bench's), then the first start of a node on it, timed until it listens, with
-// the process's peak RSS (VmHWM) and the store's size. The genesis file is kept in --dir
-// between runs of the same N (writing 10 M accounts takes minutes).
+// `node --import tsx benches/scaling/import.ts --sizes 1000000,10000000`: the genesis import
+// alone (a fresh node on a large genesis must start in minutes). For each N: a genesis of N
+// accounts plus a token with N slots (the scaling bench's), then the first start of a node on
+// it, timed until it listens, with the process's peak RSS (VmHWM) and the store's size. The
+// genesis file is kept in --dir between runs of the same N (writing 10 M accounts takes
+// minutes).
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -1,9 +1,10 @@
 // `npm run bench:scaling`: how start-up, memory, sealing, cadence and reads grow with the
-// state (issue 9.6). For each size N: a genesis of N accounts plus a contract with N slots;
-// first start (genesis import), restart, RSS; a traffic phase of blocks of 1,000 transfers
-// to fresh accounts while the pre-confirmation cadence is watched; eth_getBalance and
-// eth_call throughput; the same reads against anvil on the same genesis where it loads it.
-// Servers are pinned to --server-core, the load generator and driver to --load-cores.
+// state (from 10 k to 10 M accounts, start-up and memory must not follow the state). For each
+// size N: a genesis of N accounts plus a contract with N slots; first start (genesis import),
+// restart, RSS; a traffic phase of blocks of 1,000 transfers to fresh accounts while the
+// pre-confirmation cadence is watched; eth_getBalance and eth_call throughput; the same reads
+// against anvil on the same genesis where it loads it. Servers are pinned to --server-core,
+// the load generator and driver to --load-cores.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Tracing with geth's tracers: debug_traceCall, debug_traceTransaction,
 // debug_traceBlockByNumber and debug_traceBlockByHash, the block being built included.
 // They run off the event loop, on the addon's own trace threads, bounded by a timeout and
-// an output size (see the README's Tracing section).
+// an output size (see docs/methods.md, Tracing).
 
 import { blockNumberOrTag, blockSelector } from '../validation/block.js';
 import { callObject } from '../validation/call.js';

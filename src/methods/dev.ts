@@ -2,10 +2,10 @@
 // table: anvil_*, with evm_* and hardhat_* where anvil accepts them). Registered only on a
 // node started with --dev (or running the embedded dev chain): elsewhere each answers
 // -32601 like any unknown method. What each does to pending, latest, the pool and the
-// streams: README "Test methods".
+// streams: docs/test-methods.md.
 
 import { callObject } from '../validation/call.js';
-import { address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
+import { accountCode, address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
 import { asksToFork, devNumber, mineOptions, optionalDevNumber, storageValue } from '../validation/dev.js';
 import type { MethodOptions, MethodTable } from './index.js';
 import type { Method } from '../protocol/jsonrpc.js';
@@ -33,7 +33,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   });
   named(t, ['anvil_setCode', 'hardhat_setCode'], {
     maxParams: 2,
-    handler: (p) => chain.devSetCode(addr(p), hexBytes(p[1], argPath(1), 'code')),
+    handler: (p) => chain.devSetCode(addr(p), accountCode(p[1], argPath(1))),
   });
   named(t, ['anvil_setStorageAt', 'hardhat_setStorageAt'], {
     maxParams: 3,
@@ -123,7 +123,7 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
   t.anvil_removePoolTransactions = { maxParams: 1, handler: (p) => chain.devDropTransactionsFrom(addr(p)) };
 
   // Where this node has nothing to change, it answers as anvil does in the same case
-  // (README "Test methods"): anvil's toggle mutes its line per call, which this node does
+  // (docs/test-methods.md): anvil's toggle mutes its line per call, which this node does
   // not write; a URL only matters to a fork, and this node forks no chain.
   named(t, ['anvil_setLoggingEnabled', 'hardhat_setLoggingEnabled'], {
     maxParams: 1,

@@ -28,7 +28,7 @@ export function executionMethods({ chain, preconf }: MethodOptions): MethodTable
       cost: 'heavy',
       // Without a block, estimate against the newest pre-confirmation: a wallet estimating
       // its next transaction must see its previous one (geth defaults to latest, where a
-      // contract deployed 200 ms ago does not exist yet). Documented in the README.
+      // contract deployed 200 ms ago does not exist yet). Documented in docs/methods.md.
       handler: (p, ctx) =>
         chain.estimateGas(
           {
@@ -41,7 +41,7 @@ export function executionMethods({ chain, preconf }: MethodOptions): MethodTable
     },
     // geth's semantics (rerun until the list settles; `error` when the call fails), but
     // like eth_estimateGas it defaults to pending: the list for a wallet's next
-    // transaction must see its previous one. Documented in the README.
+    // transaction must see its previous one. Documented in docs/methods.md.
     eth_createAccessList: {
       maxParams: 3,
       cost: 'heavy',

@@ -6,8 +6,9 @@
 // Framing (RFC 9112): uWS frames a body by the first Content-Length it sees, so a request
 // with two of them, or with Transfer-Encoding beside one, is refused with 400 and the
 // connection closed before another proxy can read it differently (request smuggling).
-// HEAD is answered as GET without a body; verbs other than GET, HEAD, POST and OPTIONS
-// with 405 and Allow.
+// HEAD is answered as GET without a body, and HEAD / as HEAD /health: monitors that probe
+// the RPC URL itself get 200 while the node is healthy, as geth answers them (anvil: 405),
+// never 404. Verbs other than GET, HEAD, POST and OPTIONS get 405 and Allow.
 
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { Code, HttpError, RateLimitedError } from '../errors/index.js';
@@ -202,6 +203,7 @@ export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: Htt
   };
   app.get('/health', (res) => healthCheck(res, false));
   app.head('/health', (res) => healthCheck(res, true));
+  app.head('/', (res) => healthCheck(res, true));
   // Requests the uWebSockets.js guard (crates/uws-guard) took off uWS's parser, which would
   // have dropped them without a word: answered here, and the connection closed.
   for (const [kind, refuse] of Object.entries(REFUSALS)) {

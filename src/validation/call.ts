@@ -3,6 +3,7 @@
 // (generated from crates/rpc/src/shapes), so a field the addon does not read does not compile.
 
 import {
+  accountCode,
   address,
   bool,
   expectKeys,
@@ -138,7 +139,7 @@ export function stateOverrides(v: unknown, path: Path): StateOverrides | undefin
     const o: AccountOverride = {};
     if (override.balance != null) o.balance = quantity(override.balance, `${p}.balance`, 'balance');
     if (override.nonce != null) o.nonce = quantity64(override.nonce, `${p}.nonce`, 'nonce');
-    if (override.code != null) o.code = hexBytes(override.code, `${p}.code`, 'code');
+    if (override.code != null) o.code = accountCode(override.code, `${p}.code`);
     if (override.state != null && override.stateDiff != null) {
       throw fail(p, `account ${a} has both 'state' and 'stateDiff'`);
     }

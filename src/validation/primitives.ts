@@ -64,6 +64,18 @@ export function hexBytes(v: unknown, path: Path, what = 'hex data'): string {
   return v.toLowerCase();
 }
 
+/** An account's code (a state override, anvil_setCode). Code that starts with 0xef01 is an
+ *  EIP-7702 delegation and must be one: 0xef0100 and a 20-byte address. The EVM cannot hold
+ *  anything else under that prefix, so it is refused here rather than failing inside it. */
+export function accountCode(v: unknown, path: Path): string {
+  const code = hexBytes(v, path, 'code');
+  if (code.startsWith('0xef01') && (code.length !== 2 + 23 * 2 || !code.startsWith('0xef0100'))) {
+    const bytes = (code.length - 2) / 2;
+    throw fail(path, `code starting with 0xef01 must be an EIP-7702 delegation (0xef0100 and a 20-byte address, 23 bytes), got ${bytes} bytes: ${show(code)}`);
+  }
+  return code;
+}
+
 function fixedHex(v: unknown, bytes: number, path: Path, what: string): string {
   if (typeof v !== 'string' || !HEX.test(v) || v.length !== 2 + bytes * 2) {
     throw fail(path, `hex string of ${bytes} bytes expected for ${what}, got ${show(v)}`);

@@ -41,9 +41,9 @@ export class FixtureError extends Error {
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** `$RPC_COMPAT_DIR`, else `../shared/rpc-compat` beside the repository (as CI checks it out). */
+/** `$RPC_COMPAT_DIR`, else the copy committed in the repository (test/fixtures/rpc-compat). */
 export function kitDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.RPC_COMPAT_DIR ? resolve(env.RPC_COMPAT_DIR) : resolve(repoRoot, '..', 'shared', 'rpc-compat');
+  const dir = env.RPC_COMPAT_DIR ? resolve(env.RPC_COMPAT_DIR) : join(repoRoot, 'test', 'fixtures', 'rpc-compat');
   if (!existsSync(join(dir, 'tests')) || !existsSync(join(dir, 'chain', 'genesis.json'))) {
     throw new FixtureError(dir, 0, 'not an rpc-compat kit (expected tests/ and chain/genesis.json); set RPC_COMPAT_DIR');
   }

@@ -1,7 +1,9 @@
 // The Ethereum blockchain-test regression set (test/fixtures/blockchain, docs/compat.md) run
 // through the import path as `npm run blockchain-tests` runs it: held to its floor, every test
-// passing, the examples of issue 27 refused for the rule they break (not merely for a state
-// root that happens to differ), and a tampered fixture failing, so the runner itself can fail.
+// passing, the examples of the rules the import once missed (uncles, the DAO fork, system
+// calls out of gas, blobs in a block, EIP-7610) refused for the rule they break (not merely
+// for a state root that happens to differ), and a tampered fixture failing, so the runner
+// itself can fail.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

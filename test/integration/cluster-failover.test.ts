@@ -116,7 +116,7 @@ describe('leader failover', () => {
 
   // JetStream elects new raft leaders for the stream and the lease bucket that lived on the
   // killed server (seconds): meanwhile nothing can be appended or renewed, so the leader
-  // steps down and writes wait, then answer "no leader" (README, fault table).
+  // steps down and writes wait, then answer "no leader" (docs/scaling.md, fault table).
   it('kill -9 of one NATS server: the cluster goes on, and on again once it is back', async () => {
     for (let round = 0; round < 2; round++) {
       const server = c.nats.servers[round % 3]!;

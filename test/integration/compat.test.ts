@@ -2,7 +2,7 @@
 // import`, serves it with `--no-build --profile geth`, replays the 177 fixtures, and must reach
 // the floor in test/compat/floor.json. A second run on the same datadir reuses the import.
 // Needs the built command (dist/, as `npm install` leaves it) and the rpc-compat kit
-// (../shared/rpc-compat beside the repository, or $RPC_COMPAT_DIR).
+// (test/fixtures/rpc-compat, or $RPC_COMPAT_DIR).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

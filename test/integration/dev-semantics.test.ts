@@ -1,4 +1,4 @@
-// The test methods' pre-confirmation semantics (README "Test methods"): off unless asked
+// The test methods' pre-confirmation semantics (docs/test-methods.md): off unless asked
 // for; an edit is shown to `pending` at once and sealed with its block; a context change
 // (time, base fee) applies to what is sent next; mining seals now; a revert goes back to a
 // sealed snapshot, empties the pool and shows a new block to subscribers; impersonated

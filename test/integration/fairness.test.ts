@@ -1,7 +1,7 @@
-// Fairness between clients (issue 26, point 2): one batch of 1,000 eth_calls that each
-// loop until the gas cap runs out must not hold up another client's eth_call. The batch's
-// heavy requests run a few at a time, as a client of their own in the calls pool, within a
-// time budget for the whole batch.
+// Fairness between clients (one heavy client must not starve the others): one batch of 1,000
+// eth_calls that each loop until the gas cap runs out must not hold up another client's
+// eth_call. The batch's heavy requests run a few at a time, as a client of their own in the
+// calls pool, within a time budget for the whole batch.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';

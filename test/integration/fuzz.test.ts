@@ -1,8 +1,9 @@
-// Seeded fuzzing of every method (issue 26): valid requests, mutated at random (parameters
-// swapped for values of other types, hex strings cut, stretched or garbled, arrays and
-// objects grown, members dropped or added, ids of every kind), sent alone, in batches and
-// over WebSocket. Every answer must be a JSON-RPC envelope carrying the request's id, no
-// bad input may yield -32603, and the node must stay up with its memory bounded.
+// Seeded fuzzing of every method (bad input must answer a clear error, never -32603, a crash
+// or a hang): valid requests, mutated at random (parameters swapped for values of other types,
+// hex strings cut, stretched or garbled, arrays and objects grown, members dropped or added,
+// ids of every kind), sent alone, in batches and over WebSocket. Every answer must be a
+// JSON-RPC envelope carrying the request's id, no bad input may yield -32603, and the node
+// must stay up with its memory bounded.
 //
 // FUZZ_SEED picks the sequence (the seed in use is in the test's name, to replay a failure);
 // FUZZ_MS bounds the time (default 30 s, at most a minute).

@@ -1,6 +1,6 @@
-// Requests a hostile client sends (issue 26): parameters whose size multiplies the work or
-// the answer are refused with -32602 naming the limit (point 1), eth_simulateV1 refuses
-// malformed calls as eth_call does (point 3), and ids come back exactly as sent (point 6).
+// Requests a hostile client sends: parameters whose size multiplies the work or the answer
+// are refused with -32602 naming the limit, eth_simulateV1 refuses malformed calls as
+// eth_call does, and ids come back exactly as sent.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';

@@ -1,4 +1,4 @@
-// The uWebSockets.js guard (crates/uws-guard; issue 26, points 4, 5 and 7), on by default:
+// The uWebSockets.js guard (crates/uws-guard), on by default:
 // HTTP/1.0 is answered and the connection closed (curl --http1.0, and nginx's default to
 // upstreams); verbs and request lines uWebSockets.js would drop are answered; a WebSocket
 // that breaks RFC 6455 or sends a message over the limit is closed with 1002, 1007 or 1009

@@ -1,4 +1,4 @@
-// `preconf-node import` as a user runs it, on the rpc-compat chain (../shared/rpc-compat or
+// `preconf-node import` as a user runs it, on the rpc-compat chain (test/fixtures/rpc-compat or
 // $RPC_COMPAT_DIR): the whole chain, a tampered block that stops the import naming block and
 // field, resuming after it, then serving the imported chain with --no-build (chain id from the
 // genesis, the fork choice the import set, receipts of every era) in both profiles.

@@ -1,4 +1,4 @@
-// Per-client rate limits for public endpoints (issue 26, point 8): --rate-limit RPS and
+// Per-client rate limits for public endpoints: --rate-limit RPS and
 // --rate-limit-heavy N per client address, the address taken from X-Forwarded-For behind
 // --trusted-proxies N; refusals are HTTP 429 with Retry-After and a JSON-RPC error, and
 // counted in /metrics. Off by default.

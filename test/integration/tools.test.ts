@@ -1,7 +1,7 @@
 // The tools users already run, unchanged, against the real `preconf-node` command: Foundry's
 // cast and forge (npm binaries), ethers v6 and viem. By default a receipt means "sealed",
 // so every tool that waits for a receipt and then reads `latest` sees its own transaction.
-// With --preconf-receipts (Base-style) the same flows behave as the README documents.
+// With --preconf-receipts (Base-style) the same flows behave as docs/methods.md documents.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JsonRpcProvider, Wallet } from 'ethers';
@@ -194,7 +194,7 @@ describe('the same flows with --preconf-receipts, as the README documents', () =
     const url = node!.url;
     // ethers answers an identical request from its own cache for 250 ms (`cacheTimeout`):
     // with pre-confirmed receipts the next send can come sooner than that and reuse the
-    // previous `pending` nonce ("nonce has already been used"). The README says so.
+    // previous `pending` nonce ("nonce has already been used"). docs/methods.md says so.
     const provider = new JsonRpcProvider(url, 31337, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
     const wallet = new Wallet(DEV_KEYS[4], provider);
     const to = devAccount(5).address;

@@ -1,6 +1,6 @@
 // The rpc-compat runner's parts, on the kit's real fixture files: the loader, the comparator
 // (hive's rules), the speconly shape checks, the diffs, the settings and the report.
-// The kit is ../shared/rpc-compat beside the repository, or $RPC_COMPAT_DIR.
+// The kit is test/fixtures/rpc-compat in the repository, or $RPC_COMPAT_DIR.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

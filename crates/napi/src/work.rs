@@ -20,7 +20,11 @@ use preconf_chain::{ChainResult, InternalError};
 
 use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
 
-type Job = Box<dyn FnOnce() + Send>;
+/// Runs the work and hands back what delivers its answer: the worker frees the client's
+/// slot in between, so a client that sends its next request as soon as it hears back
+/// never finds its previous one still counted against its share.
+type Job = Box<dyn FnOnce() -> Deliver + Send>;
+type Deliver = Box<dyn FnOnce() + Send>;
 
 /// Whose job it is: a hash of the client's address, from the transport. `None` (work the
 /// node does for itself, or a caller that does not say) takes turns as one client and is
@@ -235,6 +239,14 @@ impl JobQueue {
         Some((client, job))
     }
 
+    /// Takes the next job, runs it, frees its slot, then delivers its answer.
+    fn serve_one(&self) {
+        let (client, job) = self.take();
+        let deliver = job();
+        self.done(client);
+        deliver();
+    }
+
     /// A job of `client` finished: its thread may go to the client's next job.
     fn done(&self, client: ClientKey) {
         let mut turns = self.turns.lock();
@@ -256,9 +268,7 @@ impl WorkPool {
             std::thread::Builder::new()
                 .name(format!("preconf-{class:?}-{i}").to_lowercase())
                 .spawn(move || loop {
-                    let (client, job) = queue.take();
-                    job();
-                    queue.done(client);
+                    queue.serve_one();
                 })
                 .expect("spawn a worker thread");
         }
@@ -300,7 +310,7 @@ pub fn run<'env>(
         let out = outcome(guarded(work));
         stats.running.fetch_sub(1, Relaxed);
         stats.completed.fetch_add(1, Relaxed);
-        deferred.resolve(move |_| Ok(out));
+        Box::new(move || deferred.resolve(move |_| Ok(out)))
     });
     let pool = class.pool();
     // Counted before sending: a thread may start the job before try_send returns.
@@ -336,7 +346,10 @@ mod tests {
 
     fn job(log: &Arc<Mutex<Vec<u32>>>, tag: u32) -> Job {
         let log = log.clone();
-        Box::new(move || log.lock().push(tag))
+        Box::new(move || {
+            log.lock().push(tag);
+            Box::new(|| {})
+        })
     }
 
     #[test]
@@ -354,7 +367,7 @@ mod tests {
         assert!(q.push(Some(2), job(&log, 2), 1024).is_ok());
         let (client, run) = q.take();
         assert_eq!(client, Some(2));
-        run();
+        run()();
         q.done(client);
         assert_eq!(*log.lock(), vec![2]);
     }
@@ -376,6 +389,25 @@ mod tests {
             }
         }
         assert_eq!(n.load(Relaxed), 5);
+    }
+
+    #[test]
+    fn a_slot_is_free_before_the_client_hears_back() {
+        // One job's share: the client's next request, sent when the answer arrives, must fit.
+        let q = Arc::new(JobQueue::new(2, 4));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let next_fitted = Arc::new(Mutex::new(None));
+        let (queue, fitted) = (q.clone(), next_fitted.clone());
+        let first: Job = Box::new(move || {
+            Box::new(move || {
+                let next = Box::new(|| -> Deliver { Box::new(|| {}) });
+                *fitted.lock() = Some(queue.push(Some(3), next, 4).is_ok());
+            })
+        });
+        assert!(q.push(Some(3), first, 4).is_ok());
+        assert!(matches!(q.push(Some(3), job(&log, 3), 4), Err((_, Refusal::ClientShare(1)))));
+        q.serve_one();
+        assert_eq!(*next_fitted.lock(), Some(true), "the answer went out while the slot was still taken");
     }
 
     #[test]

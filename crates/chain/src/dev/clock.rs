@@ -51,8 +51,12 @@ fn now_secs() -> i64 {
 
 impl BlockClock {
     /// Moves the clock forward; returns the total offset. Refused past `MAX_TIMESTAMP`.
-    pub fn increase(&mut self, seconds: u64) -> Result<i64, DevError> {
-        let offset = i64::try_from(seconds).ok().and_then(|s| self.offset.checked_add(s));
+    /// Counted from the chain's time when that is ahead of the clock (blocks mined faster
+    /// than one a second are stamped a second apart, so the chain runs ahead): the next block
+    /// comes at least `seconds` after `parent`, the block it follows, as on anvil.
+    pub fn increase(&mut self, seconds: u64, parent: u64) -> Result<i64, DevError> {
+        let lead = i64::try_from(parent).unwrap_or(i64::MAX).saturating_sub(now_secs());
+        let offset = i64::try_from(seconds).ok().and_then(|s| self.offset.max(lead).checked_add(s));
         match offset.filter(|o| now_secs().checked_add(*o).is_some_and(|t| t <= MAX_TIMESTAMP as i64)) {
             Some(o) => {
                 self.offset = o;
@@ -157,14 +161,26 @@ mod tests {
     #[test]
     fn increasing_time_adds_up_and_moves_every_later_block() {
         let mut clock = BlockClock::default();
-        assert_eq!(clock.increase(100).unwrap(), 100);
-        assert_eq!(clock.increase(20).unwrap(), 120);
-        let e = clock.increase(i64::MAX as u64).unwrap_err();
+        assert_eq!(clock.increase(100, 0).unwrap(), 100);
+        assert_eq!(clock.increase(20, 0).unwrap(), 120);
+        let e = clock.increase(i64::MAX as u64, 0).unwrap_err();
         assert!(e.to_string().starts_with("Timestamp error: now + 120 + "), "{e}");
-        assert_eq!(clock.increase(0).unwrap(), 120, "a refused increase changes nothing");
+        assert_eq!(clock.increase(0, 0).unwrap(), 120, "a refused increase changes nothing");
         let t = clock.next_context(&parent(0)).timestamp.unwrap() as i64;
         assert!((t - now_secs() - 120).abs() <= 2);
         assert_eq!(clock.next_context(&parent(0)).base_fee, None);
+    }
+
+    #[test]
+    fn an_increase_counts_from_a_chain_that_runs_ahead_of_the_clock() {
+        let mut clock = BlockClock::default();
+        // Fifty blocks mined in a second are stamped a second apart: the head is ahead.
+        let head = now_secs() as u64 + 50;
+        clock.increase(3_600, head).unwrap();
+        let t = clock.next_context(&parent(head)).timestamp.unwrap();
+        assert!(t >= head + 3_600 && t <= head + 3_602, "{t} is an hour after the head {head}");
+        let t2 = clock.next_context(&parent(t)).timestamp.unwrap();
+        assert!(t2 > t && t2 <= t + 2, "the blocks after it go on from there: {t2} after {t}");
     }
 
     #[test]

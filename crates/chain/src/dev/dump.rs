@@ -168,6 +168,13 @@ pub fn edits_of(dump: &[u8]) -> Result<Vec<AccountEdit>, DevError> {
         .map(|(address, a)| {
             let nonce = a.nonce.value();
             let nonce = u64::try_from(nonce).map_err(|_| DevError::DumpNonce { address, nonce })?;
+            // The EVM holds code under the EIP-7702 prefix only as a delegation: refused
+            // here, with the account named, instead of failing when the state is loaded.
+            if a.code.starts_with(&[0xef, 0x01]) && revm::bytecode::Bytecode::new_raw_checked(a.code.clone()).is_err() {
+                return Err(DevError::DumpJson(format!(
+                    "code of {address} starts with 0xef01 but is not an EIP-7702 delegation (0xef0100 and a 20-byte address)"
+                )));
+            }
             Ok(AccountEdit {
                 address,
                 balance: Some(Balance::Set(a.balance.value())),

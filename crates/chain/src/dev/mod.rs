@@ -5,7 +5,7 @@
 //! lands in the block being built and is shown at once as that block's next
 //! pre-confirmation, then sealed with it; a revert puts the store back at a sealed snapshot
 //! and opens a new block on it. So `pending`, `latest` and the subscriptions tell one story.
-//! README "Test methods" lists what each method does to them.
+//! docs/test-methods.md lists what each method does to them.
 
 mod api;
 pub mod clock;

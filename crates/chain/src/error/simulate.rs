@@ -1,6 +1,6 @@
 //! eth_simulateV1's refusals of a request as a whole, each with the -380xx code geth gives
 //! it (src/errors/ maps the code). geth's words where geth has them; the conformance
-//! fixtures (../shared/rpc-compat) compare them byte for byte.
+//! fixtures (test/fixtures/rpc-compat) compare them byte for byte.
 
 use alloy_primitives::Address;
 

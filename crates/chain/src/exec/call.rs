@@ -22,7 +22,7 @@ pub struct CallContext<'a> {
     pub gas_cap: u64,
     /// geth's rule (`--profile geth`): a call that names no fee sees a base fee of zero
     /// (`BASEFEE`), and one that names a zero blob fee a blob base fee of zero. The
-    /// product's interface keeps the block's fees (README).
+    /// product's interface keeps the block's fees (docs/methods.md).
     pub unpriced_sees_zero_fees: bool,
 }
 

@@ -8,24 +8,19 @@ use preconf_chain::consensus::BlockReader;
 use preconf_chain::genesis::genesis_header;
 use preconf_chain::spec::ChainSpec;
 
-/// `RPC_COMPAT_DIR`, or the first `shared/rpc-compat` above this crate (the main checkout
-/// and helper worktrees sit at different depths).
+/// `RPC_COMPAT_DIR`, or the copy committed in the repository (test/fixtures/rpc-compat), so
+/// that a bare clone runs these tests with nothing beside it.
 pub fn kit_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("RPC_COMPAT_DIR") {
         return PathBuf::from(dir);
     }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|a| a.join("shared/rpc-compat"))
-        .find(|d| d.join("chain/chain.rlp").is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "rpc-compat kit not found: no shared/rpc-compat/chain/chain.rlp above {} \
-                 (expected ../shared/rpc-compat next to the checkout; set RPC_COMPAT_DIR to point elsewhere)",
-                manifest.display()
-            )
-        })
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures/rpc-compat");
+    assert!(
+        dir.join("chain/chain.rlp").is_file(),
+        "rpc-compat kit not found at {} (set RPC_COMPAT_DIR to point elsewhere)",
+        dir.display()
+    );
+    dir
 }
 
 pub fn chain_file() -> PathBuf {

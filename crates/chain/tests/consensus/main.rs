@@ -1,5 +1,5 @@
 //! Consensus rules for block import, against the execution-apis rpc-compat chain
-//! (../shared/rpc-compat/chain: a geth genesis and 54 blocks from Homestead to BPO2).
+//! (test/fixtures/rpc-compat/chain: a geth genesis and 54 blocks from Homestead to BPO2).
 
 mod blobs;
 mod chain;

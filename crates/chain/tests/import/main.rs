@@ -1,4 +1,4 @@
-//! Block import against the execution-apis rpc-compat chain (../shared/rpc-compat/chain):
+//! Block import against the execution-apis rpc-compat chain (test/fixtures/rpc-compat/chain):
 //! the whole chain into a real store, tampered blocks, resuming.
 
 #[path = "../consensus/kit.rs"]

@@ -117,7 +117,8 @@ impl Builder {
                 DevReply::Mined(self.mine(blocks, interval, timestamp)?)
             }
             DevRequest::IncreaseTime(seconds) => {
-                let total = self.dev_mut().clock.increase(seconds)?;
+                let parent = self.next_parent_timestamp();
+                let total = self.dev_mut().clock.increase(seconds, parent)?;
                 self.new_context(true)?;
                 DevReply::Offset(total)
             }

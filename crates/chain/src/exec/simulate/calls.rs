@@ -176,7 +176,7 @@ pub fn refusal(err: EVMError<ChainError>, sender: Address, gas: u64, capped: boo
         }
         InvalidTransaction::RejectCallerWithCode => SimulateCode::SenderNotEoa,
         InvalidTransaction::CreateInitCodeSizeLimit => SimulateCode::MaxInitCodeSizeExceeded,
-        // geth's -32603 for this one (documented in the README).
+        // The request's fault: -32602, and geth's -32603 under --profile geth (src/errors).
         InvalidTransaction::NonceOverflowInTransaction => SimulateCode::InternalError,
         // Malformed calls geth has no simulate code for (blob and authorization-list
         // checks, …): refused as eth_call refuses them, in the same words.

@@ -1,0 +1,29 @@
+// `preconf-node --help` as a person reads it: every flag's text starts in one column, at
+// least two spaces after the longest flag, and each flag names its default once.
+
+import { describe, expect, it } from 'vitest';
+import { usage } from '../../src/cli.js';
+
+describe('--help', () => {
+  const flagLines = usage()
+    .split('\n')
+    .filter((l) => l.startsWith('  --'));
+
+  it('lists every flag with its text in one column, apart from the flag', () => {
+    expect(flagLines.length).toBeGreaterThan(50);
+    const columns = new Set<number>();
+    for (const line of flagLines) {
+      // The flag, an optional VALUE in capitals, then at least two spaces before the text.
+      const m = /^( {2}--[a-z0-9-]+(?: [A-Z_[\],.…]+)?) {2,}(\S)/.exec(line);
+      expect(m, line).not.toBeNull();
+      columns.add((m?.[0].length ?? 0) - 1);
+    }
+    expect([...columns]).toHaveLength(1);
+    expect(usage()).toContain('--simulate-max-calls-per-block N  ');
+  });
+
+  it('names each default once', () => {
+    for (const line of flagLines) expect(line.match(/\(default/g)?.length ?? 0, line).toBeLessThanOrEqual(1);
+    expect(flagLines.find((l) => l.includes('--trace-max-timeout-ms'))).toMatch(/gets 5 s\) \(default 60000\)$/);
+  });
+});
