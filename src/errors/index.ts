@@ -109,7 +109,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   simSenderNotEoa: -38024,
   simMaxInitCodeSizeExceeded: -38025,
   simGeneric: Code.Server,
-  simInternal: Code.Internal,
+  simInternalError: Code.Internal,
   simTimeout: Code.Timeout,
 };
 
