@@ -2,27 +2,27 @@
 /* eslint-disable */
 
 export declare class NativeNode {
-  call(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
-  estimateGas(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
-  simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /**
    * eth_sendRawTransaction on the calling event loop, for a node without a pool journal
    * (`ChainInfo::submits_inline`): there, accepting a transaction never waits, and a hop to
    * a submit thread and back costs more than the work (docs/architecture.md).
    */
   sendRawTransactionInline(raw: string): string | NativeFailure
+  /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
+  accounts(): string
+  gasPrice(): string | NativeFailure
+  maxPriorityFeePerGas(): string | NativeFailure
+  call(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  estimateGas(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync. */
   sendRawTransaction(raw: string): Promise<string | NativeFailure>
   /** eth_sendTransaction for the dev chain's funded accounts. */
   sendTransaction(request: string): Promise<string | NativeFailure>
-  /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
-  accounts(): string
   getLogs(filter: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_getProof: `keys` are 0x storage keys as the request named them. */
   getProof(address: string, keys: Array<string>, block: string, client?: number | undefined | null): Promise<string | NativeFailure>
   feeHistory(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
-  gasPrice(): string | NativeFailure
-  maxPriorityFeePerGas(): string | NativeFailure
   /** anvil_setBalance (`add`: anvil_addBalance) with a 0x quantity. */
   devSetBalance(address: string, value: string, add: boolean): Promise<string | NativeFailure>
   devSetNonce(address: string, nonce: string): Promise<string | NativeFailure>
@@ -49,6 +49,10 @@ export declare class NativeNode {
   devImpersonate(address: string, on: boolean): string | NativeFailure
   /** anvil_autoImpersonateAccount. */
   devAutoImpersonate(on: boolean): string | NativeFailure
+  /** anvil_setMinGasPrice: refused, in anvil's words when EIP-1559 is active. */
+  devSetMinGasPrice(): string | NativeFailure
+  /** anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape. */
+  devNodeInfo(): string | NativeFailure
   /** eth_sendUnsignedTransaction: from any sender, without its key. */
   devSendUnsigned(request: string): Promise<string | NativeFailure>
   /**
@@ -69,10 +73,6 @@ export declare class NativeNode {
   devSetNextBlockBaseFee(fee: string): Promise<string | NativeFailure>
   /** anvil_setCoinbase: the beneficiary of the blocks opened from now on. */
   devSetCoinbase(address: string): Promise<string | NativeFailure>
-  /** anvil_setMinGasPrice: refused, in anvil's words when EIP-1559 is active. */
-  devSetMinGasPrice(): string | NativeFailure
-  /** anvil_nodeInfo: the head, the next block's rules and fees, in anvil's shape. */
-  devNodeInfo(): string | NativeFailure
   /**
    * anvil_metadata: the instance id and the live snapshots (from the builder) with the
    * newest sealed block, in anvil's shape.
@@ -118,9 +118,6 @@ export declare class NativeNode {
   getStorageAt(address: string, slot: string, block: string): string | NativeFailure
   /** A block with transaction hashes (`null` when it does not exist). */
   getBlock(block: string): string | NativeFailure
-  /** A block with full transaction objects: grows with the block, so off the event loop. */
-  getBlockFull(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
-  getBlockReceipts(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
   getBlockTransactionCount(block: string): string | NativeFailure
   /** `index` is a 0x quantity. */
   getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure
@@ -133,6 +130,9 @@ export declare class NativeNode {
   getPreconfirmedReceipt(hash: string): string | NativeFailure
   /** Where a transaction is: pooled (pending/queued), pre-confirmed, included, dropped. */
   txStatus(hash: string): string | NativeFailure
+  /** A block with full transaction objects: grows with the block, so off the event loop. */
+  getBlockFull(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  getBlockReceipts(block: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** Starts publishing, following or clustering as `options` say. */
   replicationStart(options: ReplicationOptions): void
   /** Stops replication; resolves once a leader has sealed and published what it showed. */
@@ -198,7 +198,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternal' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternalError' | 'simTimeout'
 
 /** Called as `(kind, payload)`; weak, so a queued event never keeps the process alive. */
 export type EventCallback = ((arg0: EventKind, arg1: string) => void)

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
 import type * as Addon from '../native/native.js';
 import type {
   AccessListParams,
@@ -113,10 +114,20 @@ export function importChain(options: ImportOptions, onProgress?: Addon.ProgressC
   return loaded().importChain(options, onProgress);
 }
 
-/** Sends the addon's log lines (builder, store, replication) at `minLevel` and above to
- *  `sink`; set before opening a node so that its start-up lines arrive too. */
-export function setLogSink(minLevel: Addon.LogLevel, sink: Addon.LogCallback): void {
-  loaded().setLogSink(minLevel, sink);
+/** Sends the addon's log lines (crates/chain's `log`: the builder, the store, the pool
+ *  journal, replication and the cluster) at `minLevel` and above into the node's pino
+ *  logger, with their fields; set before opening a node so that its start-up lines arrive
+ *  too. Here rather than in src/log/, which this module's errors already use. */
+export function forwardRustLogs(log: Logger, minLevel: Addon.LogLevel): void {
+  loaded().setLogSink(minLevel, (level, component, message, fieldsJson) => {
+    let fields: Record<string, unknown> = {};
+    try {
+      fields = JSON.parse(fieldsJson) as Record<string, unknown>;
+    } catch {
+      fields = { fields: fieldsJson };
+    }
+    log[level]({ component, ...fields }, message);
+  });
 }
 
 /** `preconf-node export`: blocks of a stopped node's datadir as a blocks file (see commands/export.ts). */

@@ -5,7 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import uWS, { uwsBuild } from './transport/uws.js';
-import { Chain, defaultChainOptions, guardHttp, type ChainInfo } from './native.js';
+import { Chain, defaultChainOptions, forwardRustLogs, guardHttp, type ChainInfo } from './native.js';
 import { Dispatcher } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
@@ -13,7 +13,6 @@ import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { logInternal } from './errors/index.js';
 import { componentLogger, createLogger, defaultLogConfig } from './log/index.js';
-import { forwardRustLogs } from './log/rust.js';
 import { LoopMetrics } from './metrics/loop.js';
 import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';

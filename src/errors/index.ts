@@ -110,7 +110,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   simMaxInitCodeSizeExceeded: -38025,
   simGeneric: Code.Server,
   // With `validation`, a sender whose nonce is at its maximum: the request's fault (geth: -32603).
-  simInternal: Code.InvalidParams,
+  simInternalError: Code.InvalidParams,
   simTimeout: Code.Timeout,
 };
 
@@ -118,7 +118,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
  *  (docs/compat.md lists every difference between the profiles). */
 const GETH_CODES: Partial<Record<ErrorKind, number>> = {
   reverted: 3, // geth's revert code in eth_call/eth_estimateGas (ethereum/go-ethereum internal/ethapi)
-  simInternal: Code.Internal, // geth's "nonce has max value" in eth_simulateV1 (fixture ethSimulate-overflow-nonce-validation)
+  simInternalError: Code.Internal, // geth's "nonce has max value" in eth_simulateV1 (fixture ethSimulate-overflow-nonce-validation)
 };
 
 /** The JSON-RPC code of a native failure under a profile. */

@@ -1,113 +1,16 @@
-// What a failover test asserts, with the load that makes it meaningful:
-// - `Senders`: signed transfers from several accounts at a steady rate, each sent to a node
-//   picked at random; every hash a node returned is remembered (accepted).
+// What a failover test asserts, with the load that makes it meaningful (`Senders`, in
+// traffic.ts: every hash a node returned is remembered as accepted):
 // - `Watchers`: polls every running node's pending block; checks that it never goes back
 //   (block number, pre-confirmation index) and remembers where each transaction was shown.
 // - `checkChain`: every node holds the same block at every height (0 forks), every accepted
 //   transaction is sealed exactly once (0 lost, 0 duplicated), and every transaction shown
 //   as pre-confirmed is sealed in that block at that index (0 reversed).
 
-import { parseGwei, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { DEV_KEYS, rawPost } from './node.js';
+import type { Hex } from 'viem';
+import { rawPost } from './node.js';
 import { call, sameChain } from './replicas.js';
+import { CALL_TIMEOUT_MS, tryCall } from './traffic.js';
 import { waitFor } from './wait.js';
-
-/** A JSON-RPC call that reports an error answer or a failed connection as text. */
-async function tryCall(url: string, method: string, params: unknown[]): Promise<{ result?: any; error?: string }> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    });
-    const json = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-    if (json.error) return { error: `${json.error.code}: ${json.error.message}` };
-    return { result: json.result };
-  } catch (e) {
-    return { error: `unreachable: ${(e as Error).message}` };
-  }
-}
-
-/** A client gives up on a node after this long (a frozen node answers nothing). */
-const CALL_TIMEOUT_MS = 8_000;
-
-export class Senders {
-  /** Hashes a node answered eth_sendRawTransaction with. */
-  readonly accepted = new Set<Hex>();
-  /** Error answers, by message (an election makes a few; none may be silent). */
-  readonly errors = new Map<string, number>();
-  private running = true;
-  private readonly done: Promise<void>;
-
-  constructor(
-    private readonly nodes: () => string[],
-    accounts: number[],
-    private readonly intervalMs: number,
-  ) {
-    this.done = Promise.all(accounts.map((a) => this.run(a))).then(() => undefined);
-  }
-
-  private pick(): string | undefined {
-    const urls = this.nodes();
-    return urls[Math.floor(Math.random() * urls.length)];
-  }
-
-  private note(error: string): void {
-    const key = error.replace(/\d+/g, 'N').slice(0, 120);
-    this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
-  }
-
-  private async run(index: number): Promise<void> {
-    const account = privateKeyToAccount(DEV_KEYS[index]!);
-    let nonce: number | null = null;
-    let raw: Hex | null = null;
-    while (this.running) {
-      const url = this.pick();
-      if (url === undefined) {
-        await new Promise((r) => setTimeout(r, this.intervalMs));
-        continue;
-      }
-      if (nonce === null) {
-        const n = await tryCall(url, 'eth_getTransactionCount', [account.address, 'pending']);
-        if (n.error !== undefined) {
-          this.note(n.error);
-          await new Promise((r) => setTimeout(r, this.intervalMs));
-          continue;
-        }
-        nonce = Number(n.result);
-      }
-      raw ??= await account.signTransaction({
-        chainId: 31337,
-        type: 'eip1559',
-        to: `0x${'ee'.repeat(19)}${index.toString(16).padStart(2, '0')}`,
-        value: 1n,
-        gas: 21_000n,
-        maxFeePerGas: parseGwei('50'),
-        maxPriorityFeePerGas: 1n,
-        nonce,
-      });
-      const sent = await tryCall(url, 'eth_sendRawTransaction', [raw]);
-      if (sent.result !== undefined) {
-        this.accepted.add(sent.result as Hex);
-        nonce++;
-        raw = null;
-      } else {
-        this.note(sent.error!);
-        // Not taken: the same transaction again (never a new one for the same nonce, which
-        // would race it), unless the chain says the nonce is used (then ask again).
-        if (/nonce too low|already known/.test(sent.error!)) [nonce, raw] = [null, null];
-      }
-      await new Promise((r) => setTimeout(r, this.intervalMs));
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
-  }
-}
 
 interface Shown {
   number: number;

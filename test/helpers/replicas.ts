@@ -4,9 +4,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseGwei, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { DEV_KEYS, rawPost } from './node.js';
+import { rawPost } from './node.js';
 import { startNats, type NatsServer } from './nats.js';
 import { spawnNode, type NodeProcess } from './process.js';
 import { waitFor } from './wait.js';
@@ -125,55 +123,6 @@ export async function sameChain(a: string, b: string, to: number): Promise<void>
     const pick = (r: any[]) => r.map((m) => `${m.id}:${m.result?.hash}:${m.result?.stateRoot}:${m.result?.receiptsRoot}`);
     const [px, py] = [pick(x.json), pick(y.json)];
     for (let i = 0; i < px.length; i++) if (px[i] !== py[i]) throw new Error(`block ${numbers[i]} differs: ${px[i]} vs ${py[i]}`);
-  }
-}
-
-/** Signed transfers at a steady rate from a few dev accounts, nonces kept locally. */
-export class TransferLoad {
-  sent = 0;
-  failed = 0;
-  readonly hashes: Hex[] = [];
-  private running = true;
-  private readonly done: Promise<void>;
-
-  constructor(
-    private readonly target: () => string,
-    accounts: number[],
-    intervalMs: number,
-  ) {
-    this.done = Promise.all(accounts.map((a) => this.run(a, intervalMs))).then(() => undefined);
-  }
-
-  private async run(index: number, intervalMs: number): Promise<void> {
-    const account = privateKeyToAccount(DEV_KEYS[index]!);
-    let nonce: number | null = null;
-    while (this.running) {
-      try {
-        nonce ??= Number(await call(this.target(), 'eth_getTransactionCount', [account.address, 'pending']));
-        const raw = await account.signTransaction({
-          chainId: 31337,
-          type: 'eip1559',
-          to: `0x${'ee'.repeat(19)}${index.toString(16).padStart(2, '0')}`,
-          value: 1n,
-          gas: 21_000n,
-          maxFeePerGas: parseGwei('50'),
-          maxPriorityFeePerGas: 1n,
-          nonce,
-        });
-        this.hashes.push(await call<Hex>(this.target(), 'eth_sendRawTransaction', [raw]));
-        this.sent++;
-        nonce++;
-      } catch {
-        this.failed++;
-        nonce = null; // ask again: the leader may have restarted or refused it
-      }
-      await new Promise((r) => setTimeout(r, intervalMs));
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
   }
 }
 

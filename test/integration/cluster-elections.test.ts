@@ -8,12 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/child.js';
-import { checkChain, Senders, Watchers } from '../helpers/cluster-check.js';
+import { checkChain, Watchers } from '../helpers/cluster-check.js';
+import { Senders } from '../helpers/traffic.js';
 import { ClusterNodes } from '../helpers/cluster-nodes.js';
 import { testGenesis } from '../helpers/genesis.js';
 import { devAccount, rawPost } from '../helpers/node.js';
 import { health } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 // A short lease: a node that lags far behind is still behind when the lease lapses.
 const LEASE_MS = 600;
@@ -138,7 +140,7 @@ describe('cluster elections', () => {
       await c.node(old).kill('SIGKILL');
       for (const i of rest) c.pause(i);
       try {
-        const raw = await devAccount(9).signTransaction({ chainId: 31337, type: 'eip1559', to: devAccount(8).address, value: 1n, gas: 21_000n, maxFeePerGas: 50_000_000_000n, maxPriorityFeePerGas: 1n, nonce: 1_000 + round });
+        const raw = await signTransfer(devAccount(9), { to: devAccount(8).address, nonce: 1_000 + round });
         const started = Date.now();
         const r = await rawPost(other, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
         expect(r.json.error, JSON.stringify(r.json)).toEqual({ code: -32000, message: 'no leader: election in progress' });

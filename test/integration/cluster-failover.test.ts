@@ -5,7 +5,8 @@
 // node's pending block ever went back.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkChain, Senders, Watchers } from '../helpers/cluster-check.js';
+import { checkChain, Watchers } from '../helpers/cluster-check.js';
+import { Senders } from '../helpers/traffic.js';
 import { ClusterNodes } from '../helpers/cluster-nodes.js';
 import { health } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';

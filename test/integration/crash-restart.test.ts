@@ -10,6 +10,7 @@ import { parseGwei, type Hex } from 'viem';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 
 describe('crash and restart', () => {
@@ -22,7 +23,7 @@ describe('crash and restart', () => {
 
   const acct = devAccount(3);
   const tx = (nonce: number) =>
-    acct.signTransaction({ chainId: 31337, type: 'eip1559', to: '0x000000000000000000000000000000000000dEaD', value: 1000n + BigInt(nonce), gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce });
+    signTransfer(acct, { to: '0x000000000000000000000000000000000000dEaD', nonce, value: 1000n + BigInt(nonce), maxFeePerGas: parseGwei('20') });
 
   it('keeps sealed blocks and every accepted transaction across kill -9', async () => {
     // 1 s blocks, 100 ms pre-confirmations.

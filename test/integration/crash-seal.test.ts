@@ -17,6 +17,7 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 
@@ -42,7 +43,7 @@ describe('kill -9 during seals', () => {
       const load = Promise.all(
         senders.map(async (s, i) => {
           while (sending) {
-            const raw = await s.signTransaction({ chainId: 31337, type: 'eip1559', to: privateKeyToAccount(generatePrivateKey()).address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce: nonces[i]! });
+            const raw = await signTransfer(s, { to: privateKeyToAccount(generatePrivateKey()).address, nonce: nonces[i]!, maxFeePerGas: parseGwei('20') });
             const r = await rpc(url, 'eth_sendRawTransaction', [raw]).catch(() => null);
             if (!r || r.error) return;
             nonces[i]!++;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGwei, type Address, type Hex } from 'viem';
 import { devAccount, rawPost, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const ROUNDS = 20;
 const TXS = 200;
@@ -48,7 +49,7 @@ describe('a harness loop: snapshot, 200 transactions, revert', () => {
     const raws: Hex[] = [];
     for (const s of SENDERS) {
       for (let n = 0; n < perSender; n++) {
-        raws.push(await s.signTransaction({ chainId: 31337, type: 'eip1559', nonce: n, gas: 21_000n, maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: 1n, to: SINK, value: BigInt(n + 1) }));
+        raws.push(await signTransfer(s, { to: SINK, nonce: n, value: BigInt(n + 1), maxFeePerGas: parseGwei('100') }));
       }
     }
     const start = await dumpedAccounts(url);

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 const isRoot = process.getuid?.() === 0;
@@ -38,7 +39,7 @@ describe.skipIf(!isRoot)('a full disk (tmpfs, as root)', () => {
     const url = node.url;
     const sender = devAccount(0);
     const sign = (nonce: number) =>
-      sender.signTransaction({ chainId: 31337, type: 'eip1559', to: devAccount(1).address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce });
+      signTransfer(sender, { to: devAccount(1).address, nonce, maxFeePerGas: parseGwei('20') });
     const receipt = async (h: Hex) => (await rpc(url, 'eth_getTransactionReceipt', [h])).result;
     const head = async () => Number(BigInt((await rpc(url, 'eth_blockNumber')).result));
     const health = async () => {

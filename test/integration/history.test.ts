@@ -14,6 +14,7 @@ import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { scrape, valueOf } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const KEEP = 8;
 
@@ -38,7 +39,7 @@ describe('--history-blocks', () => {
     for (let nonce = 0; nonce < 30; nonce++) {
       // Half to the same account (its history is superseded block after block), half to new ones.
       const to = nonce % 2 === 0 ? recipient : privateKeyToAccount(generatePrivateKey()).address;
-      const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', to, value: 1000n, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce });
+      const raw = await signTransfer(sender, { to, nonce, value: 1000n, maxFeePerGas: parseGwei('20') });
       const hash = (await rpc(url, 'eth_sendRawTransaction', [raw])).result as Hex;
       const receipt = await waitFor(async () => (await rpc(url, 'eth_getTransactionReceipt', [hash])).result, 5_000, 'the receipt');
       hashes.push({ hash, block: Number(BigInt(receipt.blockNumber)) });

@@ -8,6 +8,7 @@ import { devAccount, rawPost, rpc, startTestNode, type TestNode } from '../helpe
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { RawWs } from '../helpers/ws.js';
 import { scrape, valueOf, type Family } from '../helpers/prometheus.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 /** Waits (vitest's vi.waitFor) until `probe` holds. */
 const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> =>
@@ -19,16 +20,7 @@ const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 20_000):
   );
 
 const transfer = (i: number, nonce: number): Promise<Hex> =>
-  devAccount(i).signTransaction({
-    chainId: 31337,
-    type: 'eip1559',
-    to: devAccount(9).address,
-    value: 1n,
-    gas: 21000n,
-    maxFeePerGas: parseGwei('20'),
-    maxPriorityFeePerGas: parseGwei('1'),
-    nonce,
-  });
+  signTransfer(devAccount(i), { to: devAccount(9).address, nonce, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') });
 
 describe('GET /metrics', () => {
   let t: TestNode;

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseGwei, type Hex } from 'viem';
 import { devAccount } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 interface Read {
   start: bigint;
@@ -98,7 +99,7 @@ describe('pending never goes backwards', () => {
     const startHead = BigInt((await rpc(control, 'eth_blockNumber', [])).result);
     try {
       for (let nonce = 0; nonce < 60; nonce++) {
-        const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', to: devAccount(8).address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce });
+        const raw = await signTransfer(sender, { to: devAccount(8).address, nonce, maxFeePerGas: parseGwei('20') });
         const r = await rpc(control, 'eth_sendRawTransaction', [raw]);
         expect(r.error).toBeUndefined();
         sent.push(r.result);

@@ -10,6 +10,7 @@ import { keccak256, parseGwei, type Hex } from 'viem';
 import { devAccount } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { RawWs } from '../helpers/ws.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const SENDERS = [1, 2, 3];
 const PER_SENDER = 100;
@@ -48,10 +49,7 @@ describe('pre-confirmations every 10 ms', () => {
     const txs: { raw: Hex; sender: number; nonce: number }[] = [];
     for (let nonce = 0; nonce < PER_SENDER; nonce++) {
       for (const s of SENDERS) {
-        const raw = await devAccount(s).signTransaction({
-          chainId: 31337, type: 'eip1559', to: devAccount(9).address, value: BigInt(nonce + 1), gas: 21_000n,
-          maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: 1n, nonce,
-        });
+        const raw = await signTransfer(devAccount(s), { to: devAccount(9).address, nonce, value: BigInt(nonce + 1), maxFeePerGas: parseGwei('100') });
         txs.push({ raw, sender: s, nonce });
       }
     }

@@ -7,7 +7,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaderRecord, leaderHashes, Poller, violations } from '../helpers/observe.js';
-import { caughtUp, Cluster, head, health, sameChain, TransferLoad } from '../helpers/replicas.js';
+import { caughtUp, Cluster, head, health, sameChain } from '../helpers/replicas.js';
+import { Senders } from '../helpers/traffic.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FAST = ['--preconf-interval-ms', '100', '--block-time-ms', '500'];
@@ -16,7 +17,7 @@ describe('replica faults', () => {
   let cluster: Cluster | undefined;
   let record: LeaderRecord | undefined;
   let pollers: Poller[] = [];
-  let load: TransferLoad | undefined;
+  let load: Senders | undefined;
   afterEach(async () => {
     await load?.stop();
     await Promise.all(pollers.map((p) => p.stop()));
@@ -31,7 +32,7 @@ describe('replica faults', () => {
     record = new LeaderRecord();
     await record.attach(c.leader.url.replace('http', 'ws'));
     pollers = c.replicas.map((_, i) => new Poller(() => c.replica(i).url));
-    load = new TransferLoad(() => c.leader.url, [2, 3, 4], 40);
+    load = new Senders(() => [c.leader.url], [2, 3, 4], 40, 'reask');
     return c;
   }
 

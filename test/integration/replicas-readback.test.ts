@@ -10,11 +10,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseGwei, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_KEYS } from '../helpers/node.js';
 import { call, caughtUp, Cluster, head, health, sameChain } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const FAST = ['--preconf-interval-ms', '50', '--block-time-ms', '250'];
 /** MiB: more free space than any disk has, so each commit is refused as "disk full"; the
@@ -33,16 +34,7 @@ describe('a static leader reads its stream back', () => {
   const account = privateKeyToAccount(DEV_KEYS[5]!);
   let nonce = 0;
   async function send(url: string): Promise<Hex> {
-    const raw = await account.signTransaction({
-      chainId: 31337,
-      type: 'eip1559',
-      to: `0x${'ab'.repeat(20)}`,
-      value: 1n,
-      gas: 21_000n,
-      maxFeePerGas: parseGwei('50'),
-      maxPriorityFeePerGas: 1n,
-      nonce: nonce++,
-    });
+    const raw = await signTransfer(account, { to: `0x${'ab'.repeat(20)}`, nonce: nonce++ });
     return call<Hex>(url, 'eth_sendRawTransaction', [raw]);
   }
 

@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devAccount, rawPost } from '../helpers/node.js';
 import { call, Cluster } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const sink = `0x${'5a'.repeat(20)}` as const;
 
@@ -32,7 +33,7 @@ describe('writes through a replica', () => {
 
   const account = devAccount(7);
   const transfer = (nonce: number, tip = 1n, value = 1n) =>
-    account.signTransaction({ chainId: 31337, type: 'eip1559', to: sink, value, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: tip, nonce });
+    signTransfer(account, { to: sink, nonce, value, maxPriorityFeePerGas: tip });
 
   it('are forwarded, and answered with the leader result', async () => {
     const raw = await transfer(0);
@@ -56,10 +57,10 @@ describe('writes through a replica', () => {
       [
         'insufficient funds',
         'eth_sendRawTransaction',
-        [await broke.signTransaction({ chainId: 31337, type: 'eip1559', to: sink, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce: 0 })],
+        [await signTransfer(broke, { to: sink, nonce: 0 })],
       ],
       ['invalid chain id', 'eth_sendRawTransaction', [await account.signTransaction({ chainId: 1, type: 'eip1559', to: sink, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce })]],
-      ['intrinsic gas too low', 'eth_sendRawTransaction', [await account.signTransaction({ chainId: 31337, type: 'eip1559', to: sink, gas: 20_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce })]],
+      ['intrinsic gas too low', 'eth_sendRawTransaction', [await signTransfer(account, { to: sink, nonce, value: 0n, gas: 20_000n })]],
       ['invalid transaction', 'eth_sendRawTransaction', ['0x02']],
       ['hex string', 'eth_sendRawTransaction', ['not hex']],
       ['unknown account', 'eth_sendTransaction', [{ from: broke.address, to: sink }]],

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Hex } from 'viem';
 import { contract } from '../helpers/contracts.js';
 import { devAccount, rawPost } from '../helpers/node.js';
-import { call, canonical, Cluster, TransferLoad } from '../helpers/replicas.js';
+import { call, canonical, Cluster } from '../helpers/replicas.js';
+import { Senders } from '../helpers/traffic.js';
 import { waitFor } from '../helpers/wait.js';
 import { RawWs } from '../helpers/ws.js';
 
@@ -91,7 +92,7 @@ const atOrPast = (a: string, b: string): boolean => {
 describe('read replicas', () => {
   let cluster: Cluster;
   let ctx: Context;
-  let load: TransferLoad | undefined;
+  let load: Senders | undefined;
   const sockets: RawWs[] = [];
   /** Each socket's subscription ids, in the order of KINDS. */
   const subscriptions = new Map<RawWs, string[]>();
@@ -128,7 +129,7 @@ describe('read replicas', () => {
       subscriptions.set(ws, ids);
       sockets.push(ws);
     }
-    load = new TransferLoad(() => cluster.replica(1).url, [5, 6], 120);
+    load = new Senders(() => [cluster.replica(1).url], [5, 6], 120, 'reask');
     const wallet = createWalletClient({ chain: devChain(cluster.leader.url), transport: http(cluster.leader.url), account: devAccount(0) });
     const { abi } = contract('Token');
     let last = '';

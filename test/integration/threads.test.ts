@@ -9,6 +9,7 @@ import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 import { RawWs } from '../helpers/ws.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const THREADS = 3;
 
@@ -72,7 +73,7 @@ describe('several event loops', () => {
 
     // A transfer to a fresh address, sealed: only the node's one chain knows that balance.
     const fresh = `0x${Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('')}` as Hex;
-    const transfer = await devAccount(2).signTransaction({ chainId: 31337, type: 'eip1559', to: fresh, value: 4242n, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce: 0 });
+    const transfer = await signTransfer(devAccount(2), { to: fresh, nonce: 0, value: 4242n });
     const sent = (await rpc(node.url, 'eth_sendRawTransaction', [transfer])).result as Hex;
     await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [sent])).result, 10_000, 'the transfer to be sealed', 20);
 
@@ -112,7 +113,7 @@ describe('several event loops', () => {
     expect([...loops.values()].filter((h) => h.subscriptions > 0).length).toBeGreaterThanOrEqual(2);
 
     const acct = devAccount(4);
-    const raw = await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, gas: 21000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce: 0 });
+    const raw = await signTransfer(acct, { to: acct.address, nonce: 0, value: 0n, maxFeePerGas: parseGwei('20') });
     // The synchronous send may land on any loop and still sees its pre-confirmation.
     const receipt = (await rpc(node.url, 'eth_sendRawTransactionSync', [raw])).result;
     expect(receipt.status).toBe('0x1');

@@ -20,6 +20,7 @@ import { contract } from '../helpers/contracts.js';
 import { headerHash } from '../helpers/header.js';
 import { devAccount, rawPost, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 
 describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s blocks)', () => {
@@ -173,7 +174,7 @@ describe('refusals, replacement and queued transactions', () => {
 
   it('insufficient funds for gas * price + value', async () => {
     const poor = privateKeyToAccount(generatePrivateKey());
-    const raw = await poor.signTransaction({ chainId: 31337, type: 'eip1559', to: poor.address, gas: 21000n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: 1n, nonce: 0, value: 1n });
+    const raw = await signTransfer(poor, { to: poor.address, nonce: 0, maxFeePerGas: parseGwei('10') });
     const r = await send(raw);
     expect(r.error.code).toBe(-32000);
     expect(r.error.message).toMatch(/^insufficient funds for gas \* price \+ value/);

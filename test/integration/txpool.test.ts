@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getAddress, parseGwei, type Hex } from 'viem';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 type Listing<T> = { pending: Record<string, Record<string, T>>; queued: Record<string, Record<string, T>> };
 
@@ -25,16 +26,7 @@ const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 10_000):
   );
 
 const transfer = (i: number, nonce: number): Promise<Hex> =>
-  devAccount(i).signTransaction({
-    chainId: 31337,
-    type: 'eip1559',
-    to: devAccount(9).address,
-    value: BigInt(nonce + 1),
-    gas: 21000n,
-    maxFeePerGas: parseGwei('3'),
-    maxPriorityFeePerGas: parseGwei('1'),
-    nonce,
-  });
+  signTransfer(devAccount(i), { to: devAccount(9).address, nonce, value: BigInt(nonce + 1), maxFeePerGas: parseGwei('3'), maxPriorityFeePerGas: parseGwei('1') });
 
 // A legacy deployment of an empty contract (init code returns nothing).
 const legacyCreate = (i: number, nonce: number): Promise<Hex> =>

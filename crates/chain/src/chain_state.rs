@@ -58,7 +58,7 @@ pub struct ChainState {
 }
 
 impl ChainState {
-    pub fn new(
+    pub(crate) fn new(
         spec: Arc<ChainSpec>,
         config: ChainConfig,
         store: Arc<Store>,
@@ -89,12 +89,12 @@ impl ChainState {
     }
 
     /// The ledger this node leads with, if it leads a cluster.
-    pub fn ledger(&self) -> Option<Arc<dyn Ledger>> {
+    pub(crate) fn ledger(&self) -> Option<Arc<dyn Ledger>> {
         self.ledger.read().clone()
     }
 
     /// Starts (`Some`) or ends (`None`) leading with a ledger.
-    pub fn set_ledger(&self, ledger: Option<Arc<dyn Ledger>>) {
+    pub(crate) fn set_ledger(&self, ledger: Option<Arc<dyn Ledger>>) {
         *self.ledger.write() = ledger;
     }
 
@@ -112,7 +112,7 @@ impl ChainState {
     /// Publishes `view`, which includes `included`, and takes those transactions out of the
     /// pool in the same step: a reader combining pool and view never sees a transaction in
     /// neither (a pre-confirmation, a seal, a replica applying either).
-    pub fn publish_including(&self, view: ChainView, included: impl IntoIterator<Item = B256>) {
+    pub(crate) fn publish_including(&self, view: ChainView, included: impl IntoIterator<Item = B256>) {
         let mut pool = self.pool.lock();
         self.view.store(Arc::new(view));
         for h in included {
@@ -122,20 +122,20 @@ impl ChainState {
 
     /// Admits a validated transaction to the pool and rings the bell: the one way in, so no
     /// arrival leaves the builder asleep until its next tick.
-    pub fn add_to_pool(&self, tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {
+    pub(crate) fn add_to_pool(&self, tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {
         let added = self.pool.lock().add(tx, state_nonce)?;
         self.pool_bell.ring();
         Ok(added)
     }
 
     /// Whether the pool would take `tx` (nothing changes).
-    pub fn pool_accepts(&self, tx: &PooledTx, state_nonce: u64) -> Result<(), ChainError> {
+    pub(crate) fn pool_accepts(&self, tx: &PooledTx, state_nonce: u64) -> Result<(), ChainError> {
         self.pool.lock().check(tx, state_nonce)
     }
 
     /// Drops transactions that can never execute as they are (or that a test method
     /// dropped), with the reason, from the pool and its journal; those that were pooled.
-    pub fn drop_from_pool(&self, dropped: &[(B256, DropReason)]) -> Vec<B256> {
+    pub(crate) fn drop_from_pool(&self, dropped: &[(B256, DropReason)]) -> Vec<B256> {
         let mut pool = self.pool.lock();
         let removed = dropped.iter().filter(|(h, reason)| pool.drop_tx(h, reason.clone()).is_some()).map(|(h, _)| *h);
         let removed = removed.collect();
@@ -149,7 +149,7 @@ impl ChainState {
     /// Publishes `view` and empties the pool in the same step, each transaction dropped
     /// with `reason`, also from the journal (`evm_revert`, `anvil_reset`: what the pool held
     /// was sent against a state that is gone). The hashes dropped.
-    pub fn publish_emptying_pool(&self, view: ChainView, reason: DropReason) -> Vec<B256> {
+    pub(crate) fn publish_emptying_pool(&self, view: ChainView, reason: DropReason) -> Vec<B256> {
         let mut pool = self.pool.lock();
         let hashes: Vec<B256> = pool.snapshot().into_iter().flat_map(|(_, q)| q.into_iter().map(|t| t.hash)).collect();
         for h in &hashes {
@@ -165,14 +165,14 @@ impl ChainState {
 
     /// Reads the pool, and the view it is consistent with (see `pool`). Keep `read` short:
     /// the builder waits for it.
-    pub fn with_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> (R, Arc<ChainView>) {
+    pub(crate) fn with_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> (R, Arc<ChainView>) {
         let pool = self.pool.lock();
         let view = self.view();
         (read(&pool), view)
     }
 
     /// Reads the pool alone (the builder, choosing what to execute).
-    pub fn read_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> R {
+    pub(crate) fn read_pool<R>(&self, read: impl FnOnce(&Pool) -> R) -> R {
         read(&self.pool.lock())
     }
 
@@ -194,7 +194,7 @@ impl ChainState {
     }
 
     /// What the builder sleeps on between ticks.
-    pub fn pool_bell(&self) -> &Arc<Doorbell> {
+    pub(crate) fn pool_bell(&self) -> &Arc<Doorbell> {
         &self.pool_bell
     }
 
@@ -217,16 +217,16 @@ impl ChainState {
 
     /// The fee recipient of the block being built (eth_coinbase where no pending block is
     /// shown).
-    pub fn next_coinbase(&self) -> Address {
+    pub(crate) fn next_coinbase(&self) -> Address {
         self.next_coinbase.read().unwrap_or_else(|| self.coinbase())
     }
 
     /// The builder opened a block crediting `coinbase`.
-    pub fn set_next_coinbase(&self, coinbase: Address) {
+    pub(crate) fn set_next_coinbase(&self, coinbase: Address) {
         *self.next_coinbase.write() = Some(coinbase);
     }
 
-    pub fn set_unhealthy(&self, fault: Fault) {
+    pub(crate) fn set_unhealthy(&self, fault: Fault) {
         *self.unhealthy.lock() = Some(fault);
     }
 
@@ -242,7 +242,7 @@ impl ChainState {
     }
 
     /// Sets or clears the store fault; returns the one it replaces.
-    pub fn set_store_fault(&self, reason: Option<WriteFault>) -> Option<WriteFault> {
+    pub(crate) fn set_store_fault(&self, reason: Option<WriteFault>) -> Option<WriteFault> {
         std::mem::replace(&mut *self.store_fault.lock(), reason)
     }
 
@@ -250,7 +250,7 @@ impl ChainState {
         self.closing.store(true, Ordering::Relaxed);
     }
 
-    pub fn closing(&self) -> bool {
+    pub(crate) fn closing(&self) -> bool {
         self.closing.load(Ordering::Relaxed)
     }
 

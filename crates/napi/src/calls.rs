@@ -1,7 +1,6 @@
 //! Work off the event loop: calls, estimates, simulation, submissions, log and fee scans.
 
-use napi::bindgen_prelude::{Either, PromiseRaw};
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, log, simulate, to_json};
@@ -12,56 +11,6 @@ use crate::NativeNode;
 
 #[napi]
 impl NativeNode {
-    #[napi]
-    pub fn call<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Calls, client, move |n| {
-            let p: params::CallParams = params::json(&request, "call request")?;
-            let out = n.api().execution.call(
-                &p.tx,
-                params::block(&p.block)?,
-                p.state_overrides.as_ref(),
-                p.block_overrides.as_ref(),
-            )?;
-            Ok(format!("\"{out}\""))
-        })
-    }
-
-    #[napi]
-    pub fn estimate_gas<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Calls, client, move |n| {
-            let p: params::EstimateParams = params::json(&request, "estimate request")?;
-            Ok(render::quantity(n.api().execution.estimate_gas(
-                &p.tx,
-                params::block(&p.block)?,
-                p.state_overrides.as_ref(),
-            )?))
-        })
-    }
-
-    #[napi]
-    pub fn simulate<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Simulate, client, move |n| {
-            let p: params::SimulateParams = params::json(&request, "simulation request")?;
-            let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
-            Ok(simulate::simulated_blocks(&blocks, p.payload.return_full_transactions))
-        })
-    }
-
     /// eth_sendRawTransaction on the calling event loop, for a node without a pool journal
     /// (`ChainInfo::submits_inline`): there, accepting a transaction never waits, and a hop to
     /// a submit thread and back costs more than the work (docs/architecture.md).
@@ -70,83 +19,12 @@ impl NativeNode {
         self.sync(|n| submit_raw(n, &raw))
     }
 
-    /// eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync.
-    #[napi]
-    pub fn send_raw_transaction<'env>(
-        &self,
-        env: &'env Env,
-        raw: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn(env, Class::Submit, move |n| submit_raw(n, &raw))
-    }
-
-    /// eth_sendTransaction for the dev chain's funded accounts.
-    #[napi]
-    pub fn send_transaction<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn(env, Class::Calls, move |n| {
-            let tx = params::json(&request, "transaction")?;
-            Ok(format!("\"{:#x}\"", n.api().submit.send_transaction(&tx)?))
-        })
-    }
-
     /// Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise).
     #[napi]
     pub fn accounts(&self) -> String {
         let list: Vec<String> =
             self.node.api().submit.dev_accounts().iter().map(|a| format!("{:#x}", a.address)).collect();
         to_json(&list)
-    }
-
-    #[napi]
-    pub fn get_logs<'env>(
-        &self,
-        env: &'env Env,
-        filter: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Scans, client, move |n| {
-            Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?))
-        })
-    }
-
-    /// eth_getProof: `keys` are 0x storage keys as the request named them.
-    #[napi]
-    pub fn get_proof<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-        keys: Vec<String>,
-        block: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Calls, client, move |n| {
-            let address = params::address(&address)?;
-            let keys = keys.iter().map(|k| params::storage_key(k)).collect::<preconf_chain::ChainResult<Vec<_>>>()?;
-            let slots: Vec<_> = keys.iter().map(|k| k.as_b256().into()).collect();
-            let proof = n.api().proofs.proof(address, &slots, params::block(&block)?)?;
-            Ok(render::proof::account_proof(address, keys, proof))
-        })
-    }
-
-    #[napi]
-    pub fn fee_history<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Scans, client, move |n| {
-            let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
-            Ok(to_json(&n.api().fees.fee_history(
-                u64::from(p.block_count),
-                params::block(&p.newest_block)?,
-                &p.reward_percentiles,
-            )?))
-        })
     }
 
     #[napi]
@@ -163,4 +41,63 @@ impl NativeNode {
 /// eth_sendRawTransaction's work, wherever it runs: decode, admit to the pool, the hash.
 fn submit_raw(n: &preconf_chain::Node, raw: &str) -> preconf_chain::ChainResult<String> {
     Ok(format!("\"{:#x}\"", n.api().submit.submit_raw(params::raw_tx(raw)?)?))
+}
+
+work_methods! {
+    fn call(request: String) per client on Class::Calls => |n| {
+        let p: params::CallParams = params::json(&request, "call request")?;
+        let out = n.api().execution.call(
+            &p.tx,
+            params::block(&p.block)?,
+            p.state_overrides.as_ref(),
+            p.block_overrides.as_ref(),
+        )?;
+        Ok(format!("\"{out}\""))
+    };
+
+    fn estimate_gas(request: String) per client on Class::Calls => |n| {
+        let p: params::EstimateParams = params::json(&request, "estimate request")?;
+        Ok(render::quantity(n.api().execution.estimate_gas(
+            &p.tx,
+            params::block(&p.block)?,
+            p.state_overrides.as_ref(),
+        )?))
+    };
+
+    fn simulate(request: String) per client on Class::Simulate => |n| {
+        let p: params::SimulateParams = params::json(&request, "simulation request")?;
+        let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
+        Ok(simulate::simulated_blocks(&blocks, p.payload.return_full_transactions))
+    };
+
+    #[doc = " eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync."]
+    fn send_raw_transaction(raw: String) on Class::Submit => |n| submit_raw(n, &raw);
+
+    #[doc = " eth_sendTransaction for the dev chain's funded accounts."]
+    fn send_transaction(request: String) on Class::Calls => |n| {
+        let tx = params::json(&request, "transaction")?;
+        Ok(format!("\"{:#x}\"", n.api().submit.send_transaction(&tx)?))
+    };
+
+    fn get_logs(filter: String) per client on Class::Scans => |n| {
+        Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?))
+    };
+
+    #[doc = " eth_getProof: `keys` are 0x storage keys as the request named them."]
+    fn get_proof(address: String, keys: Vec<String>, block: String) per client on Class::Calls => |n| {
+        let address = params::address(&address)?;
+        let keys = keys.iter().map(|k| params::storage_key(k)).collect::<preconf_chain::ChainResult<Vec<_>>>()?;
+        let slots: Vec<_> = keys.iter().map(|k| k.as_b256().into()).collect();
+        let proof = n.api().proofs.proof(address, &slots, params::block(&block)?)?;
+        Ok(render::proof::account_proof(address, keys, proof))
+    };
+
+    fn fee_history(request: String) per client on Class::Scans => |n| {
+        let p: params::FeeHistoryParams = params::json(&request, "fee history request")?;
+        Ok(to_json(&n.api().fees.fee_history(
+            u64::from(p.block_count),
+            params::block(&p.newest_block)?,
+            &p.reward_percentiles,
+        )?))
+    };
 }

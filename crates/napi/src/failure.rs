@@ -5,9 +5,29 @@ use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_chain::{ChainError, ChainResult, SimulateCode};
 
-#[napi(string_enum = "camelCase")]
-#[derive(Debug, PartialEq, Eq)]
-pub enum ErrorKind {
+/// Declares `ErrorKind`: the kinds listed, then one kind per eth_simulateV1 refusal code
+/// (`Sim` + the `SimulateCode` variant), and `simulate_kind`, which maps the code to its kind.
+macro_rules! error_kinds {
+    (kinds: [$($(#[$doc:meta])* $kind:ident,)*] simulate: [$($code:ident,)*]) => {
+        paste::paste! {
+            #[napi(string_enum = "camelCase")]
+            #[derive(Debug, PartialEq, Eq)]
+            pub enum ErrorKind {
+                $($(#[$doc])* $kind,)*
+                $([<Sim $code>],)*
+            }
+
+            fn simulate_kind(code: SimulateCode) -> ErrorKind {
+                match code {
+                    $(SimulateCode::$code => ErrorKind::[<Sim $code>],)*
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    kinds: [
     Config,
     InvalidParams,
     HeaderNotFound,
@@ -32,22 +52,25 @@ pub enum ErrorKind {
     /// A test method could not do what it was asked (anvil answers -32603; not logged).
     TestMethodFailed,
     Internal,
-    SimNonceTooLow,
-    SimNonceTooHigh,
-    SimBaseFeeTooLow,
-    SimIntrinsicGasTooLow,
-    SimInsufficientFunds,
-    SimBlockGasLimitExceeded,
-    SimBlockNumberInvalid,
-    SimTimestampInvalid,
-    SimPrecompileSelfReference,
-    SimPrecompileDuplicateAddress,
-    SimClientLimitExceeded,
-    SimSenderNotEoa,
-    SimMaxInitCodeSizeExceeded,
-    SimGeneric,
-    SimInternal,
-    SimTimeout,
+    ]
+    simulate: [
+    NonceTooLow,
+    NonceTooHigh,
+    BaseFeeTooLow,
+    IntrinsicGasTooLow,
+    InsufficientFunds,
+    BlockGasLimitExceeded,
+    BlockNumberInvalid,
+    TimestampInvalid,
+    PrecompileSelfReference,
+    PrecompileDuplicateAddress,
+    ClientLimitExceeded,
+    SenderNotEoa,
+    MaxInitCodeSizeExceeded,
+    Generic,
+    InternalError,
+    Timeout,
+    ]
 }
 
 #[napi(object)]
@@ -78,24 +101,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::TestMethodFailed(_) => ErrorKind::TestMethodFailed,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
-        ChainError::Simulate(s) => match s.code() {
-            SimulateCode::NonceTooLow => ErrorKind::SimNonceTooLow,
-            SimulateCode::NonceTooHigh => ErrorKind::SimNonceTooHigh,
-            SimulateCode::BaseFeeTooLow => ErrorKind::SimBaseFeeTooLow,
-            SimulateCode::IntrinsicGasTooLow => ErrorKind::SimIntrinsicGasTooLow,
-            SimulateCode::InsufficientFunds => ErrorKind::SimInsufficientFunds,
-            SimulateCode::BlockGasLimitExceeded => ErrorKind::SimBlockGasLimitExceeded,
-            SimulateCode::BlockNumberInvalid => ErrorKind::SimBlockNumberInvalid,
-            SimulateCode::TimestampInvalid => ErrorKind::SimTimestampInvalid,
-            SimulateCode::PrecompileSelfReference => ErrorKind::SimPrecompileSelfReference,
-            SimulateCode::PrecompileDuplicateAddress => ErrorKind::SimPrecompileDuplicateAddress,
-            SimulateCode::ClientLimitExceeded => ErrorKind::SimClientLimitExceeded,
-            SimulateCode::SenderNotEoa => ErrorKind::SimSenderNotEoa,
-            SimulateCode::MaxInitCodeSizeExceeded => ErrorKind::SimMaxInitCodeSizeExceeded,
-            SimulateCode::Generic => ErrorKind::SimGeneric,
-            SimulateCode::InternalError => ErrorKind::SimInternal,
-            SimulateCode::Timeout => ErrorKind::SimTimeout,
-        },
+        ChainError::Simulate(s) => simulate_kind(s.code()),
     }
 }
 

@@ -4,6 +4,10 @@
 //! Work that must not run on an event loop goes to a thread pool of its cost class
 //! (`work`). The generated `native/native.d.ts` is the contract with TypeScript.
 
+// The shape of every method that answers with a promise (before the modules that use it).
+#[macro_use]
+mod methods;
+
 mod calls;
 mod dev;
 mod events;
@@ -90,16 +94,8 @@ impl NativeNode {
         outcome(work::guarded(|| read(&self.node)))
     }
 
-    pub(crate) fn spawn<'env>(
-        &self,
-        env: &'env Env,
-        class: Class,
-        work: impl FnOnce(&Node) -> ChainResult<String> + Send + 'static,
-    ) -> napi::Result<Answer<'env>> {
-        self.spawn_for(env, class, None, work)
-    }
-
-    /// `spawn`, in `client`'s turn (see `work`).
+    /// Runs `work` on a thread of `class`, in `client`'s turn (see `work`); the methods'
+    /// shape is `work_methods!`.
     pub(crate) fn spawn_for<'env>(
         &self,
         env: &'env Env,

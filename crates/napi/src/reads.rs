@@ -1,8 +1,7 @@
 //! Reads answered on the event loop (cheap: one view load and a few lookups), and the
 //! reads that grow with block size, sent to the scan threads.
 
-use napi::bindgen_prelude::{Either, PromiseRaw};
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, block, receipt, to_json, transaction};
@@ -60,34 +59,6 @@ impl NativeNode {
         })
     }
 
-    /// A block with full transaction objects: grows with the block, so off the event loop.
-    #[napi]
-    pub fn get_block_full<'env>(
-        &self,
-        env: &'env Env,
-        block: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Scans, client, move |n| {
-            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
-        })
-    }
-
-    #[napi]
-    pub fn get_block_receipts<'env>(
-        &self,
-        env: &'env Env,
-        block: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn_for(env, Class::Scans, client, move |n| {
-            Ok(n.api()
-                .blocks
-                .by_id(params::block(&block)?)?
-                .map_or("null".into(), |b| receipt::block_receipts(&b, n.chain().spec())))
-        })
-    }
-
     #[napi]
     pub fn get_block_transaction_count(&self, block: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
@@ -141,4 +112,18 @@ impl NativeNode {
     pub fn tx_status(&self, hash: String) -> Either<String, NativeFailure> {
         self.sync(|n| Ok(transaction::progress(&n.api().transactions.progress(params::hash(&hash)?)?)))
     }
+}
+
+work_methods! {
+    #[doc = " A block with full transaction objects: grows with the block, so off the event loop."]
+    fn get_block_full(block: String) per client on Class::Scans => |n| {
+        Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
+    };
+
+    fn get_block_receipts(block: String) per client on Class::Scans => |n| {
+        Ok(n.api()
+            .blocks
+            .by_id(params::block(&block)?)?
+            .map_or("null".into(), |b| receipt::block_receipts(&b, n.chain().spec())))
+    };
 }

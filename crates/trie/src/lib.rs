@@ -17,6 +17,7 @@
 //!
 //! See README.md for the layout and the costs.
 
+mod account;
 mod diff;
 mod error;
 mod keys;
@@ -29,6 +30,7 @@ mod running;
 mod state;
 mod store;
 
+pub use account::{AccountFields, AccountUpdate};
 pub use diff::{NodeDiff, TrieDiff};
 pub use error::{Owner, TrieError, TrieResult};
 pub use ordered::OrderedTrie;
@@ -36,7 +38,7 @@ pub use prefetch::WarmTries;
 pub use proof::{account_proof, AccountProof, StorageProof};
 pub use reader::{NodeReader, Overlay};
 pub use running::RunningState;
-pub use state::{current_root, state_root, state_root_warm, AccountFields, AccountUpdate};
+pub use state::{current_root, state_root, state_root_warm};
 pub use store::{
     create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats, ACCOUNT_NODES,
     PRUNE_QUEUE, STORAGE_NODES, TRIE_META,

@@ -6,10 +6,10 @@ use alloy_primitives::{keccak256, Bytes, B256, U256};
 use alloy_rlp::Decodable;
 use alloy_trie::{Nibbles, TrieAccount};
 
+use crate::account::decode_account;
 use crate::error::{TrieError, TrieResult};
 use crate::mpt::{decode_node, DecodedNode, Link};
 use crate::reader::{NodeReader, TrieSource};
-use crate::state::decode_account;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccountProof {

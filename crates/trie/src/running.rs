@@ -10,12 +10,12 @@
 use alloy_primitives::B256;
 use alloy_trie::{TrieAccount, EMPTY_ROOT_HASH};
 
+use crate::account::{decode_account, AccountUpdate};
 use crate::diff::TrieDiff;
 use crate::error::{TrieError, TrieResult};
 use crate::mpt::{Link, Trie};
 use crate::prefetch::WarmTries;
 use crate::reader::NodeReader;
-use crate::state::{decode_account, AccountUpdate};
 
 #[derive(Default)]
 pub struct RunningState {

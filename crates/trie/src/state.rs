@@ -1,37 +1,14 @@
 //! The state root of one block: storage tries first (each account's storage root), then
 //! the account trie with `TrieAccount` leaves. Read-only: the result is a root and a diff.
 
-use alloy_primitives::{B256, U256};
-use alloy_rlp::Decodable;
-use alloy_trie::TrieAccount;
+use alloy_primitives::B256;
 
+use crate::account::AccountUpdate;
 use crate::diff::TrieDiff;
-use crate::error::{TrieError, TrieResult};
+use crate::error::TrieResult;
 use crate::prefetch::WarmTries;
 use crate::reader::NodeReader;
 use crate::running::RunningState;
-
-/// Nonce, balance and code hash of an existing account (its storage root is the trie's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AccountFields {
-    pub nonce: u64,
-    pub balance: U256,
-    pub code_hash: B256,
-}
-
-/// What one block did to one account.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AccountUpdate {
-    /// keccak256(address)
-    pub hashed_address: B256,
-    /// `None`: the account no longer exists; its storage trie is removed with it.
-    pub account: Option<AccountFields>,
-    /// The storage trie is removed and rebuilt from `storage` alone (a contract created
-    /// over an address that had storage, or a self-destruct that re-creates it).
-    pub storage_wiped: bool,
-    /// (keccak256(slot), new value); zero removes the slot.
-    pub storage: Vec<(B256, U256)>,
-}
 
 /// The state root after `updates`, and the trie nodes that changed.
 ///
@@ -59,12 +36,4 @@ pub fn state_root_warm<R: NodeReader + ?Sized>(
 /// The state root the reader holds (no changes applied).
 pub fn current_root<R: NodeReader + ?Sized>(reader: &R) -> TrieResult<B256> {
     Ok(state_root(reader, &[])?.0)
-}
-
-pub(crate) fn decode_account(leaf: &[u8], hashed_address: B256) -> TrieResult<TrieAccount> {
-    TrieAccount::decode(&mut &leaf[..]).map_err(|e| TrieError::CorruptNode {
-        owner: None,
-        path: alloy_trie::Nibbles::unpack(hashed_address),
-        reason: format!("account leaf: {e}"),
-    })
 }

@@ -11,8 +11,10 @@ use super::blob::{blob_gas_used, next_excess_blob_gas};
 use super::dao::check_dao_extra_data;
 use super::difficulty::{ethash_difficulty, expects_proof_of_stake};
 use super::error::{Basis, ConsensusError, Field, Found, Rule, Subject};
-use super::uncles::MAX_OMMERS;
 use crate::spec::ChainSpec;
+
+/// A block may include at most two uncles (which ones is `super::uncles`).
+pub const MAX_OMMERS: usize = 2;
 
 /// geth's `MaximumExtraDataSize`.
 pub const MAX_EXTRA_DATA: usize = 32;

@@ -13,8 +13,6 @@ use super::error::{Basis, ConsensusError, Field, Found, Rule, Subject};
 use super::header::check_uncle_header;
 use crate::spec::ChainSpec;
 
-/// A block may include at most two uncles.
-pub const MAX_OMMERS: usize = 2;
 /// The ancestors an uncle's parent may be among (and whose uncles may not be included again).
 pub const UNCLE_GENERATIONS: usize = 7;
 

@@ -8,8 +8,7 @@
 mod state;
 
 use alloy_primitives::{Bytes, U256};
-use napi::bindgen_prelude::{Either, PromiseRaw};
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_chain::dev::requests::Mining;
 use preconf_chain::dev::DevApi;
@@ -39,17 +38,6 @@ fn opt_quantity(s: Option<String>) -> ChainResult<Option<u64>> {
     s.as_deref().map(params::quantity).transpose()
 }
 
-impl NativeNode {
-    fn dev_job<'env>(
-        &self,
-        env: &'env Env,
-        class: Class,
-        work: impl FnOnce(&DevApi) -> ChainResult<String> + Send + 'static,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn(env, class, move |n| work(dev(n)?))
-    }
-}
-
 #[napi]
 impl NativeNode {
     /// Whether this node serves the test methods.
@@ -76,113 +64,6 @@ impl NativeNode {
         })
     }
 
-    /// eth_sendUnsignedTransaction: from any sender, without its key.
-    #[napi]
-    pub fn dev_send_unsigned<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Calls, move |d| {
-            let tx = params::json(&request, "transaction")?;
-            Ok(format!("\"{:#x}\"", d.send_unsigned(&tx)?))
-        })
-    }
-
-    /// anvil_mine / evm_mine: `blocks` and the optional `interval` (seconds between their
-    /// timestamps) and `timestamp` (the first one's) are 0x quantities.
-    #[napi]
-    pub fn dev_mine<'env>(
-        &self,
-        env: &'env Env,
-        blocks: String,
-        interval: Option<String>,
-        timestamp: Option<String>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.mine(params::quantity(&blocks)?, opt_quantity(interval)?, opt_quantity(timestamp)?)?;
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_mine_detailed / evm_mine_detailed: mines as evm_mine, and answers the blocks it
-    /// sealed with full transactions and what each returned, as anvil does.
-    #[napi]
-    pub fn dev_mine_detailed<'env>(
-        &self,
-        env: &'env Env,
-        blocks: String,
-        timestamp: Option<String>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn(env, Class::Submit, move |n| {
-            let mined = dev(n)?.mine(params::quantity(&blocks)?, None, opt_quantity(timestamp)?)?;
-            let api = n.api();
-            let mut out = Vec::new();
-            for number in mined {
-                let Some(data) = api.blocks.by_id(BlockId::Number(number))? else { continue };
-                out.push(block::mined_block(&data, &api.tracing.tx_outputs(number)?));
-            }
-            Ok(serde_json::Value::Array(out).to_string())
-        })
-    }
-
-    /// evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil).
-    #[napi]
-    pub fn dev_increase_time<'env>(
-        &self,
-        env: &'env Env,
-        seconds: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| Ok(d.increase_time(params::quantity(&seconds)?)?.to_string()))
-    }
-
-    /// anvil_setTime: seconds the clock moved forward (a JSON number, as anvil).
-    #[napi]
-    pub fn dev_set_time<'env>(
-        &self,
-        env: &'env Env,
-        timestamp: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| Ok(d.set_time(params::quantity(&timestamp)?)?.to_string()))
-    }
-
-    #[napi]
-    pub fn dev_set_next_block_timestamp<'env>(
-        &self,
-        env: &'env Env,
-        timestamp: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.set_next_timestamp(params::quantity(&timestamp)?)?;
-            Ok("null".into())
-        })
-    }
-
-    #[napi]
-    pub fn dev_set_next_block_base_fee<'env>(
-        &self,
-        env: &'env Env,
-        fee: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.set_next_base_fee(params::quantity(&fee)?)?;
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_setCoinbase: the beneficiary of the blocks opened from now on.
-    #[napi]
-    pub fn dev_set_coinbase<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.set_coinbase(params::address(&address)?)?;
-            Ok("null".into())
-        })
-    }
-
     /// anvil_setMinGasPrice: refused, in anvil's words when EIP-1559 is active.
     #[napi]
     pub fn dev_set_min_gas_price(&self) -> Either<String, NativeFailure> {
@@ -200,166 +81,138 @@ impl NativeNode {
             Ok(render::node::node_info(&n.api().node.info()?))
         })
     }
+}
 
-    /// anvil_metadata: the instance id and the live snapshots (from the builder) with the
-    /// newest sealed block, in anvil's shape.
-    #[napi]
-    pub fn dev_metadata<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.spawn(env, Class::Submit, |n| {
-            let m = dev(n)?.metadata()?;
-            let view = n.chain().view();
-            Ok(render::node::metadata(n.chain().chain_id(), (view.head_number(), view.head_hash()), &m))
+work_methods! {
+    #[doc = " eth_sendUnsignedTransaction: from any sender, without its key."]
+    fn dev_send_unsigned(request: String) on Class::Calls, with dev => |d| {
+        let tx = params::json(&request, "transaction")?;
+        Ok(format!("\"{:#x}\"", d.send_unsigned(&tx)?))
+    };
+
+    #[doc = " anvil_mine / evm_mine: `blocks` and the optional `interval` (seconds between their"]
+    #[doc = " timestamps) and `timestamp` (the first one's) are 0x quantities."]
+    fn dev_mine(blocks: String, interval: Option<String>, timestamp: Option<String>) on Class::Submit, with dev => |d| {
+        d.mine(params::quantity(&blocks)?, opt_quantity(interval)?, opt_quantity(timestamp)?)?;
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_mine_detailed / evm_mine_detailed: mines as evm_mine, and answers the blocks it"]
+    #[doc = " sealed with full transactions and what each returned, as anvil does."]
+    fn dev_mine_detailed(blocks: String, timestamp: Option<String>) on Class::Submit => |n| {
+        let mined = dev(n)?.mine(params::quantity(&blocks)?, None, opt_quantity(timestamp)?)?;
+        let api = n.api();
+        let mut out = Vec::new();
+        for number in mined {
+            let Some(data) = api.blocks.by_id(BlockId::Number(number))? else { continue };
+            out.push(block::mined_block(&data, &api.tracing.tx_outputs(number)?));
+        }
+        Ok(serde_json::Value::Array(out).to_string())
+    };
+
+    #[doc = " evm_increaseTime: the clock's total offset, in seconds (a JSON number, as anvil)."]
+    fn dev_increase_time(seconds: String) on Class::Submit, with dev => |d| Ok(d.increase_time(params::quantity(&seconds)?)?.to_string());
+
+    #[doc = " anvil_setTime: seconds the clock moved forward (a JSON number, as anvil)."]
+    fn dev_set_time(timestamp: String) on Class::Submit, with dev => |d| Ok(d.set_time(params::quantity(&timestamp)?)?.to_string());
+
+    fn dev_set_next_block_timestamp(timestamp: String) on Class::Submit, with dev => |d| {
+        d.set_next_timestamp(params::quantity(&timestamp)?)?;
+        Ok("null".into())
+    };
+
+    fn dev_set_next_block_base_fee(fee: String) on Class::Submit, with dev => |d| {
+        d.set_next_base_fee(params::quantity(&fee)?)?;
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_setCoinbase: the beneficiary of the blocks opened from now on."]
+    fn dev_set_coinbase(address: String) on Class::Submit, with dev => |d| {
+        d.set_coinbase(params::address(&address)?)?;
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_metadata: the instance id and the live snapshots (from the builder) with the"]
+    #[doc = " newest sealed block, in anvil's shape."]
+    fn dev_metadata() on Class::Submit => |n| {
+        let m = dev(n)?.metadata()?;
+        let view = n.chain().view();
+        Ok(render::node::metadata(n.chain().chain_id(), (view.head_number(), view.head_hash()), &m))
+    };
+
+    #[doc = " evm_setBlockGasLimit: `true`, as anvil answers."]
+    fn dev_set_block_gas_limit(gas_limit: String) on Class::Submit, with dev => |d| {
+        d.set_block_gas_limit(params::quantity(&gas_limit)?)?;
+        Ok("true".into())
+    };
+
+    #[doc = " anvil_setBlockTimestampInterval (`seconds`) and anvil_removeBlockTimestampInterval"]
+    #[doc = " (none): whether an interval was set before."]
+    fn dev_set_block_timestamp_interval(seconds: Option<String>) on Class::Submit, with dev => |d| Ok(d.set_timestamp_interval(opt_quantity(seconds)?)?.to_string());
+
+    #[doc = " evm_setAutomine."]
+    fn dev_set_automine(on: bool) on Class::Submit, with dev => |d| {
+        match on {
+            true => d.set_mining(Mining::Auto)?,
+            false => d.stop_automine()?,
+        }
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_setIntervalMining: seconds between sealed blocks; 0 seals only when asked."]
+    fn dev_set_interval_mining(seconds: String) on Class::Submit, with dev => |d| {
+        d.set_mining(match params::quantity(&seconds)? {
+            0 => Mining::Manual,
+            s => Mining::Interval(s),
+        })?;
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_getAutomine: `true`/`false`."]
+    fn dev_automine() on Class::Submit, with dev => |d| Ok((d.mining()? == Mining::Auto).to_string());
+
+    #[doc = " anvil_getIntervalMining: seconds between sealed blocks (the block time rounded up to"]
+    #[doc = " a second on the default schedule), or null when blocks are sealed on demand."]
+    fn dev_interval_mining() on Class::Submit => |n| {
+        Ok(match dev(n)?.mining()? {
+            Mining::Schedule => n.chain().config().block_time_ms.div_ceil(1000).to_string(),
+            Mining::Interval(s) => s.to_string(),
+            Mining::Auto | Mining::Manual => "null".into(),
         })
-    }
+    };
 
-    /// evm_setBlockGasLimit: `true`, as anvil answers.
-    #[napi]
-    pub fn dev_set_block_gas_limit<'env>(
-        &self,
-        env: &'env Env,
-        gas_limit: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.set_block_gas_limit(params::quantity(&gas_limit)?)?;
-            Ok("true".into())
+    #[doc = " evm_snapshot: the id, a 0x quantity."]
+    fn dev_snapshot() on Class::Submit, with dev => |d| Ok(render::quantity(d.snapshot()?));
+
+    #[doc = " evm_revert: `true`, or `false` when the snapshot does not exist (any more)."]
+    fn dev_revert(id: String) on Class::Submit, with dev => |d| {
+        // An id past 64 bits was never handed out.
+        let Ok(id) = params::quantity(&id) else { return Ok("false".into()) };
+        Ok(d.revert(id)?.to_string())
+    };
+
+    #[doc = " anvil_reset; `fork`: the request named a chain to fork (refused)."]
+    fn dev_reset(fork: bool) on Class::Submit, with dev => |d| {
+        d.reset(fork)?;
+        Ok("null".into())
+    };
+
+    #[doc = " anvil_dropTransaction: the hash, or null when the pool did not hold it."]
+    fn dev_drop_transaction(hash: String) on Class::Submit, with dev => |d| {
+        Ok(match d.drop_transaction(params::hash(&hash)?)? {
+            Some(h) => format!("\"{h:#x}\""),
+            None => "null".into(),
         })
-    }
+    };
 
-    /// anvil_setBlockTimestampInterval (`seconds`) and anvil_removeBlockTimestampInterval
-    /// (none): whether an interval was set before.
-    #[napi]
-    pub fn dev_set_block_timestamp_interval<'env>(
-        &self,
-        env: &'env Env,
-        seconds: Option<String>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| Ok(d.set_timestamp_interval(opt_quantity(seconds)?)?.to_string()))
-    }
+    fn dev_drop_all_transactions() on Class::Submit, with dev => |d| {
+        d.drop_all_transactions()?;
+        Ok("null".into())
+    };
 
-    /// evm_setAutomine.
-    #[napi]
-    pub fn dev_set_automine<'env>(
-        &self,
-        env: &'env Env,
-        on: bool,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            match on {
-                true => d.set_mining(Mining::Auto)?,
-                false => d.stop_automine()?,
-            }
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_setIntervalMining: seconds between sealed blocks; 0 seals only when asked.
-    #[napi]
-    pub fn dev_set_interval_mining<'env>(
-        &self,
-        env: &'env Env,
-        seconds: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.set_mining(match params::quantity(&seconds)? {
-                0 => Mining::Manual,
-                s => Mining::Interval(s),
-            })?;
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_getAutomine: `true`/`false`.
-    #[napi]
-    pub fn dev_automine<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, |d| Ok((d.mining()? == Mining::Auto).to_string()))
-    }
-
-    /// anvil_getIntervalMining: seconds between sealed blocks (the block time rounded up to
-    /// a second on the default schedule), or null when blocks are sealed on demand.
-    #[napi]
-    pub fn dev_interval_mining<'env>(
-        &self,
-        env: &'env Env,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        let block_time_ms = self.node.chain().config().block_time_ms;
-        self.dev_job(env, Class::Submit, move |d| {
-            Ok(match d.mining()? {
-                Mining::Schedule => block_time_ms.div_ceil(1000).to_string(),
-                Mining::Interval(s) => s.to_string(),
-                Mining::Auto | Mining::Manual => "null".into(),
-            })
-        })
-    }
-
-    /// evm_snapshot: the id, a 0x quantity.
-    #[napi]
-    pub fn dev_snapshot<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, |d| Ok(render::quantity(d.snapshot()?)))
-    }
-
-    /// evm_revert: `true`, or `false` when the snapshot does not exist (any more).
-    #[napi]
-    pub fn dev_revert<'env>(
-        &self,
-        env: &'env Env,
-        id: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            // An id past 64 bits was never handed out.
-            let Ok(id) = params::quantity(&id) else { return Ok("false".into()) };
-            Ok(d.revert(id)?.to_string())
-        })
-    }
-
-    /// anvil_reset; `fork`: the request named a chain to fork (refused).
-    #[napi]
-    pub fn dev_reset<'env>(
-        &self,
-        env: &'env Env,
-        fork: bool,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.reset(fork)?;
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_dropTransaction: the hash, or null when the pool did not hold it.
-    #[napi]
-    pub fn dev_drop_transaction<'env>(
-        &self,
-        env: &'env Env,
-        hash: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            Ok(match d.drop_transaction(params::hash(&hash)?)? {
-                Some(h) => format!("\"{h:#x}\""),
-                None => "null".into(),
-            })
-        })
-    }
-
-    #[napi]
-    pub fn dev_drop_all_transactions<'env>(
-        &self,
-        env: &'env Env,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, |d| {
-            d.drop_all_transactions()?;
-            Ok("null".into())
-        })
-    }
-
-    /// anvil_removePoolTransactions: every pooled transaction of one sender.
-    #[napi]
-    pub fn dev_drop_transactions_from<'env>(
-        &self,
-        env: &'env Env,
-        sender: String,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        self.dev_job(env, Class::Submit, move |d| {
-            d.drop_transactions_from(params::address(&sender)?)?;
-            Ok("null".into())
-        })
-    }
+    #[doc = " anvil_removePoolTransactions: every pooled transaction of one sender."]
+    fn dev_drop_transactions_from(sender: String) on Class::Submit, with dev => |d| {
+        d.drop_transactions_from(params::address(&sender)?)?;
+        Ok("null".into())
+    };
 }
