@@ -12,7 +12,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { Code, HttpError, RateLimitedError } from '../errors/index.js';
 import type { Caller, Dispatcher } from '../protocol/jsonrpc.js';
-import { peerAddress } from './client.js';
+import { HttpCaller } from './client.js';
 import { componentLogger } from '../log/index.js';
 
 export interface HttpLimits {
@@ -118,7 +118,7 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   // Read now: `req` is gone once this handler returns. The address is read only if a
   // method or a rate limit asks for it, while the response is still open.
   const forwarded = limits.trustedProxies ? req.getHeader('x-forwarded-for') : '';
-  const caller: Caller = { address: () => peerAddress(res, forwarded, limits.trustedProxies ?? 0) };
+  const caller = new HttpCaller(res, forwarded, limits.trustedProxies ?? 0);
   const contentType = req.getHeader('content-type');
   if (contentType !== '' && !contentType.toLowerCase().startsWith(JSON_TYPE)) {
     writeJson(res, state, '415 Unsupported Media Type', errorBody(Code.InvalidRequest, `invalid content type, only ${JSON_TYPE} is supported`));
