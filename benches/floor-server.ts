@@ -9,6 +9,10 @@
 import uWS from 'uWebSockets.js';
 
 const port = Number(process.argv[2] ?? '0');
+// Status and header as bytes: uWS copies a string argument into UTF-8 on every call.
+const OK = new Uint8Array(Buffer.from('200 OK'));
+const CONTENT_TYPE = new Uint8Array(Buffer.from('Content-Type'));
+const JSON_TYPE = new Uint8Array(Buffer.from('application/json'));
 
 function answer(id: unknown): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"0x0"}`;
@@ -31,13 +35,13 @@ uWS
     res.onData((chunk, isLast) => {
       if (isLast && chunks === null) {
         const out = reply(Buffer.from(chunk).toString('utf8'));
-        if (!state.aborted) res.cork(() => res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').end(out));
+        if (!state.aborted) res.cork(() => res.writeStatus(OK).writeHeader(CONTENT_TYPE, JSON_TYPE).end(out));
         return;
       }
       (chunks ??= []).push(Buffer.from(new Uint8Array(chunk).slice()));
       if (isLast) {
         const out = reply(Buffer.concat(chunks).toString('utf8'));
-        if (!state.aborted) res.cork(() => res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').end(out));
+        if (!state.aborted) res.cork(() => res.writeStatus(OK).writeHeader(CONTENT_TYPE, JSON_TYPE).end(out));
       }
     });
   })
