@@ -77,9 +77,20 @@ function post(url: string, body: string): Promise<string> {
   });
 }
 
+/** uWS closes a keep-alive connection after 10 s without a request; under valgrind the pauses
+ *  between phases can be that long, and a request sent on such a socket meets its close. */
+async function postRetrying(url: string, body: string): Promise<string> {
+  try {
+    return await post(url, body);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ECONNRESET') throw e;
+    return post(url, body);
+  }
+}
+
 async function send(url: string, bodies: string[], n: number, check: boolean): Promise<void> {
   for (let i = 0; i < n; i++) {
-    const text = await post(url, bodies[i % bodies.length]!);
+    const text = await postRetrying(url, bodies[i % bodies.length]!);
     if (check && (text.includes('"error"') || !text.includes('"result"'))) throw new Error(`an answer with an error: ${text.slice(0, 300)}`);
   }
 }
