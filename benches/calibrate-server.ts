@@ -4,7 +4,8 @@
 //
 //   node --import tsx benches/calibrate-server.ts PORT
 
-import uWS from 'uWebSockets.js';
+// The build the node itself would pick here (scripts/uws-builds.mjs), so both compare alike.
+import uWS from '../src/transport/uws.js';
 
 const ANSWER = '{"jsonrpc":"2.0","id":1,"result":"0x0"}';
 const port = Number(process.argv[2] ?? '0');

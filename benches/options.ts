@@ -18,6 +18,7 @@ export interface Options {
   thisNodeArgs: string[]; // extra flags for this checkout's node only
   baselines: string[]; // other checkouts of the node to bench alongside (before/after)
   anvil: boolean; // bench anvil too
+  floor: boolean; // bench the floor (benches/floor-server.ts) in the read scenarios
   serverCore: number; // the core every server under test is pinned to
   loadCores: number[]; // the cores of the load generator and this driver
   txCount: number; // transactions in the flood
@@ -48,10 +49,14 @@ taskset (util-linux); without taskset the run fails. Prints Markdown tables.
   --this-node-args "..."  extra flags for this checkout's node only (a flag a baseline lacks,
                       e.g. "--preconf-receipts" to compare with an older node whose receipts
                       come at the pre-confirmation)
-  --baseline DIR      also bench the node of another checkout DIR (holding bin/preconf-node.cjs,
-                      dist/ and native/*.node, built), named "baseline (<commit>)"; repeatable
-                      or a comma-separated list. Tables show this node ÷ each other target.
+  --baseline DIR|REF  also bench the node of another checkout DIR (holding bin/preconf-node.cjs,
+                      dist/ and native/*.node, built), or of the commit REF (checked out in a
+                      worktree under BENCH_WORKTREES, default /tmp/preconf-baselines, and built
+                      there once), named "baseline (<commit>)"; repeatable or a comma-separated
+                      list. Tables show this node ÷ each other target.
   --no-anvil          do not start anvil
+  --no-floor          leave out the floor: a bare uWebSockets.js app that parses each body and
+                      answers a fixed result (benches/floor-server.ts), benched in the read scenarios
   --server-core N     the core every server under test runs on (default 0)
   --load-cores LIST   the cores of the load generator and this driver, e.g. 1 or 1-3 (default 1)
   --tx-count N        pre-signed transfers in the flood (default 4000)
@@ -80,6 +85,7 @@ export function parseOptions(argv: string[]): Options | null {
       'this-node-args': { type: 'string', default: '' },
       baseline: { type: 'string', multiple: true, default: [] },
       'no-anvil': { type: 'boolean', default: false },
+      'no-floor': { type: 'boolean', default: false },
       'server-core': { type: 'string', default: '0' },
       'load-cores': { type: 'string', default: '1' },
       'tx-count': { type: 'string', default: '4000' },
@@ -120,6 +126,7 @@ export function parseOptions(argv: string[]): Options | null {
     thisNodeArgs: values['this-node-args'].split(/\s+/).filter(Boolean),
     baselines,
     anvil: !values['no-anvil'],
+    floor: !values['no-floor'],
     serverCore: Math.floor(num('server-core', values['server-core'], 0)),
     loadCores: parseCpuList(values['load-cores']),
     txCount: Math.floor(num('tx-count', values['tx-count'], 8)),

@@ -24,6 +24,17 @@ const call = (f: Fixtures, a: Address): Call => ({
   params: [{ to: f.token, data: balanceOfData(a) }, 'latest'],
 });
 
+const callAt = (f: Fixtures, a: Address, tag: string): Call => ({
+  method: 'eth_call',
+  params: [{ to: f.token, data: balanceOfData(a) }, tag],
+});
+
+/** geth's eth_simulateV1 with one block of one call (balanceOf). */
+const simulate = (f: Fixtures, a: Address): Call => ({
+  method: 'eth_simulateV1',
+  params: [{ blockStateCalls: [{ calls: [{ to: f.token, data: balanceOfData(a) }] }] }, 'latest'],
+});
+
 const estimate = (f: Fixtures, a: Address): Call => ({
   method: 'eth_estimateGas',
   params: [{ from: a, to: f.token, data: balanceOfData(a) }, 'latest'],
@@ -46,7 +57,14 @@ export function readScenarios(f: Fixtures): ReadScenario[] {
     { name: 'eth_getStorageAt', description: 'Token balance slots of 64 holders', bodies: each((a) => storage(f, a)) },
     { name: 'eth_getCode', description: 'the Token runtime code', bodies: f.holders.map((_, i) => body(code(f), i + 1)) },
     { name: 'eth_call balanceOf', description: 'Token.balanceOf for 64 holders', bodies: each((a) => call(f, a)) },
+    { name: 'eth_call balanceOf pending', description: 'the same at the pending tag', bodies: each((a) => callAt(f, a, 'pending')) },
+    { name: 'eth_simulateV1 1×1', description: 'one block of one balanceOf call, latest', bodies: each((a) => simulate(f, a)) },
     { name: 'eth_estimateGas balanceOf', description: 'the same call from each holder, estimated', bodies: each((a) => estimate(f, a)) },
+    {
+      name: 'batch 100 eth_getBalance',
+      description: 'one HTTP request = 100 balance reads (req/s × 100 = calls/s)',
+      bodies: batches((k) => Array.from({ length: 100 }, (_, i) => balance(f.holders[(k + i) % f.holders.length]!))),
+    },
     {
       name: 'batch 100 eth_call',
       description: 'one HTTP request = 100 balanceOf calls',

@@ -12,8 +12,8 @@ import { parseOptions, USAGE, type Options } from './options.js';
 import { checkPinning, describeAffinity, parseCpuList, pinSelf } from './pinning.js';
 import { readScenarios } from './reads.js';
 import { render, renderHeader, type Measured, type Meta, type Results } from './report.js';
-import { measured, startCalibrationServer, type Server } from './servers.js';
-import { baselines, externalTarget, startTargets, type Baseline } from './targets.js';
+import { measured, startCalibrationServer, startFloorServer, type Server } from './servers.js';
+import { baselines, describe, externalTarget, startTargets, type Baseline } from './targets.js';
 import { flood, pacedWithReads } from './txs.js';
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
@@ -81,27 +81,41 @@ async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Resul
 
     const needReads = o.only.has('reads');
     const tokens = needReads ? await Promise.all(servers.map((s) => deployToken(s.url))) : [];
+    // The floor answers every read scenario (it reads no chain) beside the others, last.
+    const readServers = [...servers];
+    if (needReads && o.floor && !o.url) {
+      const floor = await startFloorServer([o.serverCore]);
+      servers.push(floor);
+      readServers.push(floor);
+      tokens.push(tokens[0]!);
+      results.targets.push(floor.name);
+      results.meta.targets.push(describe(floor, null));
+    }
     const balanceBodies = holders().map((a, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'eth_getBalance', params: [a, 'latest'] }));
 
     if (needReads) {
       // An unmeasured pass over every target first: without it the first scenario read
       // up to 20% low for whichever target went first (a same-build A/A run).
-      for (const s of servers) await runLoad({ ...base, duration: 3, url: s.url, bodies: balanceBodies });
+      for (const s of readServers) await runLoad({ ...base, duration: 3, url: s.url, bodies: balanceBodies });
       const perServer = tokens.map((token) => readScenarios({ token, holders: holders() }));
       for (let k = 0; k < perServer[0]!.length; k++) {
         const { name, description } = perServer[0]![k]!;
         const row = { name, description, perTarget: {} as Record<string, Measured> };
         // Which target goes first rotates scenario by scenario, so neither always has
         // the other's leftovers (connections closing, caches) to contend with.
-        for (let j = 0; j < servers.length; j++) {
-          const i = (j + k) % servers.length;
-          const s = servers[i]!;
+        for (let j = 0; j < readServers.length; j++) {
+          const i = (j + k) % readServers.length;
+          const s = readServers[i]!;
           log(`${name} → ${s.name}`);
           row.perTarget[s.name] = await measure(s.pid, s.url, perServer[i]![k]!.bodies);
         }
         results.reads.push(row);
       }
     }
+
+    // The floor has served its scenarios: the rest is for nodes (and anvil).
+    const floorAt = servers.findIndex((s) => s.kind === 'floor');
+    if (floorAt >= 0) await servers.splice(floorAt, 1)[0]!.stop();
 
     const withCadence = o.only.has('cadence');
     if (withCadence) {

@@ -8,7 +8,7 @@ import { anvilBinary, freePort } from '../test/helpers/anvil.js';
 import { assertPinned, pinnedCommand } from './pinning.js';
 import { ROOT, sleep } from './util.js';
 
-export type ServerKind = 'current' | 'baseline' | 'anvil' | 'external' | 'calibration';
+export type ServerKind = 'current' | 'baseline' | 'anvil' | 'external' | 'calibration' | 'floor';
 
 export interface Server {
   name: string;
@@ -99,6 +99,15 @@ export async function startCalibrationServer(cores: number[] | null = null): Pro
   const args = ['--import', 'tsx', join(ROOT, 'benches', 'calibrate-server.ts'), String(port)];
   const child = await startProcess('calibration server', process.execPath, args, url, { cwd: ROOT, cores });
   return { name: 'uWS calibration', kind: 'calibration', url, pid: child.pid ?? null, preconf: false, stop: stopper(child) };
+}
+
+/** The floor (benches/floor-server.ts): parses each body and answers a fixed result. */
+export async function startFloorServer(cores: number[] | null = null): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['--import', 'tsx', join(ROOT, 'benches', 'floor-server.ts'), String(port)];
+  const child = await startProcess('floor', process.execPath, args, url, { cwd: ROOT, cores });
+  return { name: 'floor', kind: 'floor', url, pid: child.pid ?? null, preconf: false, stop: stopper(child) };
 }
 
 export interface ProcSnapshot {

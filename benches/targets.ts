@@ -10,6 +10,7 @@ import type { Options } from './options.js';
 import { describeAffinity } from './pinning.js';
 import { startAnvil, startPreconfNode, type NodeTarget, type Server, type ServerKind } from './servers.js';
 import { ROOT, rpc } from './util.js';
+import { resolveBaseline } from './baseline.js';
 
 export class BaselineError extends Error {
   override name = 'BaselineError';
@@ -60,7 +61,9 @@ export interface Baseline extends NodeTarget {
 /** Checks that `dirs` hold built checkouts of the node and names them by commit. */
 export function baselines(dirs: string[]): Baseline[] {
   const out: Baseline[] = [];
-  for (const d of dirs) {
+  for (const arg of dirs) {
+    // A commit is checked out and built in a worktree first (baseline.ts).
+    const d = existsSync(arg) ? arg : resolveBaseline(arg, (m) => process.stderr.write(`[bench] ${m}\n`));
     const root = resolve(d);
     const missing = ['bin/preconf-node.cjs', 'dist/main.js'].filter((f) => !existsSync(join(root, f)));
     const addon = existsSync(join(root, 'native')) && readdirSync(join(root, 'native')).some((f) => f.endsWith('.node'));

@@ -34,6 +34,14 @@ export function clientKey(address: string): number {
   return h >>> 0 || 1;
 }
 
+/** clientKey of an address given as its ASCII bytes (as uWebSockets.js hands out the peer's):
+ *  the same key as for the decoded text, without decoding it. */
+export function clientKeyOfAscii(address: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < address.length; i++) h = Math.imul(h ^ address[i]!, 0x01000193);
+  return h >>> 0 || 1;
+}
+
 export class RateLimiter {
   private readonly ints: Int32Array;
   private readonly floats: Float64Array;

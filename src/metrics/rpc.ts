@@ -21,9 +21,10 @@ export class MethodStat {
 
   constructor(readonly method: string) {}
 
-  /** Records a request answered now that started at `started` (performance.now()). */
-  record(started: number, failed: boolean): void {
-    const seconds = (performance.now() - started) / 1000;
+  /** Records a request answered after `ms` milliseconds (the caller reads the clock once
+   *  for this and the slow-request log). */
+  record(ms: number, failed: boolean): void {
+    const seconds = ms / 1000;
     this.requests++;
     if (failed) this.errors++;
     this.seconds += seconds;

@@ -3,7 +3,7 @@
 
 import { Code, HttpError, RateLimitedError, RpcError, toRpcError, type Logger, logInternal, type Profile } from '../errors/index.js';
 import type { MethodStat, RpcStats } from '../metrics/rpc.js';
-import { clientKey, type RateLimiter } from '../limits/rate.js';
+import type { RateLimiter } from '../limits/rate.js';
 import { BatchGate, type BatchBudget, type HeavySlots } from './batch.js';
 import { idNeedsRawText, rawIds } from './ids.js';
 
@@ -34,9 +34,10 @@ export interface Method {
   cost?: 'pooled' | 'heavy';
 }
 
-/** Who sent a request. The transport reads the address only when something needs it. */
+/** Who sent a request. The transport works out the client's key (limits/rate.ts
+ *  `clientKey` of its address) only when a work pool or a rate limit needs it. */
 export interface Caller {
-  address(): string;
+  key(): number;
 }
 
 export interface DispatchLimits {
@@ -113,7 +114,7 @@ function idText(id: Id, index: number, raw: RawIds): string {
 }
 
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
-  return typeof (v as { then?: unknown })?.then === 'function';
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
 export class Dispatcher {
@@ -148,24 +149,27 @@ export class Dispatcher {
     }
     const raw: RawIds = { body };
     if (!Array.isArray(parsed)) {
-      if (overHttp && this.isForbidden(parsed)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(parsed));
-      const cost = this.costOf(parsed, local);
+      // The method is looked up once and handed on: the forbidden check, the cost class and
+      // the call all use the same entry.
+      const method = this.lookup(parsed, local);
+      if (overHttp && this.forbidden(parsed, method, local)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(parsed));
+      const cost = method?.cost;
       // The common case, a cheap method without rate limits, needs no client.
-      if (caller === undefined || (cost === undefined && this.limits.rate?.enabled !== true)) return this.one(parsed, local, NO_CLIENT, 0, raw);
-      const ctx = this.context(caller, parsed, [parsed], raw, overHttp, local);
+      if (caller === undefined || (cost === undefined && this.limits.rate?.enabled !== true)) return this.one(parsed, method, NO_CLIENT, 0, raw);
+      const ctx = this.context(caller, parsed, [parsed], raw, overHttp, cost !== undefined);
       if (typeof ctx === 'string') return ctx;
       if (cost === 'heavy' && ctx.client !== undefined && this.limits.rate !== undefined) {
         const rate = this.limits.rate;
         const key = ctx.client;
         if (!rate.acquireHeavy(key)) return this.refuseHeavy(parsed, raw, overHttp);
-        const out = this.one(parsed, local, ctx, 0, raw);
+        const out = this.one(parsed, method, ctx, 0, raw);
         if (!isPromise(out)) {
           rate.releaseHeavy(key);
           return out;
         }
         return out.finally(() => rate.releaseHeavy(key));
       }
-      return this.one(parsed, local, ctx, 0, raw);
+      return this.one(parsed, method, ctx, 0, raw);
     }
     if (parsed.length === 0) return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, 'empty batch'));
     if (parsed.length > this.limits.maxBatch) {
@@ -174,20 +178,33 @@ export class Dispatcher {
         new RpcError(Code.InvalidRequest, `batch too large: ${parsed.length} requests, limit is ${this.limits.maxBatch}`),
       );
     }
-    for (const item of parsed) {
-      if (overHttp && this.isForbidden(item)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(item));
+    const methods = new Array<Method | undefined>(parsed.length);
+    let pooled = false;
+    for (let i = 0; i < parsed.length; i++) {
+      const item: unknown = parsed[i];
+      const method = this.lookup(item, local);
+      if (overHttp && this.forbidden(item, method, local)) throw new HttpError(HTTP_FORBIDDEN, this.forbiddenMessage(item));
+      if (method?.cost !== undefined) pooled = true;
+      methods[i] = method;
     }
-    const client = this.context(caller, parsed, parsed, raw, overHttp, local);
+    const client = this.context(caller, parsed, parsed, raw, overHttp, pooled);
     if (typeof client === 'string') return client;
     // In the work pools a batch takes turns as a client of its own, so that the address's
     // other requests are not queued behind it; its heavy requests run a few at a time.
     const ctx: CallContext = client.client === undefined ? NO_CLIENT : { client: (client.client ^ Math.imul(++this.batches, 0x9e3779b1)) >>> 0 || 1 };
     let gate: BatchGate | undefined;
     const gateFor = (): BatchGate => (gate ??= new BatchGate(this.limits.batch ?? DEFAULT_BATCH_BUDGET, this.heavySlots(client)));
-    const parts = parsed.map((item, i) => this.one(item, local, ctx, i, raw, this.costOf(item, local) === 'heavy' ? gateFor : undefined));
+    const parts = new Array<string | null | Promise<string | null>>(parsed.length);
+    let async = false;
+    for (let i = 0; i < parsed.length; i++) {
+      const method = methods[i];
+      const part = this.one(parsed[i], method, ctx, i, raw, method?.cost === 'heavy' ? gateFor : undefined);
+      if (!async && isPromise(part)) async = true;
+      parts[i] = part;
+    }
     const ids = (i: number): string => idText(idOf(parsed[i]), i, raw);
     const max = this.limits.batchMaxResponseBytes ?? DEFAULT_BATCH_MAX_RESPONSE_BYTES;
-    if (!parts.some(isPromise)) return joinBatch(parts as (string | null)[], ids, max);
+    if (!async) return joinBatch(parts as (string | null)[], ids, max);
     return Promise.all(parts).then((done) => joinBatch(done, ids, max));
   }
 
@@ -199,13 +216,14 @@ export class Dispatcher {
     items: unknown[],
     raw: RawIds,
     overHttp: boolean,
-    local?: ReadonlyMap<string, Method>,
+    /** Some request runs on a work pool (its cost class is set). */
+    pooled: boolean,
   ): CallContext | string {
     if (caller === undefined) return NO_CLIENT;
     const rate = this.limits.rate;
     const limited = rate !== undefined && rate.enabled;
-    if (!limited && !items.some((item) => this.costOf(item, local) !== undefined)) return NO_CLIENT;
-    const client = clientKey(caller.address());
+    if (!limited && !pooled) return NO_CLIENT;
+    const client = caller.key();
     if (limited && rate.limits.rps > 0) {
       const wait = rate.take(client, items.length);
       if (wait > 0) {
@@ -225,11 +243,17 @@ export class Dispatcher {
     return { client };
   }
 
-  private costOf(item: unknown, local?: ReadonlyMap<string, Method>): Method['cost'] {
+  /** The entry of the method a request names (the connection's own first), if any. */
+  private lookup(item: unknown, local: ReadonlyMap<string, Method> | undefined): Method | undefined {
     if (typeof item !== 'object' || item === null) return undefined;
-    const method = (item as { method?: unknown }).method;
-    if (typeof method !== 'string') return undefined;
-    return (local?.get(method) ?? this.methods.get(method))?.cost;
+    const name = (item as { method?: unknown }).method;
+    if (typeof name !== 'string') return undefined;
+    return local?.get(name) ?? this.methods.get(name);
+  }
+
+  /** Refused over HTTP on a public endpoint: judged by the node's own table. */
+  private forbidden(item: unknown, method: Method | undefined, local: ReadonlyMap<string, Method> | undefined): boolean {
+    return local === undefined ? method?.forbidden === true : this.isForbidden(item);
   }
 
   private heavyRefusal(): RpcError {
@@ -275,10 +299,11 @@ export class Dispatcher {
   }
 
   /** One request object (item `index` of the body): its response, or null for a
-   *  notification. `gate`: a heavy request of a batch, run in its turn. */
+   *  notification. `method`: the entry its "method" names (looked up by the caller).
+   *  `gate`: a heavy request of a batch, run in its turn. */
   private one(
     item: unknown,
-    local: ReadonlyMap<string, Method> | undefined,
+    method: Method | undefined,
     ctx: CallContext,
     index: number,
     raw: RawIds,
@@ -297,7 +322,8 @@ export class Dispatcher {
     if (req.jsonrpc !== '2.0') {
       return errorResponse(rid, new RpcError(Code.InvalidRequest, 'invalid request: "jsonrpc" must be exactly "2.0"'));
     }
-    if (typeof req.method !== 'string' || req.method.length === 0) {
+    const name = req.method;
+    if (typeof name !== 'string' || name.length === 0) {
       return errorResponse(rid, new RpcError(Code.InvalidRequest, 'invalid request: "method" must be a non-empty string'));
     }
     if (req.params !== undefined && req.params !== null && !Array.isArray(req.params)) {
@@ -306,48 +332,35 @@ export class Dispatcher {
     for (const key in req) {
       // jsonrpc, id and method are scalars by now; only an unknown member can nest.
       if (key !== 'params' && nestsDeeper(req[key], MAX_NESTING)) {
-        const name = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key);
-        return errorResponse(rid, new RpcError(Code.InvalidRequest, `invalid request: member ${name} is nested more than ${MAX_NESTING} levels deep`));
+        const member = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key);
+        return errorResponse(rid, new RpcError(Code.InvalidRequest, `invalid request: member ${member} is nested more than ${MAX_NESTING} levels deep`));
       }
     }
     const params = (req.params ?? []) as unknown[];
-    const name = req.method;
-    const method = local?.get(req.method) ?? this.methods.get(req.method);
-    const stat = this.stats?.of(req.method);
-    const started = stat === undefined ? 0 : performance.now();
+    const stat = this.stats?.of(name);
+    // One clock reading here and one at the answer serve both the latency histogram and the
+    // slow-request log.
+    const started = stat === undefined && this.limits.slow === undefined ? 0 : performance.now();
     let out: string | null | Promise<string | null>;
     if (method === undefined) {
-      out = errorResponse(
-        rid,
-        new RpcError(Code.MethodNotFound, `the method ${req.method} does not exist/is not available`),
-      );
-      stat?.record(started, true);
+      out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.MethodNotFound, `the method ${name} does not exist/is not available`)), true);
     } else if (method.forbidden === true) {
       // Over WebSocket there is no HTTP status to use; refuse in-band.
-      out = errorResponse(rid, new RpcError(Code.Server, this.forbiddenMessage(req)));
-      stat?.record(started, true);
+      out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.Server, this.forbiddenMessage(req))), true);
     } else if (params.length > method.maxParams) {
-      out = errorResponse(
-        rid,
-        new RpcError(Code.InvalidParams, `too many arguments, want at most ${method.maxParams}`),
-      );
-      stat?.record(started, true);
+      out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.InvalidParams, `too many arguments, want at most ${method.maxParams}`)), true);
     } else {
-      const deep = params.findIndex((p) => nestsDeeper(p, MAX_NESTING));
+      const deep = firstNestedTooDeep(params);
       if (deep === -1) {
         out =
           gate === undefined
             ? this.invoke(name, method, params, rid, ctx, stat, started)
             : gate().run(
                 () => this.invoke(name, method, params, rid, ctx, stat, started),
-                (why) => {
-                  stat?.record(started, true);
-                  return errorResponse(rid, why);
-                },
+                (why) => this.finish(name, stat, started, errorResponse(rid, why), true),
               );
       } else {
-        out = errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`));
-        stat?.record(started, true);
+        out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`)), true);
       }
     }
     if (!hasId) {
@@ -367,36 +380,33 @@ export class Dispatcher {
     stat: MethodStat | undefined,
     started: number,
   ): string | Promise<string> {
-    const t0 = this.limits.slow === undefined ? 0 : performance.now();
-    const done = (text: string, failed: boolean): string => {
-      const slow = this.limits.slow;
-      if (slow !== undefined) {
-        const ms = performance.now() - t0;
-        if (ms >= slow.ms) slow.report(name, ms, text.length, failed);
-      }
-      return text;
-    };
     try {
       const result = method.handler(params, ctx);
-      if (isPromise(result)) {
-        return result.then(
-          (r) => {
-            stat?.record(started, false);
-            return done(resultResponse(id, r), false);
-          },
-          (e: unknown) => {
-            stat?.record(started, true);
-            return done(errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true);
-          },
-        );
-      }
-      stat?.record(started, false);
-      return done(resultResponse(id, result), false);
+      if (typeof result === 'string') return this.finish(name, stat, started, resultResponse(id, result), false);
+      return result.then(
+        (r) => this.finish(name, stat, started, resultResponse(id, r), false),
+        (e: unknown) => this.finish(name, stat, started, errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true),
+      );
     } catch (e) {
-      stat?.record(started, true);
-      return done(errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true);
+      return this.finish(name, stat, started, errorResponse(id, toRpcError(e, this.log, this.limits.profile)), true);
     }
   }
+
+  /** Records an answered request (metrics, the slow-request log) and returns its text. */
+  private finish(name: string, stat: MethodStat | undefined, started: number, text: string, failed: boolean): string {
+    const slow = this.limits.slow;
+    if (stat === undefined && slow === undefined) return text;
+    const now = performance.now();
+    stat?.record(now - started, failed);
+    if (slow !== undefined && now - started >= slow.ms) slow.report(name, now - started, text.length, failed);
+    return text;
+  }
+}
+
+/** The index of the first parameter nested more than MAX_NESTING deep, or -1. */
+function firstNestedTooDeep(params: unknown[]): number {
+  for (let i = 0; i < params.length; i++) if (nestsDeeper(params[i], MAX_NESTING)) return i;
+  return -1;
 }
 
 function idOf(item: unknown): Id {

@@ -5,8 +5,8 @@
 // are not believed.
 
 import type { HttpResponse } from 'uWebSockets.js';
-
-const decoder = new TextDecoder();
+import { clientKey, clientKeyOfAscii } from '../limits/rate.js';
+import type { Caller } from '../protocol/jsonrpc.js';
 
 export function forwardedClient(forwarded: string, trustedProxies: number): string | undefined {
   if (trustedProxies <= 0 || forwarded === '') return undefined;
@@ -15,7 +15,18 @@ export function forwardedClient(forwarded: string, trustedProxies: number): stri
   return entry === undefined || entry === '' ? undefined : entry;
 }
 
-/** `res` must still be open (not answered, not aborted). */
-export function peerAddress(res: HttpResponse, forwarded: string, trustedProxies: number): string {
-  return forwardedClient(forwarded, trustedProxies) ?? decoder.decode(res.getRemoteAddressAsText());
+/** An HTTP request's sender. `key` must be called while `res` is open (not answered, not
+ *  aborted): the dispatcher asks before it answers, or never. */
+export class HttpCaller implements Caller {
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly forwarded: string,
+    private readonly trustedProxies: number,
+  ) {}
+
+  key(): number {
+    const client = this.trustedProxies > 0 ? forwardedClient(this.forwarded, this.trustedProxies) : undefined;
+    // The peer's address is ASCII: its key is taken from the bytes, as from the text.
+    return client === undefined ? clientKeyOfAscii(new Uint8Array(this.res.getRemoteAddressAsText())) : clientKey(client);
+  }
 }

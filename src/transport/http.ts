@@ -13,7 +13,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { Code, HttpError, RateLimitedError } from '../errors/index.js';
 import type { Caller, Dispatcher } from '../protocol/jsonrpc.js';
-import { peerAddress } from './client.js';
+import { HttpCaller } from './client.js';
 import { componentLogger } from '../log/index.js';
 
 export interface HttpLimits {
@@ -30,11 +30,20 @@ interface Pending {
 
 const JSON_TYPE = 'application/json';
 
-function writeJson(res: HttpResponse, state: Pending, status: string, body: string, closeConnection = false, head = false): void {
+// What every answer writes, encoded once: uWebSockets.js copies a JavaScript string argument
+// into UTF-8 on each call (malloc, copy, free), and takes bytes as they are.
+const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'latin1'));
+const OK = bytes('200 OK');
+const CONTENT_TYPE = bytes('Content-Type');
+const JSON_TYPE_BYTES = bytes(JSON_TYPE);
+const ALLOW_ORIGIN = bytes('Access-Control-Allow-Origin');
+const ANY_ORIGIN = bytes('*');
+
+function writeJson(res: HttpResponse, state: Pending, status: string | Uint8Array, body: string, closeConnection = false, head = false): void {
   if (state.closed) return;
   state.closed = true; // answered: the response object must not be touched again
   res.cork(() => {
-    res.writeStatus(status).writeHeader('Content-Type', JSON_TYPE).writeHeader('Access-Control-Allow-Origin', '*');
+    res.writeStatus(status).writeHeader(CONTENT_TYPE, JSON_TYPE_BYTES).writeHeader(ALLOW_ORIGIN, ANY_ORIGIN);
     // This uWS build aborts when endWithoutBody is given a length: the answer to HEAD goes
     // without Content-Length, which RFC 9110 allows (a HEAD answer has no body either way).
     if (head) res.endWithoutBody();
@@ -58,14 +67,42 @@ function writeLimited(res: HttpResponse, state: Pending, e: RateLimitedError): v
 
 /** Why the request's framing headers are ambiguous, or null when they are not. */
 function framingProblem(req: HttpRequest): string | null {
-  let lengths = 0;
-  let encoded = false;
-  req.forEach((key) => {
-    if (key === 'content-length') lengths++;
-    else if (key === 'transfer-encoding') encoded = true;
+  return framing(readHead(req, false));
+}
+
+/** What a POST's head says, read in one pass over its fields: uWS's getHeader (the first
+ *  field of a name) costs about as much as a whole pass, and the framing check needs the pass. */
+interface PostHead {
+  lengths: number;
+  encoded: boolean;
+  /** The first field of each name, as getHeader would return it ('' when absent). */
+  contentType: string;
+  contentLength: string;
+  forwarded: string;
+}
+
+function readHead(req: HttpRequest, forwarded: boolean): PostHead {
+  const head: PostHead = { lengths: 0, encoded: false, contentType: '', contentLength: '', forwarded: '' };
+  let typed = false;
+  let proxied = false;
+  req.forEach((key, value) => {
+    if (key === 'content-length') {
+      if (head.lengths++ === 0) head.contentLength = value;
+    } else if (key === 'content-type') {
+      if (!typed) head.contentType = value;
+      typed = true;
+    } else if (key === 'transfer-encoding') head.encoded = true;
+    else if (forwarded && key === 'x-forwarded-for') {
+      if (!proxied) head.forwarded = value;
+      proxied = true;
+    }
   });
-  if (lengths > 1) return 'more than one Content-Length header';
-  if (encoded && lengths > 0) return 'both Transfer-Encoding and Content-Length';
+  return head;
+}
+
+function framing(head: PostHead): string | null {
+  if (head.lengths > 1) return 'more than one Content-Length header';
+  if (head.encoded && head.lengths > 0) return 'both Transfer-Encoding and Content-Length';
   return null;
 }
 
@@ -93,11 +130,11 @@ function respond(res: HttpResponse, state: Pending, dispatcher: Dispatcher, body
     throw e;
   }
   if (typeof out === 'string' || out === null) {
-    writeJson(res, state, '200 OK', out ?? '');
+    writeJson(res, state, OK, out ?? '');
     return;
   }
   out.then(
-    (text) => writeJson(res, state, '200 OK', text ?? ''),
+    (text) => writeJson(res, state, OK, text ?? ''),
     (e: unknown) => {
       componentLogger('http').error({ err: e }, 'internal error while answering a request');
       writeJson(res, state, '500 Internal Server Error', errorBody(Code.Internal, 'internal error'));
@@ -111,21 +148,22 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   res.onAborted(() => {
     state.closed = true;
   });
-  const framing = framingProblem(req);
-  if (framing !== null) {
-    badRequest(res, state, framing);
+  // Read now: `req` is gone once this handler returns.
+  const head = readHead(req, (limits.trustedProxies ?? 0) > 0);
+  const problem = framing(head);
+  if (problem !== null) {
+    badRequest(res, state, problem);
     return;
   }
-  // Read now: `req` is gone once this handler returns. The address is read only if a
-  // method or a rate limit asks for it, while the response is still open.
-  const forwarded = limits.trustedProxies ? req.getHeader('x-forwarded-for') : '';
-  const caller: Caller = { address: () => peerAddress(res, forwarded, limits.trustedProxies ?? 0) };
-  const contentType = req.getHeader('content-type');
+  // The address is read only if a method or a rate limit asks for it, while the response
+  // is still open.
+  const caller = new HttpCaller(res, head.forwarded, limits.trustedProxies ?? 0);
+  const contentType = head.contentType;
   if (contentType !== '' && !contentType.toLowerCase().startsWith(JSON_TYPE)) {
     writeJson(res, state, '415 Unsupported Media Type', errorBody(Code.InvalidRequest, `invalid content type, only ${JSON_TYPE} is supported`));
     return;
   }
-  const declared = Number(req.getHeader('content-length') || '0');
+  const declared = Number(head.contentLength || '0');
   if (declared > limits.maxBodyBytes) {
     // Close after answering: otherwise uWS would keep reading (and discarding) the body.
     writeJson(

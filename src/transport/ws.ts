@@ -17,6 +17,7 @@ import { SUBSCRIPTION_KINDS, type Subscriber, type SubscriptionHub, type Subscri
 import { topicFilter } from '../validation/filter.js';
 import { argPath, bool, fail, isObject } from '../validation/primitives.js';
 import { forwardedClient } from './client.js';
+import { clientKey } from '../limits/rate.js';
 import { guardWebsocket } from '../native.js';
 import { componentLogger } from '../log/index.js';
 
@@ -74,7 +75,8 @@ class Session implements Subscriber {
     private readonly events?: WsEvents,
     address = '',
   ) {
-    this.caller = { address: () => address };
+    let key: number | undefined;
+    this.caller = { key: () => (key ??= clientKey(address)) };
     this.methods = new Map<string, Method>([
       ['eth_subscribe', { maxParams: 2, handler: (p) => this.subscribe(p) }],
       ['eth_unsubscribe', { maxParams: 1, handler: (p) => this.unsubscribe(p) }],
