@@ -117,9 +117,9 @@ function spawnSyncText(cmd: string, args: string[]): string {
 }
 
 /** Threads that run on their own clock whatever the requests: the builder and the committer.
- *  Their dumps are left out; every other thread (the event loop, the work pools, V8's
+ *  Their dumps are left out (the names match older builds too, e.g. 86ee648's); every other thread (the event loop, the work pools, V8's
  *  helpers) is the requests'. */
-const BACKGROUND = /preconf_chain::builder::Builder::run|preconf_chain::commit::commit_until_written/;
+const BACKGROUND = /preconf_chain::builder::(Builder::(run|land)|tick::|commit::)|preconf_chain::commit::commit_until_written/;
 
 /** The newest dump's instruction count over the request threads (one file per thread). */
 function lastDump(t: Traced, before: Set<string>): { ir: number; files: string[]; background: number } {
