@@ -161,8 +161,8 @@ impl Submission {
             return Err(InvalidTx::GasLimitAboveBlock.into());
         }
         let env = tx_env_from_signed(&tx, sender);
-        let intrinsic = calculate_initial_tx_gas_for_tx(&env, spec_id, None);
-        let need = (intrinsic.initial_regular_gas + intrinsic.initial_state_gas).max(intrinsic.floor_gas);
+        let intrinsic = calculate_initial_tx_gas_for_tx(&env, spec_id);
+        let need = intrinsic.initial_total_gas.max(intrinsic.floor_gas);
         if tx.gas_limit() < need {
             return Err(InvalidTx::IntrinsicGasTooLow { have: tx.gas_limit(), want: need }.into());
         }

@@ -126,11 +126,11 @@ impl<D: StorageSlots> JournalTr for GuardedJournal<D> {
         self.journal.create_account_checkpoint(caller, address, balance, spec_id)
     }
 
-    fn db_and_state(&self) -> (&Self::Database, &Self::State) {
-        self.journal.db_and_state()
+    fn db(&self) -> &Self::Database {
+        self.journal.db()
     }
-    fn db_and_state_mut(&mut self) -> (&mut Self::Database, &mut Self::State) {
-        self.journal.db_and_state_mut()
+    fn db_mut(&mut self) -> &mut Self::Database {
+        self.journal.db_mut()
     }
     fn sload(&mut self, address: Address, key: StorageKey) -> Result<StateLoad<StorageValue>, DbError<D>> {
         self.journal.sload(address, key)
@@ -189,7 +189,7 @@ impl<D: StorageSlots> JournalTr for GuardedJournal<D> {
     fn warm_coinbase_account(&mut self, address: Address) {
         self.journal.warm_coinbase_account(address)
     }
-    fn warm_precompiles(&mut self, precompiles: &AddressSet) {
+    fn warm_precompiles(&mut self, precompiles: AddressSet) {
         self.journal.warm_precompiles(precompiles)
     }
     fn precompile_addresses(&self) -> &AddressSet {
@@ -281,6 +281,12 @@ impl<D: StorageSlots> JournalTr for GuardedJournal<D> {
 impl<D: StorageSlots> JournalExt for GuardedJournal<D> {
     fn journal(&self) -> &[JournalEntry] {
         &self.journal.journal
+    }
+    fn evm_state(&self) -> &EvmState {
+        &self.journal.state
+    }
+    fn evm_state_mut(&mut self) -> &mut EvmState {
+        &mut self.journal.state
     }
 }
 

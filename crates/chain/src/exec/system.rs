@@ -17,18 +17,14 @@ use revm::state::EvmState;
 
 use crate::error::ChainResult;
 
-/// The gas of a system call (EIP-4788, EIP-2935, EIP-7002, EIP-7251): 30 million. revm's
-/// `SYSTEM_CALL_GAS_LIMIT` adds Amsterdam's state-gas reservoir (EIP-8037) whatever the
-/// fork, so a system contract that needs more than 30 million would succeed where the
-/// protocol fails it; the reservoir is left to revm from Amsterdam on.
+/// The gas of a system call (EIP-4788, EIP-2935, EIP-7002, EIP-7251): 30 million, what
+/// the protocol gives them up to Osaka. Amsterdam's state-gas reservoir (EIP-8037) for
+/// system calls is not in revm 38 (the release op-revm is built on), so every fork gets the
+/// same 30 million (docs/op-stack.md).
 pub const SYSTEM_CALL_GAS: u64 = 30_000_000;
 
-pub fn system_call_gas(spec_id: SpecId) -> u64 {
-    if spec_id.is_enabled_in(SpecId::AMSTERDAM) {
-        revm::handler::system_call::SYSTEM_CALL_GAS_LIMIT
-    } else {
-        SYSTEM_CALL_GAS
-    }
+pub fn system_call_gas(_spec_id: SpecId) -> u64 {
+    SYSTEM_CALL_GAS
 }
 
 /// A system call from the system address with the protocol's gas for the EVM's fork,

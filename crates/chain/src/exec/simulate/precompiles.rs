@@ -41,7 +41,7 @@ impl SimPrecompiles {
     }
 
     fn rebuild(&mut self) {
-        let mut active = self.inner.warm_addresses().clone();
+        let mut active: AddressSet = self.inner.warm_addresses().collect();
         for a in &self.removed {
             active.remove(a);
         }
@@ -111,7 +111,7 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SimPrecompiles {
 
     /// The fork's precompile addresses, wherever they were moved: geth warms that fixed
     /// list at the start of a transaction, not its simulation's precompile map.
-    fn warm_addresses(&self) -> &AddressSet {
+    fn warm_addresses(&self) -> Box<impl Iterator<Item = Address>> {
         self.inner.warm_addresses()
     }
 

@@ -67,6 +67,11 @@ pub struct TraceGuard {
 }
 
 impl TraceGuard {
+    /// geth's `limit` of the struct logger, when one was asked for.
+    pub fn step_limit(&self) -> Option<u64> {
+        self.capture.limit
+    }
+
     pub fn new(timeout: Duration, max_bytes: usize, capture: StepCapture) -> Self {
         Self {
             deadline: Instant::now() + timeout,

@@ -10,8 +10,9 @@ pub mod session;
 
 use std::time::Duration;
 
+use alloy_primitives::KECCAK256_EMPTY;
 use alloy_rpc_types_trace::geth::{
-    GethDebugBuiltInTracerType as BuiltIn, GethDebugTracerType, GethDebugTracingOptions,
+    GethDebugBuiltInTracerType as BuiltIn, GethDebugTracerType, GethDebugTracingOptions, GethTrace, PreStateFrame,
 };
 use revm_inspectors::tracing::DebugInspector;
 
@@ -94,4 +95,35 @@ pub fn bounds_error(exceeded: Exceeded, guard: &TraceGuard) -> ChainError {
 
 pub fn output_too_large(max_bytes: usize) -> ChainError {
     ChainError::LimitExceeded(Limit::TraceOutput(max_bytes))
+}
+
+/// What geth answers that revm-inspectors 0.39 (the release on revm 38) leaves to the
+/// caller: the struct logger stops recording at `limit`, and the prestate tracer omits
+/// accounts that were empty before the transaction (even when fees fund them).
+pub fn geth_shape<DB: revm::DatabaseRef<Error = ChainError>>(
+    trace: GethTrace,
+    limit: Option<u64>,
+    db: &DB,
+) -> ChainResult<GethTrace> {
+    Ok(match trace {
+        GethTrace::Default(mut frame) => {
+            if let Some(limit) = limit {
+                frame.struct_logs.truncate(limit as usize);
+            }
+            GethTrace::Default(frame)
+        }
+        GethTrace::PreStateTracer(PreStateFrame::Default(mut mode)) => {
+            let mut kept = std::collections::BTreeMap::new();
+            for (address, account) in std::mem::take(&mut mode.0) {
+                let before = db.basic_ref(address)?.unwrap_or_default();
+                let empty = before.balance.is_zero() && before.nonce == 0 && before.code_hash == KECCAK256_EMPTY;
+                if !empty {
+                    kept.insert(address, account);
+                }
+            }
+            mode.0 = kept;
+            GethTrace::PreStateTracer(PreStateFrame::Default(mode))
+        }
+        other => other,
+    })
 }

@@ -15,8 +15,8 @@ use revm::inspector::InspectEvm;
 use revm::Database;
 use revm_inspectors::tracing::{DebugInspector, DebugInspectorError, TransactionContext};
 
-use super::bounds_error;
 use super::guard::TraceGuard;
+use super::{bounds_error, geth_shape};
 use crate::error::{Cause, ChainError, ChainResult, InternalError, Rejection};
 use crate::exec::errors::evm_error;
 use crate::exec::system::{self, SystemCalls};
@@ -121,6 +121,7 @@ impl<'a> TraceSession<'a> {
                 }
             })?;
         tracer.fuse().map_err(|e| InternalError::Tracer(Cause::new(e)))?;
+        let trace = geth_shape(trace, evm.inspector.0.step_limit(), &evm.ctx.journaled_state.database)?;
         let gas = out.result.tx_gas_used();
         evm.commit(out.state);
         Ok((trace, gas))

@@ -1,0 +1,17 @@
+//! OP Stack rules, kept apart from the Ethereum chain core (as reth keeps its optimism crates
+//! beside the Ethereum ones): the chain's OP config and fork schedule (`config`), deposit
+//! transactions (`deposit`) and OP transactions (`tx`), block execution with op-revm, the
+//! OP Stack EVM op-reth and kona run (`block`), and the state a block reads (`state`).
+//! docs/op-stack.md says what is done and what is not.
+
+pub mod block;
+pub mod config;
+pub mod deposit;
+pub mod genesis;
+pub mod state;
+pub mod tx;
+
+pub use config::{OpConfig, OpForks};
+pub use deposit::TxDeposit;
+pub use op_revm::OpSpecId;
+pub use tx::OpTx;
