@@ -41,7 +41,7 @@ impl Node {
         store.keep_change_sets(config.keep_change_sets);
         store.set_history_blocks(config.history_blocks);
         let source = match (&config.fork, &config.genesis, &config.genesis_file) {
-            (Some(fork), _, _) => GenesisSource::Fork(fork_point(&store, fork)?),
+            (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),
             (None, Some(json), _) => GenesisSource::Json(json.clone()),
             (None, None, Some(path)) => GenesisSource::File(path.clone()),
             (None, None, None) => GenesisSource::Dev,

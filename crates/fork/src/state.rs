@@ -14,6 +14,8 @@ use crate::keys::{code_key, Answer, Key};
 use crate::transport::{Call, Transport};
 
 type Outcome = Result<Answer, UpstreamError>;
+/// The fork block (hex) reads are at, and the cache (absent: `--no-storage-caching`).
+type At = Option<(String, Option<Arc<dyn ForkCache>>)>;
 
 #[derive(Default)]
 struct Waiter {
@@ -47,7 +49,7 @@ pub struct State {
     transport: Transport,
     memory: Mutex<Memory>,
     /// Set by `attach`: the fork block (hex) the reads are at, and the cache.
-    at: RwLock<Option<(String, Option<Arc<dyn ForkCache>>)>>,
+    at: RwLock<At>,
 }
 
 impl State {
@@ -94,7 +96,7 @@ impl State {
         if self.memory.lock().values.contains_key(key) {
             return true;
         }
-        self.from_cache(key).is_some()
+        self.cached(key).is_some()
     }
 
     /// Fetches every key of `keys` nobody holds or fetches yet: the cache first, then the
@@ -114,7 +116,7 @@ impl State {
         }
         let mut missing = Vec::new();
         for (key, waiter) in owned {
-            match self.from_cache(&key) {
+            match self.cached(&key) {
                 Some(answer) => self.settle(key, &waiter, Ok(answer)),
                 None => missing.push((key, waiter)),
             }
@@ -171,7 +173,7 @@ impl State {
         waiter.finish(outcome);
     }
 
-    fn from_cache(&self, key: &Key) -> Option<Answer> {
+    fn cached(&self, key: &Key) -> Option<Answer> {
         let bytes = self.cache()?.get(&key.cache_key()).ok()??;
         Answer::decode(key, &bytes)
     }

@@ -26,7 +26,7 @@ pub enum GenesisSource {
     /// A genesis.json file, read by streaming.
     File(PathBuf),
     /// A forked chain (`--fork-url`): the upstream's fork block is the first block.
-    Fork(ForkPoint),
+    Fork(Box<ForkPoint>),
 }
 
 pub struct OpenedGenesis {
