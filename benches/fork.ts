@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     const anvil = await measure(
       'anvil',
       async () => {
-        const a = await startAnvil(['--fork-url', theirs.url, '--fork-block-number', block, '--block-time', '1']);
+        const a = await startAnvil(['--fork-url', theirs.url, '--fork-block-number', block]);
         return { url: a.url, stop: () => a.stop() };
       },
       theirs,
