@@ -2,7 +2,7 @@
 // fails in bounded time with a JSON-RPC error naming the upstream, nothing is cached from
 // the failure, and the node answers again once the upstream does.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
 import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
@@ -23,6 +23,8 @@ beforeAll(async () => {
       cfg.chain.forkTimeoutMs = 400;
       cfg.chain.forkRetries = 2;
       cfg.chain.forkRetryBackoffMs = 20;
+      cfg.chain.dev = true;
+      cfg.chain.blockTimeMs = 200;
     },
   });
 }, 60_000);
@@ -69,5 +71,24 @@ describe('a failing fork upstream', () => {
     expect(r.error.message).toMatch(new RegExp(`^fork upstream ${proxy.url.replace(/\./g, '\\.')} failed: .+ \\(after 3 attempts\\)$`));
     await proxy.control({ mode: 'pass' });
     expect((await rpc(t.node.url, 'eth_getBalance', [cold(5), 'latest'])).result).toBe('0x0');
+  });
+});
+
+describe('the test methods on a fork', () => {
+  it('anvil_reset returns to the fork block and the upstream state', async () => {
+    const forkBlock = BigInt((await rpc(anvil.url, 'eth_blockNumber')).result);
+    const target = cold(9);
+    expect((await rpc(t.node.url, 'anvil_setBalance', [target, '0x1234'])).error).toBeUndefined();
+    expect((await rpc(t.node.url, 'eth_getBalance', [target, 'pending'])).result).toBe('0x1234');
+    await vi.waitFor(async () => expect(BigInt((await rpc(t.node.url, 'eth_blockNumber')).result)).toBeGreaterThan(forkBlock + 3n), { timeout: 5_000 });
+    expect((await rpc(t.node.url, 'anvil_reset', [])).error).toBeUndefined();
+    // Back at the fork block (the builder may have sealed one block since).
+    expect(BigInt((await rpc(t.node.url, 'eth_blockNumber')).result)).toBeLessThanOrEqual(forkBlock + 1n);
+    const upstreamHash = (await rpc(anvil.url, 'eth_getBlockByNumber', [`0x${forkBlock.toString(16)}`, false])).result.hash;
+    expect((await rpc(t.node.url, 'eth_getBlockByNumber', [`0x${forkBlock.toString(16)}`, false])).result.hash).toBe(upstreamHash);
+    expect((await rpc(t.node.url, 'eth_getBalance', [target, 'latest'])).result).toBe('0x0');
+    expect((await rpc(t.node.url, 'eth_getBalance', [funded, 'latest'])).result).toBe('0x21e19e0c9bab2400000');
+    // The upstream never saw the local write.
+    expect((await rpc(anvil.url, 'eth_getBalance', [target, 'latest'])).result).toBe('0x0');
   });
 });
