@@ -112,6 +112,11 @@ function httpUrl(flag: string, v: string): string {
   return url.href;
 }
 
+function forkHeader(v: string): string {
+  if (!/^[^:\s]+:.*$/.test(v)) throw new Error(`--fork-header must be KEY:VALUE, got "${v}"`);
+  return v;
+}
+
 /** Node ids appear in message ids and logs: printable, no spaces or dots. */
 function nodeId(v: string): string {
   if (!/^[A-Za-z0-9_:-]{1,64}$/.test(v)) throw new Error(`--node-id must be 1-64 letters, digits, "_", ":" or "-", got "${v}"`);
@@ -198,6 +203,16 @@ const FLAGS: Flag[] = [
   { name: 'stream-replicas', value: 'N', help: 'copies NATS keeps of a stream this node creates (default 3 with --cluster, else 1)', apply: (c, v) => void (c.replication.streamReplicas = int('stream-replicas', v, 1)) },
   { name: 'history-blocks', value: 'N', help: 'keep bodies, receipts, the transaction index and state history of the last N blocks only (0: everything)', chainDefault: 'historyBlocks', apply: (c, v) => void (c.chain.historyBlocks = int('history-blocks', v)) },
   { name: 'min-free-disk-mb', value: 'MB', help: 'below this much free disk in the datadir, stop sealing and refuse transactions until space is freed (0: no check)', chainDefault: 'minFreeDiskMb', apply: (c, v) => void (c.chain.minFreeDiskMb = int('min-free-disk-mb', v)) },
+  { name: 'fork-url', value: 'URL', help: "fork a live chain: its state at the fork block is read from this http(s) JSON-RPC endpoint as needed, and this node builds on that block (docs/fork.md)", apply: (c, v) => void (c.chain.forkUrl = httpUrl('fork-url', v)) },
+  { name: 'fork-block-number', value: 'N', help: "the block to fork at (default: the upstream's latest at start)", apply: (c, v) => void (c.chain.forkBlockNumber = int('fork-block-number', v)) },
+  { name: 'fork-chain-id', value: 'ID', help: 'the chain id of the fork, without asking the upstream', apply: (c, v) => void (c.chain.forkChainId = int('fork-chain-id', v, 1)) },
+  { name: 'fork-retries', value: 'N', help: 'attempts after a failed upstream request (default 5)', apply: (c, v) => void (c.chain.forkRetries = int('fork-retries', v)) },
+  { name: 'fork-retry-backoff', value: 'MS', help: 'wait before the first retry of an upstream request, doubling after (default 1000)', apply: (c, v) => void (c.chain.forkRetryBackoffMs = int('fork-retry-backoff', v)) },
+  { name: 'fork-timeout-ms', value: 'MS', help: 'one upstream request may take this long (default 45000)', apply: (c, v) => void (c.chain.forkTimeoutMs = int('fork-timeout-ms', v, 1)) },
+  { name: 'compute-units-per-second', value: 'N', help: "the upstream's rate limit in compute units (default 330; none for a loopback upstream)", apply: (c, v) => void (c.chain.computeUnitsPerSecond = int('compute-units-per-second', v, 1)) },
+  { name: 'no-rate-limit', help: 'send upstream requests without a rate limit', apply: (c) => void (c.chain.noRateLimit = true) },
+  { name: 'no-storage-caching', help: "keep the upstream's state in memory only, not in the datadir", apply: (c) => void (c.chain.noStorageCaching = true) },
+  { name: 'fork-header', value: 'KEY:VALUE', help: 'a header sent with every upstream request (repeatable)', apply: (c, v) => void (c.chain.forkHeaders = [...(c.chain.forkHeaders ?? []), forkHeader(v)]) },
   {
     name: 'log-format',
     value: 'FORMAT',
@@ -313,6 +328,11 @@ export function parseArgs(argv: string[]): Config | 'help' {
     // stream already carries; replicas only ever go forward.
     throw new Error('--dev excludes --publish, --follow and --cluster: the test methods rewind the chain, which replicas cannot follow');
   }
+  if (cfg.chain.forkUrl !== undefined && (replicated || cfg.chain.genesisFile !== undefined)) {
+    throw new Error('--fork-url excludes --genesis, --publish, --follow and --cluster: the fork block is the genesis');
+  }
+  // A fork serves the test methods as anvil's does, unless refused.
+  if (cfg.chain.dev === undefined && cfg.chain.forkUrl !== undefined && cfg.chain.build !== false) cfg.chain.dev = true;
   // Off unless asked for on any chain but the embedded dev one (which the addon recognises).
   if (cfg.chain.dev === undefined && (replicated || cfg.chain.genesisFile !== undefined || cfg.chain.build === false)) cfg.chain.dev = false;
   return cfg;

@@ -94,6 +94,7 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   notLeader: Code.Server, // a cluster's follower sends the transaction on to the leader first
   config: Code.Internal,
   testMethodFailed: Code.Internal, // anvil's code for a test method it could not carry out
+  upstream: Code.Server, // a fork's upstream stalled, refused or rate-limited: the message names it
   internal: Code.Internal,
   simNonceTooLow: -38010,
   simNonceTooHigh: -38011,

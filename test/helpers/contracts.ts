@@ -17,7 +17,7 @@ export interface Compiled {
 
 let cache: Record<string, Compiled> | undefined;
 
-export function contract(name: 'Token' | 'Probe' | 'Relay' | 'Erc20'): Compiled {
+export function contract(name: 'Token' | 'Probe' | 'Relay' | 'Erc20' | 'Slots'): Compiled {
   cache ??= compileAll();
   const c = cache[name];
   if (!c) throw new Error(`no contract ${name}`);
@@ -26,7 +26,7 @@ export function contract(name: 'Token' | 'Probe' | 'Relay' | 'Erc20'): Compiled 
 
 function compileAll(): Record<string, Compiled> {
   const solc = require('solc') as { compile(input: string): string };
-  const files = ['Token.sol', 'Probe.sol', 'Relay.sol', 'Erc20.sol'];
+  const files = ['Token.sol', 'Probe.sol', 'Relay.sol', 'Erc20.sol', 'Slots.sol'];
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(files.map((f) => [f, { content: readFileSync(join(here, '..', 'contracts', f), 'utf8') }])),

@@ -61,6 +61,9 @@ pub struct ChainConfig {
     /// The test methods anvil and Hardhat serve (`anvil_*`, `evm_*`, `hardhat_*`; `--dev`).
     /// `None`: on for the embedded dev chain only.
     pub dev: Option<bool>,
+    /// A forked chain (`--fork-url`): the upstream that answers for the state at the fork
+    /// block, which the node builds on.
+    pub fork: Option<crate::fork::ForkSource>,
 }
 
 /// The interface profile (`--profile`).
@@ -104,6 +107,7 @@ impl Default for ChainConfig {
             cluster: false,
             publish: false,
             dev: None,
+            fork: None,
         }
     }
 }

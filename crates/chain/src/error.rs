@@ -12,6 +12,7 @@ mod fault;
 mod halt;
 mod operator;
 mod simulate;
+mod upstream;
 pub use availability::{LedgerError, NotLeader, Unavailable};
 pub use dev::{DevError, DevFailure};
 pub use dropped::DropReason;
@@ -19,6 +20,7 @@ pub use fault::Fault;
 pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
 pub use simulate::{SimulateCode, SimulateError};
+pub use upstream::{UpstreamError, UpstreamFailure};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChainError {
@@ -75,6 +77,9 @@ pub enum ChainError {
     /// A test method could not do what it was asked (anvil's internal error, not the node's).
     #[error(transparent)]
     TestMethodFailed(#[from] DevFailure),
+    /// A forked chain's upstream could not answer (`--fork-url`).
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error(transparent)]
     Internal(#[from] InternalError),

@@ -6,7 +6,7 @@
 //! Dependencies point one way (`npm run check` fails on a cycle: scripts/module-cycles.mjs),
 //! each layer using only those before it:
 //!
-//! 1. `append`, `changes`, `config`, `doorbell`, `error`, `metrics`, `spec`
+//! 1. `append`, `changes`, `config`, `doorbell`, `error`, `fork`, `metrics`, `spec`
 //! 2. `pool`, `store`
 //! 3. `genesis`, `state`, `types`
 //! 4. `consensus`, `events`, `view`, `wire`
@@ -28,6 +28,7 @@ pub mod error;
 pub mod events;
 pub mod exec;
 pub mod export;
+pub mod fork;
 pub mod genesis;
 pub mod import;
 pub mod ledger;

@@ -10,12 +10,13 @@ use crate::builder::{self, BuilderHandle};
 use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
-use crate::error::{Cause, ChainResult, ConfigError, InternalError};
+use crate::error::{Cause, ChainResult, ConfigError, InternalError, UpstreamError, UpstreamFailure};
+use crate::fork::{ForkPoint, ForkSource};
 use crate::genesis::{self, seed::open_genesis, seed::GenesisSource};
 use crate::ledger::Ledger;
 use crate::pool::{journal::Journal, Pool, PoolLimits};
 use crate::state::CodeCache;
-use crate::store::Store;
+use crate::store::{Store, Upstream};
 use crate::view::ChainView;
 
 pub const CLIENT_VERSION: &str = concat!("preconf-node/v", env!("CARGO_PKG_VERSION"));
@@ -39,12 +40,19 @@ impl Node {
         });
         store.keep_change_sets(config.keep_change_sets);
         store.set_history_blocks(config.history_blocks);
-        let source = match (&config.genesis, &config.genesis_file) {
-            (Some(json), _) => GenesisSource::Json(json.clone()),
-            (None, Some(path)) => GenesisSource::File(path.clone()),
-            (None, None) => GenesisSource::Dev,
+        let source = match (&config.fork, &config.genesis, &config.genesis_file) {
+            (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),
+            (None, Some(json), _) => GenesisSource::Json(json.clone()),
+            (None, None, Some(path)) => GenesisSource::File(path.clone()),
+            (None, None, None) => GenesisSource::Dev,
         };
         let opened = open_genesis(&source, &store)?;
+        if let GenesisSource::Fork(point) = &source {
+            let upstream = config.fork.as_ref().expect("a fork source").0.clone();
+            upstream.attach(point, store.fork_cache(point));
+            warm_fork(upstream.as_ref(), point);
+            store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
+        }
         let dev_accounts = if opened.is_dev { genesis::dev_accounts(genesis::DEV_ACCOUNT_COUNT) } else { Vec::new() };
         let spec = Arc::new(opened.spec);
 
@@ -190,6 +198,36 @@ impl Node {
             );
         }
     }
+}
+
+/// The fork a forked node runs on: the one its store holds (no request to the upstream),
+/// or, for an empty store, the upstream's block asked for.
+fn fork_point(store: &Store, fork: &ForkSource) -> ChainResult<ForkPoint> {
+    let upstream = &fork.0;
+    match store.fork_point()? {
+        Some(stored) => {
+            let same_block = upstream.configured_block().is_none_or(|n| n == stored.header.number);
+            if stored.upstream != upstream.upstream() || !same_block {
+                let failure = UpstreamFailure::OtherFork { stored: stored.upstream, block: stored.header.number };
+                return Err(UpstreamError { upstream: upstream.upstream(), failure }.into());
+            }
+            Ok(stored)
+        }
+        None if store.genesis_hash()?.is_some() => Err(ConfigError::NotAFork.into()),
+        None => upstream.fork_point(),
+    }
+}
+
+/// What every block of a fork touches, fetched in one batch before the builder starts: the
+/// fee recipient and the system contracts (their accounts, and the request queues' slots).
+fn warm_fork(upstream: &dyn crate::fork::UpstreamState, point: &ForkPoint) {
+    use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
+    let queues = [eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS];
+    let mut accounts = vec![point.header.beneficiary, eip4788::BEACON_ROOTS_ADDRESS, eip2935::HISTORY_STORAGE_ADDRESS];
+    accounts.extend(queues);
+    let slots: Vec<_> =
+        queues.iter().flat_map(|q| (0..4u64).map(move |s| (*q, alloy_primitives::U256::from(s)))).collect();
+    upstream.warm(&accounts, &slots);
 }
 
 impl Drop for Node {

@@ -51,6 +51,9 @@ error_kinds! {
     NotLeader,
     /// A test method could not do what it was asked (anvil answers -32603; not logged).
     TestMethodFailed,
+    /// A forked chain's upstream could not answer (`--fork-url`): stalled, refused, rate
+    /// limited or gone; the message names it.
+    Upstream,
     Internal,
     ]
     simulate: [
@@ -99,6 +102,7 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::StoreFault(_) => ErrorKind::StoreFault,
         ChainError::Timeout { .. } => ErrorKind::Timeout,
         ChainError::TestMethodFailed(_) => ErrorKind::TestMethodFailed,
+        ChainError::Upstream(_) => ErrorKind::Upstream,
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
         ChainError::Simulate(s) => simulate_kind(s.code()),

@@ -66,6 +66,27 @@ pub struct NodeOptions {
     pub min_free_disk_mb: Option<u32>,
     /// The test methods (`--dev`): absent, on for the embedded dev chain only.
     pub dev: Option<bool>,
+    /// Fork a live chain at `forkBlockNumber` (`--fork-url`, HTTP(S)): its state is read
+    /// from there as needed, and this node builds on its block.
+    pub fork_url: Option<String>,
+    /// `--fork-block-number`; absent: the upstream's latest at start.
+    pub fork_block_number: Option<i64>,
+    /// `--fork-chain-id`: the chain id, without asking the upstream.
+    pub fork_chain_id: Option<i64>,
+    /// `--fork-retries`: attempts after a failed upstream request (default 5).
+    pub fork_retries: Option<u32>,
+    /// `--fork-retry-backoff`: ms before the first retry, doubling after (default 1000).
+    pub fork_retry_backoff_ms: Option<u32>,
+    /// `--fork-timeout-ms`: one upstream request's budget (default 45000).
+    pub fork_timeout_ms: Option<u32>,
+    /// `--compute-units-per-second`: the upstream's rate limit (default 330, none on loopback).
+    pub compute_units_per_second: Option<u32>,
+    /// `--no-rate-limit`.
+    pub no_rate_limit: Option<bool>,
+    /// `--no-storage-caching`: keep fetched state in memory only, not in the store.
+    pub no_storage_caching: Option<bool>,
+    /// `--fork-header KEY:VALUE`, sent with every upstream request.
+    pub fork_headers: Option<Vec<String>>,
 }
 
 impl NodeOptions {
@@ -76,7 +97,9 @@ impl NodeOptions {
                 .map_err(|_| napi::Error::from_reason(format!("gasCap must not be negative, got {g}")))?,
             None => d.gas_cap,
         };
+        let fork = crate::fork_options::fork_source(&self)?;
         Ok(ChainConfig {
+            fork,
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
             genesis_file: self.genesis_file.map(Into::into),
@@ -151,5 +174,6 @@ pub fn default_options() -> NodeOptions {
         history_blocks: Some(d.history_blocks as u32),
         min_free_disk_mb: Some((d.min_free_disk_bytes >> 20) as u32),
         dev: d.dev,
+        ..Default::default()
     }
 }

@@ -53,6 +53,7 @@ impl Execution {
         state_overrides: Option<&StateOverride>,
         block_overrides: Option<&BlockOverrides>,
     ) -> ChainResult<Bytes> {
+        super::prefetch::request(&self.chain, tx);
         call::call(&self.context(block, block_overrides)?, tx, state_overrides)
     }
 
@@ -62,6 +63,7 @@ impl Execution {
         block: BlockId,
         state_overrides: Option<&StateOverride>,
     ) -> ChainResult<u64> {
+        super::prefetch::request(&self.chain, tx);
         estimate::estimate_gas(&self.context(block, None)?, tx, state_overrides)
     }
 

@@ -9,6 +9,7 @@ pub mod fees;
 pub mod impersonation;
 pub mod logs;
 pub mod node;
+pub mod prefetch;
 pub mod proofs;
 pub mod state;
 pub mod submit;

@@ -175,6 +175,7 @@ impl Submission {
         if tx.max_fee_per_gas() < base_fee as u128 {
             return Err(InvalidTx::FeeCapBelowBaseFee { sender, max_fee: tx.max_fee_per_gas(), base_fee }.into());
         }
+        super::prefetch::signed(&self.chain, sender, &tx);
         let ptx = PooledTx::new(tx, raw, sender);
         let state = view.pending_state();
         let account = state.account(&sender)?;

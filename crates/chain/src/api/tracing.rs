@@ -156,6 +156,7 @@ impl Tracing {
         id: BlockId,
         state_overrides: Option<&StateOverride>,
     ) -> ChainResult<AccessListOutcome> {
+        super::prefetch::request(&self.chain, tx);
         let view = self.chain.view();
         let at = view.resolve(id)?;
         let ctx = CallContext {

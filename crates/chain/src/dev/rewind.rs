@@ -23,6 +23,10 @@ pub fn view_at_store_head(chain: &ChainState) -> ChainResult<ChainView> {
 /// the node was started with (a store keeps no alloc). `None`: the node was started on a
 /// datadir of another chain without its genesis file, so it cannot be reset.
 pub fn genesis_source(chain: &ChainState, is_dev: bool) -> Option<GenesisSource> {
+    // A fork resets to its fork block (its cache of the upstream's state is kept).
+    if chain.config().fork.is_some() {
+        return chain.store().fork_point().ok().flatten().map(|p| GenesisSource::Fork(Box::new(p)));
+    }
     match (&chain.config().genesis, &chain.config().genesis_file) {
         (Some(json), _) => Some(GenesisSource::Json(json.clone())),
         (None, Some(path)) => Some(GenesisSource::File(path.clone())),

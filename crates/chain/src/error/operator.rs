@@ -73,6 +73,8 @@ pub enum ConfigError {
          the same genesis"
     )]
     OtherChain(B256),
+    #[error("the datadir holds a chain that is not a fork: start it without --fork-url, or use another datadir")]
+    NotAFork,
     #[error("the fork choice needs finalized <= safe <= head, got finalized {finalized}, safe {safe}, head {head}")]
     ForkChoice { safe: u64, finalized: u64, head: u64 },
     #[error("nothing to export from {from} to {to}: the store holds blocks 0 to {head}")]

@@ -10,10 +10,11 @@ use alloy_genesis::Genesis;
 use super::stream::read_genesis;
 use super::{dev_genesis, genesis_header};
 use crate::error::{Cause, ChainResult, ConfigError, InternalError};
+use crate::fork::ForkPoint;
 use crate::spec::ChainSpec;
 use crate::store::genesis::GenesisWriter;
 use crate::store::genesis::{AllocAccount, AllocSink};
-use crate::store::Store;
+use crate::store::{Store, META_FORK};
 use alloy_primitives::B256;
 
 /// Where the genesis comes from.
@@ -24,6 +25,8 @@ pub enum GenesisSource {
     Json(String),
     /// A genesis.json file, read by streaming.
     File(PathBuf),
+    /// A forked chain (`--fork-url`): the upstream's fork block is the first block.
+    Fork(Box<ForkPoint>),
 }
 
 pub struct OpenedGenesis {
@@ -41,7 +44,8 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
             let stored: Genesis =
                 serde_json::from_str(&stored).map_err(|e| InternalError::CorruptGenesisSpec(Cause::new(e)))?;
             let configured = match source {
-                GenesisSource::Dev => None,
+                // The node checks the stored fork against the configured one (node.rs).
+                GenesisSource::Dev | GenesisSource::Fork(_) => None,
                 GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
                 GenesisSource::File(path) => Some(read_genesis(open(path)?, None)?),
             };
@@ -65,6 +69,9 @@ fn open(path: &PathBuf) -> ChainResult<File> {
 
 fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
     let mut writer = GenesisWriter::new(store)?;
+    if let GenesisSource::Fork(point) = source {
+        return seed_fork(point, writer);
+    }
     let genesis = match source {
         GenesisSource::Dev => {
             let genesis = dev_genesis();
@@ -73,6 +80,7 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         }
         GenesisSource::Json(json) => read_genesis(json.as_bytes(), Some(&mut writer))?,
         GenesisSource::File(path) => read_genesis(open(path)?, Some(&mut writer))?,
+        GenesisSource::Fork(_) => unreachable!("seeded above"),
     };
     let spec_json = serde_json::to_string(&genesis).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
     let spec = ChainSpec::new(genesis);
@@ -85,6 +93,49 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         crate::log::info("genesis", "genesis imported", fields);
     }
     Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev) })
+}
+
+/// A fork's first block is the upstream's fork block, header verbatim (its hash is the
+/// upstream's), over no local state: every account comes from the upstream until written.
+fn seed_fork(point: &ForkPoint, writer: GenesisWriter) -> ChainResult<OpenedGenesis> {
+    let genesis = fork_genesis(point);
+    let spec_json = serde_json::to_string(&genesis).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
+    let record = serde_json::to_vec(point).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
+    writer.finish_with_meta(&point.header, point.hash, &spec_json, &[(META_FORK, &record)])?;
+    Ok(OpenedGenesis { spec: ChainSpec::new(genesis), hash: point.hash, is_dev: false })
+}
+
+/// The rules of a fork: the upstream's chain id, and the forks its header shows active
+/// (an upstream does not publish its schedule over JSON-RPC; anvil assumes the latest too).
+pub fn fork_genesis(point: &ForkPoint) -> Genesis {
+    let h = &point.header;
+    let mut config = dev_genesis().config;
+    config.chain_id = point.chain_id;
+    if h.requests_hash.is_none() {
+        config.prague_time = None;
+    }
+    if h.excess_blob_gas.is_none() {
+        config.cancun_time = None;
+    }
+    if h.withdrawals_root.is_none() {
+        config.shanghai_time = None;
+    }
+    Genesis {
+        config,
+        nonce: u64::from_be_bytes(h.nonce.0),
+        timestamp: h.timestamp,
+        extra_data: h.extra_data.clone(),
+        gas_limit: h.gas_limit,
+        difficulty: h.difficulty,
+        mix_hash: h.mix_hash,
+        coinbase: h.beneficiary,
+        base_fee_per_gas: h.base_fee_per_gas.map(u128::from),
+        excess_blob_gas: h.excess_blob_gas,
+        blob_gas_used: h.blob_gas_used,
+        number: Some(h.number),
+        parent_hash: Some(h.parent_hash),
+        ..Default::default()
+    }
 }
 
 /// Hands an in-memory alloc to a sink (the embedded dev chain, tests).

@@ -201,7 +201,18 @@ impl GenesisWriter {
     }
 
     /// Writes block 0 and the genesis spec, and commits everything.
-    pub fn finish(mut self, header: &Header, hash: B256, spec_json: &str) -> ChainResult<()> {
+    pub fn finish(self, header: &Header, hash: B256, spec_json: &str) -> ChainResult<()> {
+        self.finish_with_meta(header, hash, spec_json, &[])
+    }
+
+    /// `finish`, with `meta` entries in the same transaction (a fork's record).
+    pub fn finish_with_meta(
+        mut self,
+        header: &Header,
+        hash: B256,
+        spec_json: &str,
+        extra: &[(&str, &[u8])],
+    ) -> ChainResult<()> {
         self.fold()?;
         write_block(
             &self.txn,
@@ -220,6 +231,9 @@ impl GenesisWriter {
         let mut meta = self.txn.open_table(META)?;
         meta.insert(META_SPEC, spec_json.as_bytes())?;
         meta.insert(META_LIVE_BYTES, (self.tally.0.max(0) as u64).to_be_bytes().as_slice())?;
+        for (key, value) in extra {
+            meta.insert(*key, *value)?;
+        }
         drop(meta);
         self.txn.commit()?;
         Ok(())

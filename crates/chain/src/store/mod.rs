@@ -12,6 +12,7 @@
 pub mod change_sets;
 pub mod codec;
 mod fork_choice;
+mod fork_side;
 pub mod genesis;
 mod history;
 mod in_flight;
@@ -33,6 +34,7 @@ use alloy_rlp::Encodable;
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 
 pub use codec::{StoredBody, StoredReceipts};
+pub use fork_side::{Upstream, META_FORK};
 pub(crate) use history::META_HISTORY_FROM;
 use history::{KeyList, Tally, HISTORY_KEYS};
 pub use in_flight::InFlightBlock;
@@ -106,6 +108,8 @@ pub struct Store {
     keep_change_sets: AtomicBool,
     /// `--history-blocks`: keep this many blocks of history (0: everything, an archive).
     history_blocks: AtomicU64,
+    /// A forked chain's upstream: answers for the state never written locally.
+    upstream: parking_lot::RwLock<Option<Upstream>>,
 }
 
 impl Store {
@@ -145,7 +149,13 @@ impl Store {
         let txn = db.begin_write()?;
         create_tables(&txn)?;
         txn.commit()?;
-        Ok(Self { db, backing, keep_change_sets: Default::default(), history_blocks: AtomicU64::new(0) })
+        Ok(Self {
+            db,
+            backing,
+            keep_change_sets: Default::default(),
+            history_blocks: AtomicU64::new(0),
+            upstream: Default::default(),
+        })
     }
 
     /// `--history-blocks`: from now on keep the last `blocks` blocks of history and prune
@@ -183,7 +193,7 @@ impl Store {
 
     /// A consistent read view of everything committed so far.
     pub fn snapshot(&self) -> ChainResult<Arc<StoreSnapshot>> {
-        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?))
+        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_upstream(self.upstream())))
     }
 
     /// A snapshot of everything committed so far with `tip`, the sealed block being
@@ -195,7 +205,7 @@ impl Store {
     /// A snapshot of everything committed so far with `tips`, sealed blocks still being
     /// committed (consecutive, oldest first), on top.
     pub fn snapshot_with_tips(&self, tips: Vec<Arc<InFlightBlock>>) -> ChainResult<Arc<StoreSnapshot>> {
-        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_tips(tips)))
+        Ok(Arc::new(StoreSnapshot::new(self.db.begin_read()?)?.with_upstream(self.upstream()).with_tips(tips)))
     }
 
     /// The genesis hash the store was created with, if any block was written.

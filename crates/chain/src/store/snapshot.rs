@@ -15,6 +15,7 @@ use super::codec::{self, StoredBody, StoredReceipts};
 use super::in_flight::InFlightBlock;
 use super::*;
 use crate::changes::AccountState;
+use crate::error::{UpstreamError, UpstreamFailure};
 
 pub struct StoreSnapshot {
     head: Option<u64>,
@@ -36,6 +37,8 @@ pub struct StoreSnapshot {
     history_from: u64,
     /// The sealed blocks after `head` that the committer is writing, oldest first.
     tips: Vec<Arc<InFlightBlock>>,
+    /// A forked chain's upstream, for what the tables never held.
+    upstream: Option<Upstream>,
 }
 
 impl StoreSnapshot {
@@ -61,7 +64,26 @@ impl StoreSnapshot {
             codes: txn.open_table(CODES)?,
             history_from,
             tips: Vec::new(),
+            upstream: None,
         })
+    }
+
+    pub(super) fn with_upstream(mut self, upstream: Option<Upstream>) -> Self {
+        self.upstream = upstream;
+        self
+    }
+
+    /// A forked chain's upstream, when reads at `block` may fall through to it; a read
+    /// before the fork block is refused (the upstream's history is not served here).
+    fn upstream_at(&self, block: u64) -> ChainResult<Option<&Upstream>> {
+        match &self.upstream {
+            Some(u) if block < u.fork_block => Err(UpstreamError {
+                upstream: u.source.upstream(),
+                failure: UpstreamFailure::BeforeFork { block, fork: u.fork_block },
+            }
+            .into()),
+            other => Ok(other.as_ref()),
+        }
     }
 
     /// This snapshot with `tips` (consecutive, oldest first) on top. Their commits may
@@ -161,7 +183,10 @@ impl StoreSnapshot {
         let mut range = self.accounts.range::<&[u8; 28]>(&from..=&to)?;
         match range.next_back() {
             Some(entry) => Ok(codec::decode_account(entry?.1.value())),
-            None => Ok(None),
+            None => match self.upstream_at(block)? {
+                Some(u) => u.source.account(address),
+                None => Ok(None),
+            },
         }
     }
 
@@ -176,7 +201,10 @@ impl StoreSnapshot {
         let mut range = self.storage.range::<&[u8; 60]>(&from..=&to)?;
         match range.next_back() {
             Some(entry) => Ok(U256::from_be_bytes(*entry?.1.value())),
-            None => Ok(U256::ZERO),
+            None => match self.upstream_at(block)? {
+                Some(u) => self.upstream_storage(u, address, slot, block),
+                None => Ok(U256::ZERO),
+            },
         }
     }
 
@@ -209,7 +237,42 @@ impl StoreSnapshot {
         if let Some(code) = self.tips.iter().find_map(|t| t.changes.codes.get(hash)) {
             return Ok(Some(code.clone()));
         }
-        Ok(self.codes.get(&hash.0)?.map(|v| Bytes::copy_from_slice(v.value())))
+        match self.codes.get(&hash.0)? {
+            Some(v) => Ok(Some(Bytes::copy_from_slice(v.value()))),
+            None => match &self.upstream {
+                Some(u) => u.source.code(hash),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// A slot never written locally, on a forked chain: the upstream's value, unless the
+    /// account has no code upstream, or it was created or cleared here since the fork
+    /// (then nothing of the upstream's storage is left).
+    fn upstream_storage(&self, u: &Upstream, address: &Address, slot: &U256, block: u64) -> ChainResult<U256> {
+        if LOCAL_RING_BUFFERS.contains(address) || self.local_account_fresh(address, block)? {
+            return Ok(U256::ZERO);
+        }
+        match u.source.account(address)? {
+            Some(a) if a.code_hash != alloy_primitives::KECCAK256_EMPTY => u.source.storage(address, slot),
+            _ => Ok(U256::ZERO),
+        }
+    }
+
+    /// Whether the account's local history (since the fork) started it afresh: it did not
+    /// exist at some point, so the upstream's storage is gone.
+    fn local_account_fresh(&self, address: &Address, block: u64) -> ChainResult<bool> {
+        if self.tips_at(block).any(|t| t.changes.accounts.get(address).is_some_and(|c| c.storage_wiped)) {
+            return Ok(true);
+        }
+        let from = codec::account_key(address, 0);
+        let to = codec::account_key(address, block);
+        for entry in self.accounts.range::<&[u8; 28]>(&from..=&to)? {
+            if codec::decode_account(entry?.1.value()).is_none() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     pub fn header(&self, number: u64) -> ChainResult<Option<Header>> {
@@ -228,7 +291,13 @@ impl StoreSnapshot {
         if let Some(t) = self.tip_numbered(number) {
             return Ok(Some(t.hash));
         }
-        Ok(self.hashes.get(number)?.map(|v| B256::from(*v.value())))
+        match self.hashes.get(number)? {
+            Some(v) => Ok(Some(B256::from(*v.value()))),
+            None => match &self.upstream {
+                Some(u) if number < u.fork_block => u.source.block_hash(number),
+                _ => Ok(None),
+            },
+        }
     }
 
     pub fn block_number(&self, hash: &B256) -> ChainResult<Option<u64>> {
@@ -278,6 +347,13 @@ impl StoreSnapshot {
         }
     }
 }
+
+/// The system contracts whose storage is a ring buffer every block writes a new slot of
+/// (EIP-4788 beacon roots, EIP-2935 block hashes): on a fork they start empty rather than
+/// cost the builder an upstream read per block (and stop it when the upstream is down).
+/// BLOCKHASH does not read them: it asks the upstream for the hashes before the fork.
+const LOCAL_RING_BUFFERS: [Address; 2] =
+    [alloy_eips::eip4788::BEACON_ROOTS_ADDRESS, alloy_eips::eip2935::HISTORY_STORAGE_ADDRESS];
 
 /// The committed trie with in-flight blocks' diffs on top (newest first wins).
 struct TipsTrie<'a> {

@@ -1,0 +1,79 @@
+//! The seam of a forked chain (`--fork-url`): the state the store does not hold comes from
+//! an upstream chain as of the fork block. The chain sees the upstream only through
+//! [`UpstreamState`]; the client (batching, merging, retries, rate limit, cache) lives in
+//! crates/fork. Everything the node writes stays in the store's own tables: the upstream
+//! source answers only for what was never written locally.
+
+use std::fmt;
+use std::sync::Arc;
+
+use alloy_consensus::Header;
+use alloy_primitives::{Address, Bytes, B256, U256};
+
+use crate::changes::AccountState;
+use crate::error::ChainResult;
+
+/// The block a fork starts from, as the upstream described it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ForkPoint {
+    pub chain_id: u64,
+    /// The upstream's header of the fork block, verbatim: the node stores it as its first
+    /// block, so that its own first block's parent hash is the upstream's block hash.
+    pub header: Header,
+    pub hash: B256,
+    /// The upstream's name as errors show it (its URL without credentials).
+    pub upstream: String,
+}
+
+/// What a call, estimate or transaction is about to run, for a guess at what it touches.
+#[derive(Clone, Debug, Default)]
+pub struct PrefetchCall {
+    pub from: Option<Address>,
+    pub to: Option<Address>,
+    pub value: U256,
+    pub input: Bytes,
+}
+
+/// The state of the upstream chain at the fork block. Called on the thread that needs the
+/// value (the EVM's, or a reader's): an implementation blocks until it has the answer or a
+/// typed failure (`ChainError::Upstream`), never longer than its own timeout and retries.
+pub trait UpstreamState: Send + Sync {
+    /// The upstream's name as errors and the store's fork record show it.
+    fn upstream(&self) -> String;
+    /// The block number asked for (`--fork-block-number`); `None`: the upstream's latest.
+    fn configured_block(&self) -> Option<u64>;
+    /// Asks the upstream for its chain id and the fork block's header.
+    fn fork_point(&self) -> ChainResult<ForkPoint>;
+    /// From now on reads are at `point`, and what arrives is kept in `cache`.
+    fn attach(&self, point: &ForkPoint, cache: Arc<dyn ForkCache>);
+    /// The account at the fork block; `None` when it is empty (no nonce, balance or code).
+    fn account(&self, address: &Address) -> ChainResult<Option<AccountState>>;
+    fn storage(&self, address: &Address, slot: &U256) -> ChainResult<U256>;
+    /// Code by hash, for accounts this source answered for.
+    fn code(&self, hash: &B256) -> ChainResult<Option<Bytes>>;
+    /// The hash of a block before the fork block (BLOCKHASH).
+    fn block_hash(&self, number: u64) -> ChainResult<Option<B256>>;
+    /// Fetches, in as few requests as it can, what `call` will probably read. Failures are
+    /// not reported: the reads themselves ask again and report.
+    fn prefetch(&self, call: &PrefetchCall);
+    /// Fetches these accounts and slots in one batch, when not known yet (what every block
+    /// touches, read before the first block is built). Failures are not reported.
+    fn warm(&self, accounts: &[Address], slots: &[(Address, U256)]);
+}
+
+/// Where an upstream source keeps what it fetched: a namespace of the node's store (or of
+/// its memory, with `--ephemeral`), never mixed with the chain's own state.
+pub trait ForkCache: Send + Sync {
+    fn get(&self, key: &[u8]) -> ChainResult<Option<Vec<u8>>>;
+    fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> ChainResult<()>;
+}
+
+/// The configured upstream, carried in `ChainConfig`.
+#[derive(Clone)]
+pub struct ForkSource(pub Arc<dyn UpstreamState>);
+
+impl fmt::Debug for ForkSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ForkSource({})", self.0.upstream())
+    }
+}

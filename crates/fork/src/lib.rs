@@ -1,0 +1,233 @@
+//! preconf-fork: a forked chain's upstream (`--fork-url`). The chain asks for state
+//! through `preconf_chain::fork::UpstreamState`; this crate answers from memory, the
+//! node's store (the cache) or the upstream, in JSON-RPC batches: an account's balance,
+//! nonce and code in one request, a call's guessed reads (`eth_createAccessList` at the
+//! fork block) all in one, identical reads in flight merged, every request under the
+//! rate limit, the timeout and the retries (docs/fork.md).
+
+mod keys;
+mod limit;
+mod state;
+mod transport;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
+use parking_lot::Mutex;
+use preconf_chain::changes::AccountState;
+use preconf_chain::error::{ChainResult, UpstreamError};
+use preconf_chain::fork::{ForkCache, ForkPoint, PrefetchCall, UpstreamState};
+use serde_json::{json, Value};
+
+use keys::{malformed, read, Answer, Key};
+use state::State;
+use transport::{Call, Transport};
+
+pub use transport::upstream_name;
+
+/// The fork's settings (anvil's flags).
+#[derive(Clone, Debug)]
+pub struct ForkOptions {
+    pub url: String,
+    /// `--fork-block-number`; `None`: the upstream's latest at start.
+    pub block: Option<u64>,
+    /// `--fork-chain-id`: the chain id without asking the upstream.
+    pub chain_id: Option<u64>,
+    /// `--fork-retries`: attempts after the first.
+    pub retries: u32,
+    /// `--fork-retry-backoff`: the wait before the first retry (doubling after).
+    pub retry_backoff_ms: u64,
+    /// `--compute-units-per-second`; `None`: no limit (`--no-rate-limit`).
+    pub compute_units_per_second: Option<u64>,
+    /// One request's budget.
+    pub timeout_ms: u64,
+    /// `--fork-header KEY:VALUE`, sent with every request.
+    pub headers: Vec<(String, String)>,
+    /// Keep what was fetched in the node's store (off: `--no-storage-caching`).
+    pub cache: bool,
+}
+
+impl ForkOptions {
+    /// anvil's defaults for `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            block: None,
+            chain_id: None,
+            retries: 5,
+            retry_backoff_ms: 1000,
+            compute_units_per_second: Some(330),
+            timeout_ms: 45_000,
+            headers: Vec::new(),
+            cache: true,
+        }
+    }
+}
+
+pub struct ForkClient {
+    options: ForkOptions,
+    state: State,
+    /// Calls whose reads were prefetched this run (the cache keeps them across runs).
+    prefetched: Mutex<HashSet<B256>>,
+}
+
+impl ForkClient {
+    pub fn new(options: ForkOptions) -> Result<Self, UpstreamError> {
+        let transport = Transport::new(&options)?;
+        Ok(Self { options, state: State::new(transport), prefetched: Default::default() })
+    }
+
+    /// HTTP requests sent to the upstream so far (each a batch).
+    pub fn requests(&self) -> u64 {
+        self.state.transport().requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn fail(&self, f: preconf_chain::error::UpstreamFailure) -> preconf_chain::ChainError {
+        self.state.transport().error(f).into()
+    }
+}
+
+impl UpstreamState for ForkClient {
+    fn upstream(&self) -> String {
+        self.state.transport().name().to_string()
+    }
+
+    fn configured_block(&self) -> Option<u64> {
+        self.options.block
+    }
+
+    fn fork_point(&self) -> ChainResult<ForkPoint> {
+        let block = self.options.block.map_or_else(|| "latest".to_string(), |n| format!("{n:#x}"));
+        let mut calls = vec![Call::new("eth_getBlockByNumber", json!([block, false]))];
+        if self.options.chain_id.is_none() {
+            calls.push(Call::new("eth_chainId", json!([])));
+        }
+        let mut answers = self.state.transport().batch(&calls)?.into_iter();
+        let block: Value = answers.next().expect("one per call").map_err(|f| self.fail(f))?;
+        let chain_id = match self.options.chain_id {
+            Some(id) => id,
+            None => {
+                let id: U256 = read("eth_chainId", &answers.next().expect("one per call").map_err(|f| self.fail(f))?)
+                    .map_err(|f| self.fail(f))?;
+                id.try_into().map_err(|e| self.fail(malformed("eth_chainId", e)))?
+            }
+        };
+        if block.is_null() {
+            let reason = format!("block {} does not exist upstream", self.options.block.unwrap_or_default());
+            return Err(self.fail(malformed("eth_getBlockByNumber", reason)));
+        }
+        let header: alloy_rpc_types_eth::Header = read("eth_getBlockByNumber", &block).map_err(|f| self.fail(f))?;
+        Ok(ForkPoint { chain_id, hash: header.hash, header: header.inner, upstream: self.upstream() })
+    }
+
+    fn attach(&self, point: &ForkPoint, cache: Arc<dyn ForkCache>) {
+        self.state.attach(point.header.number, self.options.cache.then_some(cache));
+    }
+
+    fn account(&self, address: &Address) -> ChainResult<Option<AccountState>> {
+        match self.state.get(Key::Account(*address))? {
+            Answer::Account(a, _) => Ok(a),
+            _ => unreachable!("an account key answers an account"),
+        }
+    }
+
+    fn storage(&self, address: &Address, slot: &U256) -> ChainResult<U256> {
+        match self.state.get(Key::Slot(*address, *slot))? {
+            Answer::Slot(v) => Ok(v),
+            _ => unreachable!("a slot key answers a slot"),
+        }
+    }
+
+    fn code(&self, hash: &B256) -> ChainResult<Option<Bytes>> {
+        Ok(self.state.code(hash))
+    }
+
+    fn block_hash(&self, number: u64) -> ChainResult<Option<B256>> {
+        match self.state.get(Key::BlockHash(number))? {
+            Answer::BlockHash(h) => Ok(h),
+            _ => unreachable!("a block hash key answers a block hash"),
+        }
+    }
+
+    fn warm(&self, accounts: &[Address], slots: &[(Address, U256)]) {
+        self.warm_keys(accounts, slots);
+    }
+
+    /// One `eth_createAccessList` at the fork block for what the call touches, then one
+    /// batch for all of it that is not known yet. Once per distinct call: a repeat (or a
+    /// restart, through the cache's marker) asks nothing.
+    fn prefetch(&self, call: &PrefetchCall) {
+        let id = call_id(call);
+        let mut marker = vec![b'p'];
+        marker.extend_from_slice(id.as_slice());
+        if self.prefetched.lock().contains(&id) || self.state.prefetched(&marker) {
+            return;
+        }
+        let mut keys: Vec<Key> = call.from.iter().chain(call.to.iter()).map(|a| Key::Account(*a)).collect();
+        let cold = keys.iter().any(|k| !self.state.known(k));
+        let mut request = json!({ "value": call.value, "input": call.input });
+        if let Some(from) = call.from {
+            request["from"] = json!(from);
+        }
+        if let Some(to) = call.to {
+            request["to"] = json!(to);
+        }
+        // A warm target whose call was never seen still gets the guess: its slots may be cold.
+        let guess = Call::new("eth_createAccessList", json!([request, self.state.block()]));
+        if let Ok(mut answers) = self.state.transport().batch(&[guess]) {
+            if let Some(Ok(result)) = answers.pop() {
+                keys.extend(access_list_keys(&result));
+            }
+        } else if !cold {
+            return;
+        }
+        if self.state.resolve(&keys).is_ok() {
+            self.prefetched.lock().insert(id);
+            self.state.mark_prefetched(marker);
+        }
+    }
+}
+
+impl ForkClient {
+    fn warm_keys(&self, accounts: &[Address], slots: &[(Address, U256)]) {
+        let keys: Vec<Key> =
+            accounts.iter().map(|a| Key::Account(*a)).chain(slots.iter().map(|(a, s)| Key::Slot(*a, *s))).collect();
+        let _ = self.state.resolve(&keys);
+    }
+}
+
+/// The accounts and slots of an `eth_createAccessList` answer.
+fn access_list_keys(result: &Value) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for item in result["accessList"].as_array().into_iter().flatten() {
+        let Ok(address) = Address::deserialize_from(&item["address"]) else { continue };
+        keys.push(Key::Account(address));
+        for slot in item["storageKeys"].as_array().into_iter().flatten() {
+            if let Ok(slot) = B256::deserialize_from(slot) {
+                keys.push(Key::Slot(address, U256::from_be_bytes(slot.0)));
+            }
+        }
+    }
+    keys
+}
+
+trait FromJson: Sized {
+    fn deserialize_from(v: &Value) -> Result<Self, serde_json::Error>;
+}
+
+impl<T: serde::de::DeserializeOwned> FromJson for T {
+    fn deserialize_from(v: &Value) -> Result<Self, serde_json::Error> {
+        T::deserialize(v)
+    }
+}
+
+/// A call's identity for the prefetch marker.
+fn call_id(call: &PrefetchCall) -> B256 {
+    let mut bytes = Vec::with_capacity(72 + call.input.len());
+    bytes.extend_from_slice(call.from.unwrap_or_default().as_slice());
+    bytes.extend_from_slice(call.to.unwrap_or_default().as_slice());
+    bytes.extend_from_slice(&call.value.to_be_bytes::<32>());
+    bytes.extend_from_slice(&call.input);
+    keccak256(bytes)
+}

@@ -1,0 +1,223 @@
+//! What the node knows of the upstream's state: everything fetched this run in memory,
+//! the cache behind it, and the requests in flight. A key asked for by several threads at
+//! once is fetched once: the others wait for its answer (or its failure).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use alloy_primitives::{Bytes, B256};
+use parking_lot::{Condvar, Mutex, RwLock};
+use preconf_chain::error::{UpstreamError, UpstreamFailure};
+use preconf_chain::fork::ForkCache;
+
+use crate::keys::{code_key, Answer, Key};
+use crate::transport::{Call, Transport};
+
+type Outcome = Result<Answer, UpstreamError>;
+/// The fork block (hex) reads are at, and the cache (absent: `--no-storage-caching`).
+type At = Option<(String, Option<Arc<dyn ForkCache>>)>;
+
+#[derive(Default)]
+struct Waiter {
+    outcome: Mutex<Option<Outcome>>,
+    done: Condvar,
+}
+
+impl Waiter {
+    fn wait(&self) -> Outcome {
+        let mut outcome = self.outcome.lock();
+        while outcome.is_none() {
+            self.done.wait(&mut outcome);
+        }
+        outcome.clone().expect("set")
+    }
+
+    fn finish(&self, outcome: Outcome) {
+        *self.outcome.lock() = Some(outcome);
+        self.done.notify_all();
+    }
+}
+
+#[derive(Default)]
+struct Memory {
+    values: HashMap<Key, Answer>,
+    codes: HashMap<B256, Bytes>,
+    in_flight: HashMap<Key, Arc<Waiter>>,
+}
+
+pub struct State {
+    transport: Transport,
+    memory: Mutex<Memory>,
+    /// Set by `attach`: the fork block (hex) the reads are at, and the cache.
+    at: RwLock<At>,
+}
+
+impl State {
+    pub fn new(transport: Transport) -> Self {
+        Self { transport, memory: Default::default(), at: Default::default() }
+    }
+
+    pub fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    pub fn attach(&self, block: u64, cache: Option<Arc<dyn ForkCache>>) {
+        *self.memory.lock() = Memory::default();
+        *self.at.write() = Some((format!("{block:#x}"), cache));
+    }
+
+    pub fn block(&self) -> String {
+        self.at.read().as_ref().map(|(b, _)| b.clone()).unwrap_or_else(|| "latest".into())
+    }
+
+    fn cache(&self) -> Option<Arc<dyn ForkCache>> {
+        self.at.read().as_ref().and_then(|(_, c)| c.clone())
+    }
+
+    /// The answer for `key`: from memory, the cache, a request in flight, or the upstream.
+    pub fn get(&self, key: Key) -> Outcome {
+        loop {
+            let waiter = {
+                let memory = self.memory.lock();
+                if let Some(v) = memory.values.get(&key) {
+                    return Ok(v.clone());
+                }
+                memory.in_flight.get(&key).cloned()
+            };
+            match waiter {
+                Some(w) => return w.wait(),
+                None => self.resolve(&[key])?,
+            }
+        }
+    }
+
+    /// Whether `key` is known without asking the upstream (memory or cache).
+    pub fn known(&self, key: &Key) -> bool {
+        if self.memory.lock().values.contains_key(key) {
+            return true;
+        }
+        self.cached(key).is_some()
+    }
+
+    /// Fetches every key of `keys` nobody holds or fetches yet: the cache first, then the
+    /// upstream in one batch (chunked). Keys others are fetching are left to them.
+    pub fn resolve(&self, keys: &[Key]) -> Result<(), UpstreamError> {
+        let mut owned = Vec::new();
+        {
+            let mut memory = self.memory.lock();
+            for key in keys {
+                if memory.values.contains_key(key) || memory.in_flight.contains_key(key) {
+                    continue;
+                }
+                let waiter = Arc::new(Waiter::default());
+                memory.in_flight.insert(*key, waiter.clone());
+                owned.push((*key, waiter));
+            }
+        }
+        let mut missing = Vec::new();
+        for (key, waiter) in owned {
+            match self.cached(&key) {
+                Some(answer) => self.settle(key, &waiter, Ok(answer)),
+                None => missing.push((key, waiter)),
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let block = self.block();
+        let per_key: Vec<Vec<Call>> = missing.iter().map(|(k, _)| k.calls(&block)).collect();
+        let calls: Vec<Call> = per_key.iter().flatten().cloned().collect();
+        match self.transport.batch(&calls) {
+            Ok(answers) => {
+                let mut answers = answers.into_iter();
+                let mut fresh = Vec::new();
+                let mut first_failure = None;
+                for ((key, waiter), calls) in missing.into_iter().zip(per_key) {
+                    // Taken whole before looking at them: the next key's answers follow.
+                    let taken: Vec<_> = answers.by_ref().take(calls.len()).collect();
+                    let results: Result<Vec<_>, UpstreamFailure> = taken.into_iter().collect();
+                    let outcome = results.and_then(|r| key.answer(r)).map_err(|f| self.transport.error(f));
+                    match &outcome {
+                        Ok(answer) => fresh.push((key, answer.clone())),
+                        Err(e) => {
+                            first_failure.get_or_insert_with(|| e.clone());
+                        }
+                    }
+                    self.settle(key, &waiter, outcome);
+                }
+                self.write_cache(&fresh);
+                first_failure.map_or(Ok(()), Err)
+            }
+            Err(e) => {
+                for (key, waiter) in missing {
+                    self.settle(key, &waiter, Err(e.clone()));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Hands the outcome to the waiters; an answer stays in memory, a failure does not (the
+    /// next read asks again: the upstream may be back).
+    fn settle(&self, key: Key, waiter: &Waiter, outcome: Outcome) {
+        {
+            let mut memory = self.memory.lock();
+            if let Ok(answer) = &outcome {
+                if let Answer::Account(Some(a), Some(code)) = answer {
+                    memory.codes.insert(a.code_hash, code.clone());
+                }
+                memory.values.insert(key, answer.clone());
+            }
+            memory.in_flight.remove(&key);
+        }
+        waiter.finish(outcome);
+    }
+
+    fn cached(&self, key: &Key) -> Option<Answer> {
+        let bytes = self.cache()?.get(&key.cache_key()).ok()??;
+        Answer::decode(key, &bytes)
+    }
+
+    /// Written as the answers arrive, in one transaction per batch. A failed write is not
+    /// the request's failure: the value is in memory and would only be fetched again.
+    fn write_cache(&self, fresh: &[(Key, Answer)]) {
+        let Some(cache) = self.cache() else { return };
+        let mut entries = Vec::with_capacity(fresh.len());
+        for (key, answer) in fresh {
+            entries.push((key.cache_key(), answer.encode()));
+            if let Answer::Account(Some(a), Some(code)) = answer {
+                entries.push((code_key(&a.code_hash), code.to_vec()));
+            }
+        }
+        if entries.is_empty() {
+            return;
+        }
+        if let Err(e) = cache.put(&entries) {
+            preconf_chain::log::warn(
+                "fork",
+                "could not cache upstream state",
+                serde_json::json!({ "error": e.to_string() }),
+            );
+        }
+    }
+
+    pub fn code(&self, hash: &B256) -> Option<Bytes> {
+        if let Some(code) = self.memory.lock().codes.get(hash) {
+            return Some(code.clone());
+        }
+        let code = Bytes::from(self.cache()?.get(&code_key(hash)).ok()??);
+        self.memory.lock().codes.insert(*hash, code.clone());
+        Some(code)
+    }
+
+    /// Marks (in memory and cache) a call whose touched state was prefetched.
+    pub fn prefetched(&self, marker: &[u8]) -> bool {
+        self.cache().and_then(|c| c.get(marker).ok().flatten()).is_some()
+    }
+
+    pub fn mark_prefetched(&self, marker: Vec<u8>) {
+        if let Some(cache) = self.cache() {
+            let _ = cache.put(&[(marker, Vec::new())]);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+// A loopback proxy in front of a fork's upstream, run as its own process (a forked node
+// blocks its thread on upstream reads, so the proxy must not share its event loop).
+// Counts the requests and JSON-RPC calls it forwards, and can delay, stall, answer 429
+// or drop them. Control: POST /__control {mode, delayMs, fail}, GET /__stats, POST /__reset.
+//
+//   node upstream-proxy.mjs UPSTREAM_URL   (prints "listening PORT")
+
+import { createServer } from 'node:http';
+
+const upstream = process.argv[2];
+let mode = 'pass'; // pass | stall | 429 | drop
+let delayMs = Number(process.argv[3] ?? 0);
+let fail = 0; // answer the next N requests with 429, then pass
+let stats = { requests: 0, calls: 0, methods: {} };
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', async () => {
+    const body = Buffer.concat(chunks).toString();
+    if (req.url === '/__stats') return void res.end(JSON.stringify(stats));
+    if (req.url === '/__reset') {
+      stats = { requests: 0, calls: 0, methods: {} };
+      return void res.end('{}');
+    }
+    if (req.url === '/__control') {
+      const c = JSON.parse(body);
+      mode = c.mode ?? mode;
+      delayMs = c.delayMs ?? delayMs;
+      fail = c.fail ?? fail;
+      return void res.end('{}');
+    }
+    stats.requests += 1;
+    let parsed;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      parsed = [];
+    }
+    for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
+      stats.calls += 1;
+      stats.methods[call.method] = (stats.methods[call.method] ?? 0) + 1;
+    }
+    if (mode === 'stall') return; // never answers
+    if (mode === 'drop') return void req.socket.destroy();
+    if (mode === '429' || fail > 0) {
+      if (fail > 0) fail -= 1;
+      res.writeHead(429, { 'content-type': 'text/plain' });
+      return void res.end('Too Many Requests');
+    }
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    try {
+      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const text = await answer.text();
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(text);
+    } catch (e) {
+      res.writeHead(502);
+      res.end(String(e));
+    }
+  });
+});
+
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));

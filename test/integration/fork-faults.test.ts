@@ -1,0 +1,94 @@
+// A fork's upstream that stalls, answers 429 or goes away: every request that needs it
+// fails in bounded time with a JSON-RPC error naming the upstream, nothing is cached from
+// the failure, and the node answers again once the upstream does.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
+
+let anvil: Anvil;
+let proxy: UpstreamProxy;
+let t: TestNode;
+
+const cold = (i: number) => `0x${(0xc0_1d00 + i).toString(16).padStart(40, '0')}`;
+const funded = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  proxy = await startUpstreamProxy(anvil.url);
+  t = await startTestNode({
+    configure: (cfg) => {
+      cfg.chain.forkUrl = proxy.url;
+      cfg.chain.forkTimeoutMs = 400;
+      cfg.chain.forkRetries = 2;
+      cfg.chain.forkRetryBackoffMs = 20;
+      cfg.chain.dev = true;
+      cfg.chain.blockTimeMs = 200;
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+  await proxy?.stop();
+  await anvil?.stop();
+});
+
+describe('a failing fork upstream', () => {
+  it('a stalled upstream times out with an error naming it, and reads recover', async () => {
+    await proxy.control({ mode: 'stall' });
+    const started = Date.now();
+    const r = await rpc(t.node.url, 'eth_getBalance', [cold(1), 'latest']);
+    expect(r.error.code).toBe(-32000);
+    expect(r.error.message).toBe(`fork upstream ${proxy.url} failed: no answer within 400 ms (after 3 attempts)`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await proxy.control({ mode: 'pass' });
+    expect((await rpc(t.node.url, 'eth_getBalance', [cold(1), 'latest'])).result).toBe('0x0');
+    expect((await rpc(t.node.url, 'eth_getBalance', [funded, 'latest'])).result).toBe('0x21e19e0c9bab2400000');
+  });
+
+  it('429s are retried; past the retries they are an error, and calls fail the same way', async () => {
+    await proxy.control({ mode: 'pass', fail: 2 });
+    await proxy.reset();
+    expect((await rpc(t.node.url, 'eth_getTransactionCount', [cold(2), 'latest'])).result).toBe('0x0');
+    expect((await proxy.stats()).requests).toBe(3);
+
+    await proxy.control({ mode: '429' });
+    const r = await rpc(t.node.url, 'eth_getCode', [cold(3), 'latest']);
+    expect(r.error.message).toBe(`fork upstream ${proxy.url} failed: rate limited (HTTP 429) after 3 attempts`);
+    const call = await rpc(t.node.url, 'eth_call', [{ to: cold(4), data: '0x' }, 'latest']);
+    expect(call.error.code).toBe(-32000);
+    expect(call.error.message).toContain(`fork upstream ${proxy.url} failed`);
+    await proxy.control({ mode: 'pass' });
+    expect((await rpc(t.node.url, 'eth_getCode', [cold(3), 'latest'])).result).toBe('0x');
+  });
+
+  it('an upstream that drops connections or is gone gives a transport error', async () => {
+    await proxy.control({ mode: 'drop' });
+    const r = await rpc(t.node.url, 'eth_getBalance', [cold(5), 'latest']);
+    expect(r.error.code).toBe(-32000);
+    expect(r.error.message).toMatch(new RegExp(`^fork upstream ${proxy.url.replace(/\./g, '\\.')} failed: .+ \\(after 3 attempts\\)$`));
+    await proxy.control({ mode: 'pass' });
+    expect((await rpc(t.node.url, 'eth_getBalance', [cold(5), 'latest'])).result).toBe('0x0');
+  });
+});
+
+describe('the test methods on a fork', () => {
+  it('anvil_reset returns to the fork block and the upstream state', async () => {
+    const forkBlock = BigInt((await rpc(anvil.url, 'eth_blockNumber')).result);
+    const target = cold(9);
+    expect((await rpc(t.node.url, 'anvil_setBalance', [target, '0x1234'])).error).toBeUndefined();
+    expect((await rpc(t.node.url, 'eth_getBalance', [target, 'pending'])).result).toBe('0x1234');
+    await vi.waitFor(async () => expect(BigInt((await rpc(t.node.url, 'eth_blockNumber')).result)).toBeGreaterThan(forkBlock + 3n), { timeout: 5_000 });
+    expect((await rpc(t.node.url, 'anvil_reset', [])).error).toBeUndefined();
+    // Back at the fork block (the builder may have sealed one block since).
+    expect(BigInt((await rpc(t.node.url, 'eth_blockNumber')).result)).toBeLessThanOrEqual(forkBlock + 1n);
+    const upstreamHash = (await rpc(anvil.url, 'eth_getBlockByNumber', [`0x${forkBlock.toString(16)}`, false])).result.hash;
+    expect((await rpc(t.node.url, 'eth_getBlockByNumber', [`0x${forkBlock.toString(16)}`, false])).result.hash).toBe(upstreamHash);
+    expect((await rpc(t.node.url, 'eth_getBalance', [target, 'latest'])).result).toBe('0x0');
+    expect((await rpc(t.node.url, 'eth_getBalance', [funded, 'latest'])).result).toBe('0x21e19e0c9bab2400000');
+    // The upstream never saw the local write.
+    expect((await rpc(anvil.url, 'eth_getBalance', [target, 'latest'])).result).toBe('0x0');
+  });
+});

@@ -1,0 +1,146 @@
+// Fork mode against a real upstream on loopback: anvil holding an ERC-20 and a contract
+// that reads many slots, behind a counting proxy (its own process). The forked node must
+// answer as the upstream at the fork block, keep its own writes local, batch its cold
+// reads, and after a restart on the same datadir read its cache instead of the upstream.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem';
+import { foundry } from 'viem/chains';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { contract } from '../helpers/contracts.js';
+import { cast, ok } from '../helpers/foundry.js';
+import { devAccount, rpc } from '../helpers/node.js';
+import { spawnNode, type NodeProcess } from '../helpers/process.js';
+import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
+
+const erc20 = contract('Erc20');
+const slots = contract('Slots');
+const holder = devAccount(0).address;
+const other = devAccount(1).address;
+const stranger = '0x00000000000000000000000000000000000a11ce' as Address;
+
+let anvil: Anvil;
+let proxy: UpstreamProxy;
+let token: Address;
+let reader: Address;
+let forkBlock: bigint;
+let datadir: string;
+
+const upstreamClient = () => createPublicClient({ chain: foundry, transport: http(anvil.url) });
+
+// The real command, so that a restart reopens the store a stopped process released.
+async function forkNode(): Promise<{ url: string; pub: ReturnType<typeof upstreamClient>; proc: NodeProcess }> {
+  const args = ['--fork-url', proxy.url, '--fork-block-number', String(forkBlock), '--datadir', datadir];
+  const proc = await spawnNode([...args, '--preconf-interval-ms', '50', '--block-time-ms', '200']);
+  return { url: proc.url, proc, pub: createPublicClient({ chain: foundry, transport: http(proc.url), pollingInterval: 50 }) };
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  const wallet = createWalletClient({ chain: foundry, transport: http(anvil.url), account: devAccount(0) });
+  const pub = upstreamClient();
+  const t = await wallet.deployContract({ abi: erc20.abi, bytecode: erc20.bytecode, args: [1_000_000n] });
+  token = (await pub.waitForTransactionReceipt({ hash: t })).contractAddress!;
+  const r = await wallet.deployContract({ abi: slots.abi, bytecode: slots.bytecode });
+  reader = (await pub.waitForTransactionReceipt({ hash: r })).contractAddress!;
+  const sent = await wallet.writeContract({ address: token, abi: erc20.abi, functionName: 'transfer', args: [other, 250n] });
+  await pub.waitForTransactionReceipt({ hash: sent });
+  forkBlock = await pub.getBlockNumber();
+  // A block after the fork block: the fork must not see it.
+  const late = await wallet.writeContract({ address: token, abi: erc20.abi, functionName: 'transfer', args: [other, 5n] });
+  await pub.waitForTransactionReceipt({ hash: late });
+  proxy = await startUpstreamProxy(anvil.url);
+  datadir = mkdtempSync(join(tmpdir(), 'preconf-fork-'));
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await anvil?.stop();
+  if (datadir) rmSync(datadir, { recursive: true, force: true });
+});
+
+describe('a fork of a live chain', () => {
+  it('answers as the upstream at the fork block, batches cold reads, keeps writes local, and restarts from its cache', async () => {
+    const up = upstreamClient();
+    const at = { blockNumber: forkBlock };
+    let t = await forkNode();
+    try {
+      const pub = t.pub;
+      expect(await pub.getChainId()).toBe(31337);
+      // The fork block is the upstream's, hash and all.
+      const upBlock = await up.getBlock(at);
+      expect((await pub.getBlock(at)).hash).toBe(upBlock.hash);
+
+      // One cold call that reads 50 slots: the guess and a batch, not 50 requests.
+      await proxy.reset();
+      const sum = await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] });
+      expect(sum).toBe(await up.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n], ...at }));
+      const cold = await proxy.stats();
+      expect(cold.methods.eth_createAccessList).toBe(1);
+      expect(cold.methods.eth_getStorageAt).toBe(50);
+      expect(cold.requests).toBeLessThanOrEqual(3);
+
+      // Accounts, code, storage and token balances as the upstream's at the fork block.
+      for (const a of [holder, other, stranger, token]) {
+        expect(await pub.getBalance({ address: a })).toBe(await up.getBalance({ address: a, ...at }));
+        expect(await pub.getTransactionCount({ address: a })).toBe(await up.getTransactionCount({ address: a, ...at }));
+        expect(await pub.getCode({ address: a })).toBe(await up.getCode({ address: a, ...at }));
+        const balanceOf = { address: token, abi: erc20.abi, functionName: 'balanceOf', args: [a] } as const;
+        expect(await pub.readContract(balanceOf)).toBe(await up.readContract({ ...balanceOf, ...at }));
+      }
+      expect(await pub.getStorageAt({ address: reader, slot: '0x3' })).toBe(await up.getStorageAt({ address: reader, slot: '0x3', ...at }));
+      // A repeat is local: no request.
+      await proxy.reset();
+      await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] });
+      expect((await proxy.stats()).requests).toBe(0);
+
+      // cast reads the forked state too.
+      const castSum = ok(await cast(['call', reader, 'sum(uint256)(uint256)', '10', '--rpc-url', t.url]), 'cast call');
+      expect(BigInt(castSum.split(' ')[0]!)).toBe(await up.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [10n], ...at }));
+
+      // A local ERC-20 transfer, signed by a key funded upstream: it stays here.
+      const upstreamBefore = await up.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [stranger] });
+      const wallet = createWalletClient({ chain: foundry, transport: http(t.url), account: devAccount(0) });
+      const gas = await pub.estimateGas({ account: devAccount(0), to: token, data: encodeTransfer(stranger, 42n) });
+      expect(gas).toBeGreaterThan(21_000n);
+      const hash = await wallet.writeContract({ address: token, abi: erc20.abi, functionName: 'transfer', args: [stranger, 42n] });
+      const receipt = await pub.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+      expect(receipt.blockNumber).toBeGreaterThan(forkBlock);
+      const child = await pub.getBlock({ blockNumber: forkBlock + 1n });
+      expect(child.parentHash).toBe(upBlock.hash);
+      expect(await pub.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [stranger] })).toBe(42n);
+      expect(await up.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [stranger] })).toBe(upstreamBefore);
+      // Reads before the fork block are refused, naming the upstream.
+      const early = await rpc(t.url, 'eth_getBalance', [holder, '0x1']);
+      expect(early.error.code).toBe(-32000);
+      expect(early.error.message).toContain('before the fork block');
+    } finally {
+      await t.proc.kill('SIGTERM');
+    }
+
+    // Restart on the same datadir: the fork block and every value fetched come from the
+    // store; the local transfer is still there.
+    await proxy.reset();
+    t = await forkNode();
+    try {
+      const pub = t.pub;
+      expect(await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] })).toBe(sum50());
+      expect(await pub.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [other] })).toBe(250n);
+      expect(await pub.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [stranger] })).toBe(42n);
+      expect(await pub.getBalance({ address: other })).toBe(await up.getBalance({ address: other, ...at }));
+      expect(await proxy.stats()).toEqual({ requests: 0, calls: 0, methods: {} });
+    } finally {
+      await t.proc.kill('SIGTERM');
+    }
+  }, 120_000);
+});
+
+const sum50 = () => Array.from({ length: 50 }, (_, i) => BigInt(i * 7 + 1)).reduce((a, b) => a + b, 0n);
+
+function encodeTransfer(to: Address, value: bigint): Hex {
+  return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${value.toString(16).padStart(64, '0')}` as Hex;
+}
