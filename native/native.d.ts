@@ -198,7 +198,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternalError' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'upstream' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternalError' | 'simTimeout'
 
 /** Called as `(kind, payload)`; weak, so a queued event never keeps the process alive. */
 export type EventCallback = ((arg0: EventKind, arg1: string) => void)
@@ -441,6 +441,29 @@ export interface NodeOptions {
   minFreeDiskMb?: number
   /** The test methods (`--dev`): absent, on for the embedded dev chain only. */
   dev?: boolean
+  /**
+   * Fork a live chain at `forkBlockNumber` (`--fork-url`, HTTP(S)): its state is read
+   * from there as needed, and this node builds on its block.
+   */
+  forkUrl?: string
+  /** `--fork-block-number`; absent: the upstream's latest at start. */
+  forkBlockNumber?: number
+  /** `--fork-chain-id`: the chain id, without asking the upstream. */
+  forkChainId?: number
+  /** `--fork-retries`: attempts after a failed upstream request (default 5). */
+  forkRetries?: number
+  /** `--fork-retry-backoff`: ms before the first retry, doubling after (default 1000). */
+  forkRetryBackoffMs?: number
+  /** `--fork-timeout-ms`: one upstream request's budget (default 45000). */
+  forkTimeoutMs?: number
+  /** `--compute-units-per-second`: the upstream's rate limit (default 330, none on loopback). */
+  computeUnitsPerSecond?: number
+  /** `--no-rate-limit`. */
+  noRateLimit?: boolean
+  /** `--no-storage-caching`: keep fetched state in memory only, not in the store. */
+  noStorageCaching?: boolean
+  /** `--fork-header KEY:VALUE`, sent with every upstream request. */
+  forkHeaders?: Array<string>
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */
