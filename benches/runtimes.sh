@@ -20,14 +20,16 @@ set -euo pipefail
 rounds=$1; shift
 node20=$(node scripts/ensure-node.mjs 20)
 node24=$(node scripts/ensure-node.mjs 24)
-run() { # LABEL NODE UWS_ALIAS ROUND
+run() { # LABEL NODE UWS_ALIAS ROUND [bench flags]
+  local label=$1 node=$2 alias=$3 round=$4
+  shift 4
   local port=$((18600 + RANDOM % 300))
-  PRECONF_NODE_UWS=$3 taskset -c 0 "$2" bin/preconf-node.cjs --ephemeral --quiet --port "$port" >".bench/runtimes/$1-$4.log" 2>&1 &
+  PRECONF_NODE_UWS=$alias taskset -c 0 "$node" bin/preconf-node.cjs --ephemeral --quiet --port "$port" >".bench/runtimes/$label-$round.log" 2>&1 &
   local pid=$!
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
-  grep -o "Node.js v[0-9.]*, uWebSockets.js [^)]*" ".bench/runtimes/$1-$4.log"
-  taskset -c 1 node --import tsx benches/run.ts --url "http://127.0.0.1:$port" --pid "$pid" --no-build \
-    --only reads,tx --load-cores 1 --out ".bench/runtimes/$1-$4.json" "$@"
+  grep -o "Node.js v[0-9.]*, uWebSockets.js [^)]*" ".bench/runtimes/$label-$round.log"
+  node --import tsx benches/run.ts --url "http://127.0.0.1:$port" --pid "$pid" --no-build \
+    --only reads,tx --load-cores 1 --out ".bench/runtimes/$label-$round.json" "$@"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 for r in $(seq "$rounds"); do
