@@ -20,6 +20,7 @@ function step(name, cmd, args, env = {}) {
 }
 
 step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+step('biome (format and lint of src, test, benches, scripts)', 'npx', ['biome', 'ci', '--colors=off']);
 // The project skips library checks, under which a name native.d.ts does not declare (a
 // stale `ts_type` in the Rust source) would quietly become `any`: check the file alone.
 step('native.d.ts declares what it names', 'npx', ['tsc', '--noEmit', '--strict', '--types', 'node', 'native/native.d.ts']);
@@ -32,8 +33,18 @@ step('clippy', 'cargo', ['clippy', '--release', '--target', host, '--workspace',
 const out = mkdtempSync(join(tmpdir(), 'preconf-dts-'));
 try {
   step('native.d.ts', 'npx', [
-    'napi', 'build', '--platform', '--release', '--manifest-path', 'crates/napi/Cargo.toml',
-    '--output-dir', out, '--no-js', '--no-const-enum', '--dts', 'native.d.ts',
+    'napi',
+    'build',
+    '--platform',
+    '--release',
+    '--manifest-path',
+    'crates/napi/Cargo.toml',
+    '--output-dir',
+    out,
+    '--no-js',
+    '--no-const-enum',
+    '--dts',
+    'native.d.ts',
   ]);
   const fresh = readFileSync(join(out, 'native.d.ts'), 'utf8');
   const committed = readFileSync('native/native.d.ts', 'utf8');

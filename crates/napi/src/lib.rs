@@ -12,7 +12,6 @@ mod calls;
 mod dev;
 mod events;
 mod failure;
-mod fork_options;
 pub mod import;
 mod log;
 mod metrics;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use preconf_chain::fork::ForkSource;
 use preconf_fork::{ForkClient, ForkOptions};
 
-use crate::options::NodeOptions;
+use super::NodeOptions;
 
 /// The upstream source of a forked chain, when `forkUrl` is set.
 pub fn fork_source(o: &NodeOptions) -> napi::Result<Option<ForkSource>> {

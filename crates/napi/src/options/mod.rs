@@ -1,6 +1,8 @@
 //! Node settings as they cross the boundary: every field optional, so that the chain's
 //! own defaults (`ChainConfig::default`) are the only ones.
 
+mod fork;
+
 use napi_derive::napi;
 use preconf_chain::{ChainConfig, Profile as ChainProfile};
 
@@ -97,7 +99,7 @@ impl NodeOptions {
                 .map_err(|_| napi::Error::from_reason(format!("gasCap must not be negative, got {g}")))?,
             None => d.gas_cap,
         };
-        let fork = crate::fork_options::fork_source(&self)?;
+        let fork = fork::fork_source(&self)?;
         Ok(ChainConfig {
             fork,
             datadir: self.datadir.map(Into::into),
