@@ -83,7 +83,9 @@ if (values.child) {
     load.push(loadavg()[0]!);
   }
   const med = (d: string) => percentile(rates.get(d)!, 50);
-  console.log(`${method}, ${values.rounds} rounds × ${values.seconds} s, ${values.inflight} in flight, pinned to core ${values.core}; load average (1 min) ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
+  console.log(
+    `${method}, ${values.rounds} rounds × ${values.seconds} s, ${values.inflight} in flight, pinned to core ${values.core}; load average (1 min) ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
+  );
   console.log('| build | req/s median (min–max) | ÷ first |');
   console.log('|---|---|---|');
   for (const d of dirs) {

@@ -37,7 +37,18 @@ async function signTransfers(): Promise<string> {
   const raws: Hex[] = [];
   for (const s of senders) {
     for (let n = 0; n < TXS / senders.length; n++) {
-      raws.push(await s.signTransaction({ chainId: 31337, type: 'eip1559', nonce: n, gas: 21_000n, maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: 1n, to: SINK, value: 1n }));
+      raws.push(
+        await s.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          nonce: n,
+          gas: 21_000n,
+          maxFeePerGas: parseGwei('100'),
+          maxPriorityFeePerGas: 1n,
+          to: SINK,
+          value: 1n,
+        }),
+      );
     }
   }
   return JSON.stringify(raws.map((raw, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] })));
@@ -50,7 +61,19 @@ async function sizeRun(n: number, transfers: string) {
     log(`N=${n}: writing genesis`);
     await writeGenesis(genesis, n);
     log(`N=${n}: starting the node`);
-    const args = ['--genesis', genesis, '--dev', '--datadir', join(dir, 'data'), '--threads', '1', '--block-time-ms', '3600000', '--max-body-bytes', String(2 ** 30)];
+    const args = [
+      '--genesis',
+      genesis,
+      '--dev',
+      '--datadir',
+      join(dir, 'data'),
+      '--threads',
+      '1',
+      '--block-time-ms',
+      '3600000',
+      '--max-body-bytes',
+      String(2 ** 30),
+    ];
     const node = await spawnNode(args, undefined, undefined, 3_600_000);
     try {
       const url = node.url;
@@ -60,7 +83,9 @@ async function sizeRun(n: number, transfers: string) {
       for (let r = 0; r < ROUNDS; r++) {
         const [id, snapMs] = await timed(() => rpc<string>(url, 'evm_snapshot'));
         snapshots.push(snapMs);
-        const sent = (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: transfers }).then((x) => x.json())) as { error?: unknown }[];
+        const sent = (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: transfers }).then((x) => x.json())) as {
+          error?: unknown;
+        }[];
         if (sent.some((x) => x.error !== undefined)) throw new Error(`round ${r}: a transfer was refused`);
         await rpc(url, 'anvil_mine', ['0x2']);
         const [found, ms] = await timed(() => rpc<boolean>(url, 'evm_revert', [id]));
@@ -94,8 +119,12 @@ const transfers = await signTransfers();
 const results = [];
 for (const n of SIZES) results.push(await sizeRun(n, transfers));
 const f = (x: number) => x.toFixed(1);
-console.log(`| accounts + slots | evm_snapshot p50 / p99 | evm_revert p50 / p99 / max (${ROUNDS} rounds) | anvil_dumpState | dump (gzip) | anvil_loadState | seal after load | peak RSS |`);
+console.log(
+  `| accounts + slots | evm_snapshot p50 / p99 | evm_revert p50 / p99 / max (${ROUNDS} rounds) | anvil_dumpState | dump (gzip) | anvil_loadState | seal after load | peak RSS |`,
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of results) {
-  console.log(`| ${r.n.toLocaleString('en')} | ${f(r.snapshotMs.p50)} / ${f(r.snapshotMs.p99)} ms | ${f(r.revertMs.p50)} / ${f(r.revertMs.p99)} / ${f(r.revertMs.max)} ms | ${f(r.dumpMs)} ms | ${f(r.dumpMiB)} MiB | ${f(r.loadMs)} ms | ${f(r.sealAfterLoadMs)} ms | ${r.peakRssMiB} MiB |`);
+  console.log(
+    `| ${r.n.toLocaleString('en')} | ${f(r.snapshotMs.p50)} / ${f(r.snapshotMs.p99)} ms | ${f(r.revertMs.p50)} / ${f(r.revertMs.p99)} / ${f(r.revertMs.max)} ms | ${f(r.dumpMs)} ms | ${f(r.dumpMiB)} MiB | ${f(r.loadMs)} ms | ${f(r.sealAfterLoadMs)} ms | ${r.peakRssMiB} MiB |`,
+  );
 }

@@ -77,7 +77,16 @@ function flow(pick: () => string | undefined, rate: number, accounts: number[]):
       try {
         if (url === undefined) throw new Error('no node');
         nonce ??= Number(await rpc<string>(url, 'eth_getTransactionCount', [acct.address, 'pending']));
-        const raw = await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce });
+        const raw = await acct.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          to: acct.address,
+          value: 1n,
+          gas: 21_000n,
+          maxFeePerGas: parseGwei('50'),
+          maxPriorityFeePerGas: 1n,
+          nonce,
+        });
         await rpc(url, 'eth_sendRawTransaction', [raw]);
         nonce++;
       } catch {
@@ -120,7 +129,10 @@ async function takeovers(o: Options, leaseMs: number): Promise<void> {
       const t0 = performance.now();
       let gap = Number.NaN;
       while (performance.now() - t0 < 30_000) {
-        const first = watching.flatMap((w) => w.seen).filter((s) => s.stamp > killedAt).sort((a, b) => a.at - b.at)[0];
+        const first = watching
+          .flatMap((w) => w.seen)
+          .filter((s) => s.stamp > killedAt)
+          .sort((a, b) => a.at - b.at)[0];
         if (first) {
           gap = first.at - killedAt;
           break;
@@ -135,7 +147,9 @@ async function takeovers(o: Options, leaseMs: number): Promise<void> {
       await sleep(1000);
     }
     await load.stop();
-    console.log(`| ${leaseMs} | ${o.kills} | ${fmt(percentile(gaps, 50))} | ${fmt(percentile(gaps, 99))} | ${fmt(Math.max(...gaps))} | ${spurious} in ${o.steadyS} s |`);
+    console.log(
+      `| ${leaseMs} | ${o.kills} | ${fmt(percentile(gaps, 50))} | ${fmt(percentile(gaps, 99))} | ${fmt(Math.max(...gaps))} | ${spurious} in ${o.steadyS} s |`,
+    );
   } finally {
     await c.stop();
   }
@@ -150,7 +164,16 @@ async function cadenceAndSync(url: string, o: Options): Promise<{ intervals: num
     const acct = privateKeyToAccount(DEV_KEYS[index]!);
     let nonce = Number(await rpc<string>(url, 'eth_getTransactionCount', [acct.address, 'pending']));
     while (running) {
-      const raw: Hex = await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce });
+      const raw: Hex = await acct.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        to: acct.address,
+        value: 1n,
+        gas: 21_000n,
+        maxFeePerGas: parseGwei('50'),
+        maxPriorityFeePerGas: 1n,
+        nonce,
+      });
       const t0 = performance.now();
       try {
         await rpc(url, 'eth_sendRawTransactionSync', [raw]);
@@ -196,7 +219,9 @@ async function compare(o: Options): Promise<void> {
   console.log('|---|---|---|---|---|---|---|');
   for (const [name, r] of rows) {
     const i = r.intervals;
-    console.log(`| ${name} | ${i.length} | ${fmt(percentile(i, 50))} | ${fmt(percentile(i, 99))} | ${fmt(Math.max(...i))} | ${fmt(percentile(r.sync, 50), 1)} | ${fmt(percentile(r.sync, 99), 1)} |`);
+    console.log(
+      `| ${name} | ${i.length} | ${fmt(percentile(i, 50))} | ${fmt(percentile(i, 99))} | ${fmt(Math.max(...i))} | ${fmt(percentile(r.sync, 50), 1)} | ${fmt(percentile(r.sync, 99), 1)} |`,
+    );
   }
 }
 

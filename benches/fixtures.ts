@@ -27,7 +27,12 @@ export function holders(): Address[] {
 /** Deploys Token from dev account 0 and waits until `latest` has its code. */
 export async function deployToken(url: string): Promise<Address> {
   const chainId = Number(await rpc<string>(url, 'eth_chainId'));
-  const chain = defineChain({ id: chainId, name: 'bench', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
+  const chain = defineChain({
+    id: chainId,
+    name: 'bench',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
   const wallet = createWalletClient({ chain, transport: http(url, { retryCount: 0 }), account: devAccount(0) });
   const { abi, bytecode } = contract('Token');
   const hash = await wallet.deployContract({ abi, bytecode, args: [10n ** 24n] });

@@ -30,7 +30,11 @@ const holder = devAccount(2);
 const SINK: Address = '0x000000000000000000000000000000000000517c';
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await r.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -69,7 +73,16 @@ async function measure(name: string, start: (restart: boolean) => Promise<Server
   const data = encodeFunctionData({ abi: erc20.abi, functionName: 'transfer', args: [SINK, 1n] });
   const [gas, estimateMs] = await timed(async () => BigInt((await rpc(server.url, 'eth_estimateGas', [{ from: holder.address, to: token, data }])) as string));
   const nonce = Number((await rpc(server.url, 'eth_getTransactionCount', [holder.address, 'latest'])) as string);
-  const raw = await holder.signTransaction({ chainId: 31337, type: 'eip1559', nonce, gas: gas * 2n, maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: 1n, to: token, data });
+  const raw = await holder.signTransaction({
+    chainId: 31337,
+    type: 'eip1559',
+    nonce,
+    gas: gas * 2n,
+    maxFeePerGas: parseGwei('100'),
+    maxPriorityFeePerGas: 1n,
+    to: token,
+    data,
+  });
   const [, sendMs] = await timed(async () => {
     const hash = await rpc(server.url, 'eth_sendRawTransaction', [raw]);
     for (;;) {
@@ -110,7 +123,18 @@ async function main(): Promise<void> {
     const node = await measure(
       'preconf-node',
       async () => {
-        const n = await spawnNode(['--fork-url', ours.url, '--fork-block-number', block, '--datadir', datadir, '--preconf-interval-ms', '50', '--block-time-ms', '200']);
+        const n = await spawnNode([
+          '--fork-url',
+          ours.url,
+          '--fork-block-number',
+          block,
+          '--datadir',
+          datadir,
+          '--preconf-interval-ms',
+          '50',
+          '--block-time-ms',
+          '200',
+        ]);
         return { url: n.url, stop: async () => void (await n.kill('SIGTERM')) };
       },
       ours,
@@ -130,7 +154,13 @@ async function main(): Promise<void> {
     const ratio = (k: keyof Figures) => (anvil[k] / node[k]).toFixed(1);
     console.log(
       JSON.stringify(
-        { delayMs: DELAY, slots: Number(SLOTS), node, anvil, anvilOverNode: { coldCall: ratio('coldCallMs'), estimate: ratio('estimateMs'), send: ratio('sendMs') } },
+        {
+          delayMs: DELAY,
+          slots: Number(SLOTS),
+          node,
+          anvil,
+          anvilOverNode: { coldCall: ratio('coldCallMs'), estimate: ratio('estimateMs'), send: ratio('sendMs') },
+        },
         null,
         2,
       ),

@@ -36,8 +36,7 @@ export interface RequestClass {
 /** The classes of issue-sized reads, over 64 holders each. */
 export function requestClasses(token: string): RequestClass[] {
   const hs = holders();
-  const one = (method: string, params: (a: string) => unknown[]) =>
-    hs.map((a, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: params(a) }));
+  const one = (method: string, params: (a: string) => unknown[]) => hs.map((a, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: params(a) }));
   const call = (a: string) => ({ to: token, data: balanceOfData(a as `0x${string}`) });
   return [
     { name: 'eth_getBalance', items: 1, bodies: one('eth_getBalance', (a) => [a, 'latest']) },
@@ -54,7 +53,9 @@ export function requestClasses(token: string): RequestClass[] {
       name: 'batch 100 eth_getBalance',
       items: 100,
       bodies: Array.from({ length: 8 }, (_, k) =>
-        JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'eth_getBalance', params: [hs[(k * 8 + i) % hs.length], 'latest'] }))),
+        JSON.stringify(
+          Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'eth_getBalance', params: [hs[(k * 8 + i) % hs.length], 'latest'] })),
+        ),
       ),
     },
   ];
@@ -66,12 +67,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function post(url: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`))));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -158,7 +163,14 @@ async function counted(t: Traced, work: () => Promise<void>): Promise<{ ir: numb
 async function startTraced(name: string, args: string[], cwd: string, core: number, outDir: string, perfMap: boolean): Promise<Traced> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const vg = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'cg.%p.out')}`, process.execPath, ...(perfMap ? ['--perf-basic-prof'] : []), ...args.map((a) => a.replace('{port}', String(port)))];
+  const vg = [
+    '--tool=callgrind',
+    '--separate-threads=yes',
+    `--callgrind-out-file=${join(outDir, 'cg.%p.out')}`,
+    process.execPath,
+    ...(perfMap ? ['--perf-basic-prof'] : []),
+    ...args.map((a) => a.replace('{port}', String(port))),
+  ];
   const [cmd, cmdArgs] = pinnedCommand([core], 'valgrind', vg);
   const child = spawn(cmd, cmdArgs, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -271,7 +283,9 @@ async function measureTarget(target: Target, o: RunOptions, outDir: string): Pro
         backgroundShare: best.background / (best.background + best.ir),
       });
       if (!o.keep) for (const p of per) for (const f of p.files) rmSync(f);
-      log(`${target.name} ${c.name}: ${per.map((p) => Math.round(p.perRequest).toLocaleString('en-US')).join(' / ')} instructions per request (${best.n} requests, ${best.seconds.toFixed(1)} s, idle rate ${((100 * background) / best.ir).toFixed(1)} % of it, builder and committer ${(100 * best.background / (best.background + best.ir)).toFixed(1)} % left out)`);
+      log(
+        `${target.name} ${c.name}: ${per.map((p) => Math.round(p.perRequest).toLocaleString('en-US')).join(' / ')} instructions per request (${best.n} requests, ${best.seconds.toFixed(1)} s, idle rate ${((100 * background) / best.ir).toFixed(1)} % of it, builder and committer ${((100 * best.background) / (best.background + best.ir)).toFixed(1)} % left out)`,
+      );
     }
     return { name: target.name, dir: target.dir, commit: checkout(target.dir).commit, idlePerSecond, idleDump, classes: out };
   } finally {
@@ -297,7 +311,12 @@ export function renderCounts(targets: TargetCount[]): string {
   const names = targets[0]!.classes.map((c) => c.name);
   const floor = targets.find((t) => t.name === 'floor');
   const nodes = targets.filter((t) => t !== floor);
-  const head = ['class (instructions per request; batch: per item)', ...targets.map((t) => t.name), ...(floor ? nodes.map((t) => `floor ÷ ${t.name}`) : []), ...nodes.slice(1).map((t) => `${nodes[0]!.name} ÷ ${t.name}`)];
+  const head = [
+    'class (instructions per request; batch: per item)',
+    ...targets.map((t) => t.name),
+    ...(floor ? nodes.map((t) => `floor ÷ ${t.name}`) : []),
+    ...nodes.slice(1).map((t) => `${nodes[0]!.name} ÷ ${t.name}`),
+  ];
   const rows = names.map((name) => {
     const per = (t: TargetCount) => t.classes.find((c) => c.name === name)?.perItem;
     const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '—' : (a / b).toFixed(2));

@@ -110,7 +110,10 @@ export function parseOptions(argv: string[]): Options | null {
     if (!(SCENARIO_GROUPS as readonly string[]).includes(g)) throw new Error(`--only: unknown group "${g}"`);
     only.add(g as Group);
   }
-  const baselines = values.baseline.flatMap((b) => b.split(',')).map((b) => b.trim()).filter(Boolean);
+  const baselines = values.baseline
+    .flatMap((b) => b.split(','))
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (values.url && (baselines.length > 0 || values['no-anvil'])) {
     throw new Error('--url benches only that server: --baseline and --no-anvil do not apply');
   }

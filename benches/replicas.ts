@@ -93,7 +93,18 @@ async function transfers(from: number, count: number): Promise<Hex[]> {
   const acct = privateKeyToAccount(DEV_KEYS[from]!);
   const out: Hex[] = [];
   for (let nonce = 0; nonce < count; nonce++) {
-    out.push(await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce }));
+    out.push(
+      await acct.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        to: acct.address,
+        value: 1n,
+        gas: 21_000n,
+        maxFeePerGas: parseGwei('50'),
+        maxPriorityFeePerGas: 1n,
+        nonce,
+      }),
+    );
   }
   return out;
 }
@@ -159,7 +170,9 @@ async function lagAndCadence(nats: NatsServer, o: Options): Promise<void> {
     await sleep(500);
     watchers.forEach((w) => w.socket.terminate());
     const [leader, ...replicas] = watchers;
-    console.log('| node | pre-confirmations | lag behind the leader p50 ms | p99 ms | max ms | since the builder published p50 ms | p99 ms | max ms | missed |');
+    console.log(
+      '| node | pre-confirmations | lag behind the leader p50 ms | p99 ms | max ms | since the builder published p50 ms | p99 ms | max ms | missed |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     const own = [...leader!.at].map(([k, t]) => t - leader!.stamped.get(k)!);
     console.log(`| leader | ${leader!.at.size} | - | - | - | ${stats(own)} | - |`);
@@ -181,7 +194,10 @@ async function lagAndCadence(nats: NatsServer, o: Options): Promise<void> {
     console.log(`\n${sent} transactions sent.\n`);
     console.log('| leader | pre-confirmations | interval p50 ms | p99 ms | max ms | skipped |');
     console.log('|---|---|---|---|---|---|');
-    for (const [name, c] of [['not publishing', baseCadence], ['publishing, 2 replicas following', cadence]] as const) {
+    for (const [name, c] of [
+      ['not publishing', baseCadence],
+      ['publishing, 2 replicas following', cadence],
+    ] as const) {
       console.log(`| ${name} | ${c.preconfs} | ${fmt(c.intervalMs.p50)} | ${fmt(c.intervalMs.p99)} | ${fmt(c.intervalMs.max)} | ${c.skipped} |`);
     }
   } finally {
@@ -205,11 +221,15 @@ async function reads(nats: NatsServer, o: Options): Promise<void> {
     for (const s of scenarios) {
       const one = await runLoad({ url: nodes.leader.url, bodies: s.bodies, connections: o.connections, duration: o.readSeconds, warmup: 1 });
       const urls = [nodes.leader.url, ...nodes.replicas.map((r) => r.url)];
-      const three = await Promise.all(urls.map((url) => runLoad({ url, bodies: s.bodies, connections: Math.max(1, Math.round(o.connections / 3)), duration: o.readSeconds, warmup: 1 })));
+      const three = await Promise.all(
+        urls.map((url) => runLoad({ url, bodies: s.bodies, connections: Math.max(1, Math.round(o.connections / 3)), duration: o.readSeconds, warmup: 1 })),
+      );
       const rps = three.reduce((a, r) => a + r.rps, 0);
       const p99 = Math.max(...three.map((r) => r.latency_us.p99 / 1000));
       const errors = one.errors + three.reduce((a, r) => a + r.errors, 0);
-      console.log(`| ${s.name} | ${Math.round(one.rps)} | ${fmt(one.latency_us.p99 / 1000, 2)} | ${Math.round(rps)} | ${fmt(p99, 2)} | ${fmt(rps / one.rps, 2)} |${errors ? ` (${errors} errors)` : ''}`);
+      console.log(
+        `| ${s.name} | ${Math.round(one.rps)} | ${fmt(one.latency_us.p99 / 1000, 2)} | ${Math.round(rps)} | ${fmt(p99, 2)} | ${fmt(rps / one.rps, 2)} |${errors ? ` (${errors} errors)` : ''}`,
+      );
     }
   } finally {
     await nodes.stop();

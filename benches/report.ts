@@ -102,22 +102,35 @@ function readsTables(r: Results): string {
     rows.push([s.name, ...cells, ...q, m.map((x) => (x ? String(x.report.errors) : '—')).join(' / ')]);
   }
   const { serverCore, loadCores } = r.meta.pinning;
-  const resHead = ['scenario', ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]), 'loadgen cores', `busy: server core ${serverCore}`, `busy: load core(s) ${loadCores.join(',')}`, 'other processes, cores', 'load avg (1 min)'];
+  const resHead = [
+    'scenario',
+    ...t.flatMap((n) => [`${n} RSS / peak MiB`, `${n} cores`]),
+    'loadgen cores',
+    `busy: server core ${serverCore}`,
+    `busy: load core(s) ${loadCores.join(',')}`,
+    'other processes, cores',
+    'load avg (1 min)',
+  ];
   const resRows: string[][] = [];
-  const res = (x: Measured | undefined) =>
-    x?.proc ? [pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)), f(x.proc.cores, 2)] : ['—', '—'];
-  const lg = (xs: (Measured | undefined)[]) =>
-    xs.map((x) => (x ? f(x.report.cpu_s / x.report.wall_s, 2) : '—')).join(' / ');
+  const res = (x: Measured | undefined) => (x?.proc ? [pair(f(x.proc.rssMiB), f(x.proc.hwmMiB)), f(x.proc.cores, 2)] : ['—', '—']);
+  const lg = (xs: (Measured | undefined)[]) => xs.map((x) => (x ? f(x.report.cpu_s / x.report.wall_s, 2) : '—')).join(' / ');
   // How busy the pinned cores were, whoever used them: 1.00 on the load core means the
   // generator (or the driver) was the limit, not the server.
   const busy = (xs: (Measured | undefined)[], cores: number[]) =>
-    xs.map((x) => (x?.proc?.coreBusy ? f(cores.reduce((a, c) => a + (x.proc!.coreBusy![c] ?? Number.NaN), 0), 2) : '—')).join(' / ');
+    xs
+      .map((x) =>
+        x?.proc?.coreBusy
+          ? f(
+              cores.reduce((a, c) => a + (x.proc!.coreBusy![c] ?? Number.NaN), 0),
+              2,
+            )
+          : '—',
+      )
+      .join(' / ');
   // Busy CPU not used by the server, the load generator or this driver: someone else's load
   // (the idle targets included).
   const other = (xs: (Measured | undefined)[]) =>
-    xs
-      .map((x) => (x?.proc ? f(Math.max(0, x.proc.machineCores - x.proc.cores - x.report.cpu_s / x.report.wall_s - x.proc.driverCores), 2) : '—'))
-      .join(' / ');
+    xs.map((x) => (x?.proc ? f(Math.max(0, x.proc.machineCores - x.proc.cores - x.report.cpu_s / x.report.wall_s - x.proc.driverCores), 2) : '—')).join(' / ');
   const tail = (xs: (Measured | undefined)[]) => [lg(xs), busy(xs, [serverCore]), busy(xs, loadCores), other(xs)];
   for (const { label, m: cal } of r.calibration) {
     resRows.push([`*calibration: ${label}*`, ...(t.length ? t : ['']).flatMap((_, i) => (i === 0 ? res(cal) : ['', ''])), ...tail([cal]), f(cal.load1, 2)]);
@@ -142,7 +155,14 @@ function pacedRoundsTable(r: Results): string {
   if (!entries.some(([, rounds]) => rounds.length > 1)) return '';
   const head = ['target', 'round', 'submit p50 / p99 ms', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'to receipt p50 / p99 ms'];
   const rows = entries.flatMap(([n, rounds]) =>
-    rounds.map((x, i) => [n, String(i + 1), pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)), f(x.reads.rps), f(x.readsBefore.rps), pair(f(x.toReceipt.p50, 1), f(x.toReceipt.p99, 1))]),
+    rounds.map((x, i) => [
+      n,
+      String(i + 1),
+      pair(f(x.submitMs.p50, 2), f(x.submitMs.p99, 2)),
+      f(x.reads.rps),
+      f(x.readsBefore.rps),
+      pair(f(x.toReceipt.p50, 1), f(x.toReceipt.p99, 1)),
+    ]),
   );
   return `### Paced rounds (targets in alternating order; the ratios use each figure's median)\n\n${table(head, rows)}`;
 }
@@ -183,7 +203,20 @@ function txTables(r: Results): string {
   const out: string[] = [];
   const floods = Object.entries(r.flood);
   if (floods.length > 0) {
-    const head = ['target', 'sent', 'accepted', 'errors', 'accepted tx/s', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'all included after s', 'included tx/s', 'RSS / peak MiB', 'server / driver / machine cores'];
+    const head = [
+      'target',
+      'sent',
+      'accepted',
+      'errors',
+      'accepted tx/s',
+      'submit p50 / p99 ms',
+      'to receipt p50 / p99 / max ms',
+      'sampled (resolution ms)',
+      'all included after s',
+      'included tx/s',
+      'RSS / peak MiB',
+      'server / driver / machine cores',
+    ];
     const rows = floods.map(([n, x]) => [
       n,
       f(x.sent),
@@ -214,7 +247,21 @@ function txTables(r: Results): string {
   }
   const paced = Object.entries(r.paced);
   if (paced.length > 0) {
-    const head = ['target', 'tx/s sent', 'tx errors', 'submit p50 / p99 ms', 'to receipt p50 / p99 / max ms', 'sampled (resolution ms)', 'getBalance req/s meanwhile', 'getBalance req/s just before, alone', 'receipt lookups/s (poller)', 'read p50 / p99 ms', 'read errors', 'RSS / peak MiB', 'cores: server / loadgen / driver / other'];
+    const head = [
+      'target',
+      'tx/s sent',
+      'tx errors',
+      'submit p50 / p99 ms',
+      'to receipt p50 / p99 / max ms',
+      'sampled (resolution ms)',
+      'getBalance req/s meanwhile',
+      'getBalance req/s just before, alone',
+      'receipt lookups/s (poller)',
+      'read p50 / p99 ms',
+      'read errors',
+      'RSS / peak MiB',
+      'cores: server / loadgen / driver / other',
+    ];
     const rows = paced.map(([n, x]) => [
       n,
       f(x.achievedTps),
@@ -243,7 +290,20 @@ function txTables(r: Results): string {
 }
 
 function cadenceTable(r: Results): string {
-  const head = ['target', 'condition', 'intervals', 'interval p50 / p99 ms', 'min / max ms', 'highest index seen', 'block interval p50 ms', 'last pre-conf visible p50 / max ms', 'skipped', 'resolution p50 / p99 ms', 'poll RTT p50 / p99 ms', 'polls/s'];
+  const head = [
+    'target',
+    'condition',
+    'intervals',
+    'interval p50 / p99 ms',
+    'min / max ms',
+    'highest index seen',
+    'block interval p50 ms',
+    'last pre-conf visible p50 / max ms',
+    'skipped',
+    'resolution p50 / p99 ms',
+    'poll RTT p50 / p99 ms',
+    'polls/s',
+  ];
   const rows: string[][] = [];
   for (const [n, conds] of Object.entries(r.cadence)) {
     for (const [cond, c] of Object.entries(conds)) {

@@ -30,7 +30,9 @@ function meta(o: Options, argv: string[]): Meta {
     command: commandLine(argv),
     cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
     memGiB: Math.round(totalmem() / 2 ** 30),
-    loadAvgAtStart: loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadAvgAtStart: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
     node: process.version,
     pinning: { serverCore: o.serverCore, loadCores: o.loadCores, driver: describeAffinity(process.pid), calibration: null },
     targets: [],
@@ -139,9 +141,7 @@ async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Resul
           log(`transfers at ${o.txRate} tx/s + eth_getBalance load → ${s.name}${o.rounds > 1 ? ` (round ${round + 1} of ${o.rounds})` : ''}`);
           let cadence: CadenceStats | null = null;
           const alongside =
-            withCadence && s.preconf && round === 0
-              ? async () => void (cadence = analyze(await watchPending(s.url, o.longS, o.watchMs), o.longS))
-              : undefined;
+            withCadence && s.preconf && round === 0 ? async () => void (cadence = analyze(await watchPending(s.url, o.longS, o.watchMs), o.longS)) : undefined;
           const paced = await pacedWithReads(s, { ...base, duration: o.longS, rate: o.txRate, pollMs: o.pollMs, readBodies: balanceBodies, alongside });
           (results.pacedRounds[s.name] ??= []).push(paced);
           results.paced[s.name] ??= paced;
@@ -156,7 +156,9 @@ async function run(o: Options, argv: string[], bases: Baseline[]): Promise<Resul
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
-  results.meta.loadAvgAtEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
+  results.meta.loadAvgAtEnd = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   return results;
 }
 
@@ -179,8 +181,14 @@ async function main(): Promise<void> {
   const results = await run(o, argv, bases);
   if (o.url) {
     const a = results.meta.targets[0]?.affinity;
-    if (!a) log('warning: --url without --pid: the server\'s cores are unknown (this run does not pin it)');
-    else if (a.split(' | ').flatMap(parseCpuList).some((c) => o.loadCores.includes(c))) log(`warning: the server at --url may run on the load cores (${a})`);
+    if (!a) log("warning: --url without --pid: the server's cores are unknown (this run does not pin it)");
+    else if (
+      a
+        .split(' | ')
+        .flatMap(parseCpuList)
+        .some((c) => o.loadCores.includes(c))
+    )
+      log(`warning: the server at --url may run on the load cores (${a})`);
   }
   process.stdout.write(renderHeader(results.meta, o) + render(results) + '\n');
   if (o.out) writeFileSync(o.out, JSON.stringify(results, null, 2));

@@ -45,7 +45,11 @@ async function startNode(flags: string[]): Promise<Node> {
   const dir = mkdtempSync(join(tmpdir(), 'storage-bench-'));
   const datadir = join(dir, 'data');
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', String(port), '--quiet', '--datadir', datadir, '--log-level', 'warn', ...flags], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', String(port), '--quiet', '--datadir', datadir, '--log-level', 'warn', ...flags],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
@@ -83,7 +87,10 @@ class Sender {
   /** Sends `txs` in one batch; their hashes. */
   async send(url: string, txs: Record<string, unknown>[]): Promise<Hex[]> {
     const raws = await Promise.all(txs.map((tx) => this.account.signTransaction({ ...fee, nonce: this.nonce++, ...tx } as never)));
-    const r = (await rpcRaw(url, JSON.stringify(raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))))) as { result?: Hex; error?: { message: string } }[];
+    const r = (await rpcRaw(url, JSON.stringify(raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))))) as {
+      result?: Hex;
+      error?: { message: string };
+    }[];
     const failed = r.find((x) => x.error);
     if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error!.message}`);
     return r.map((x) => x.result!);
@@ -98,18 +105,31 @@ async function bytesMode(): Promise<void> {
   const [warm, measure] = [140, 150];
   const rows: string[] = [];
   for (const history of [0, 128]) {
-    const node = await startNode(['--block-time-ms', String(blockMs), '--preconf-interval-ms', String(Math.min(50, blockMs)), '--history-blocks', String(history)]);
+    const node = await startNode([
+      '--block-time-ms',
+      String(blockMs),
+      '--preconf-interval-ms',
+      String(Math.min(50, blockMs)),
+      '--history-blocks',
+      String(history),
+    ]);
     const url = node.url;
     const senders = [0, 1, 2, 3].map((i) => new Sender(devAccount(i)));
     // Existing accounts and token holders to send to, and the token.
     const recipients = Array.from({ length: perBlock }, () => privateKeyToAccount(generatePrivateKey()).address);
-    await senders[0]!.send(url, recipients.map((to) => ({ to, value: 1n, gas: 21000n })));
+    await senders[0]!.send(
+      url,
+      recipients.map((to) => ({ to, value: 1n, gas: 21000n })),
+    );
     const [deploy] = await senders[2]!.send(url, [{ data: deployData, gas: 3_000_000n }]);
     let receipt: { contractAddress: Hex } | null = null;
     while (!(receipt = await rpc<{ contractAddress: Hex } | null>(url, 'eth_getTransactionReceipt', [deploy]))) await sleep(50);
     const deployed = receipt.contractAddress;
     const tokenTx = (to: Hex) => ({ to: deployed, gas: 100_000n, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [to, 1n] }) });
-    await senders[2]!.send(url, recipients.map((to) => tokenTx(to)));
+    await senders[2]!.send(
+      url,
+      recipients.map((to) => tokenTx(to)),
+    );
     const kinds: [string, (i: number) => Record<string, unknown>[]][] = [
       ['empty block', () => []],
       ['transfer (existing account)', () => recipients.map((to) => ({ to, value: 1n, gas: 21000n }))],
@@ -117,7 +137,13 @@ async function bytesMode(): Promise<void> {
       ['ERC-20 transfer (existing holders)', () => recipients.map((to) => tokenTx(to))],
       ['contract deployment (Token, 1.9 kB)', () => recipients.map(() => ({ data: deployData, gas: 3_000_000n }))],
     ];
-    const sender = { 'empty block': 0, 'transfer (existing account)': 0, 'transfer to a new account': 1, 'ERC-20 transfer (existing holders)': 2, 'contract deployment (Token, 1.9 kB)': 3 } as Record<string, number>;
+    const sender = {
+      'empty block': 0,
+      'transfer (existing account)': 0,
+      'transfer to a new account': 1,
+      'ERC-20 transfer (existing holders)': 2,
+      'contract deployment (Token, 1.9 kB)': 3,
+    } as Record<string, number>;
     let emptyPerBlock = 0;
     for (const [kind, make] of kinds) {
       const start = await head(url);
@@ -140,7 +166,9 @@ async function bytesMode(): Promise<void> {
       log(`${history ? `pruned (${history})` : 'archive'}: ${kind}: ${perTx.toFixed(0)} bytes${kind === 'empty block' ? ' per block' : ' per transaction'}`);
       rows.push(`| ${history ? `pruned, --history-blocks ${history}` : 'archive'} | ${kind} | ${perTx.toFixed(0)} |`);
     }
-    log(`file ${(statSync(join(node.datadir, 'chain.redb')).size / 2 ** 20).toFixed(1)} MiB, live ${((await gauge(url, 'preconf_store_live_bytes')) / 2 ** 20).toFixed(1)} MiB`);
+    log(
+      `file ${(statSync(join(node.datadir, 'chain.redb')).size / 2 ** 20).toFixed(1)} MiB, live ${((await gauge(url, 'preconf_store_live_bytes')) / 2 ** 20).toFixed(1)} MiB`,
+    );
     await stopNode(node);
   }
   console.log(`| store | kind | bytes per transaction (per block for the empty block) |\n|---|---|---|\n${rows.join('\n')}`);
@@ -167,7 +195,10 @@ async function soakMode(): Promise<void> {
     if (stamps === undefined && performance.now() - t0 >= cadenceFrom * 60_000) stamps = await watchStamps(url);
     const n = Math.round(rate / 10);
     const s = senders[tick % senders.length]!;
-    await s.send(url, Array.from({ length: n }, () => ({ to: recipients[sent++ % recipients.length]!, value: 1n, gas: 21000n })));
+    await s.send(
+      url,
+      Array.from({ length: n }, () => ({ to: recipients[sent++ % recipients.length]!, value: 1n, gas: 21000n })),
+    );
     if (performance.now() - t0 >= nextSample) {
       nextSample += 30_000;
       const sample = {
@@ -178,7 +209,9 @@ async function soakMode(): Promise<void> {
         file: statSync(join(node.datadir, 'chain.redb')).size,
       };
       samples.push(sample);
-      log(`${sample.minute.toFixed(1)} min: head ${sample.head}, oldest kept ${sample.historyFrom}, live ${(sample.live / 2 ** 20).toFixed(1)} MiB, file ${(sample.file / 2 ** 20).toFixed(1)} MiB, ${sent} txs`);
+      log(
+        `${sample.minute.toFixed(1)} min: head ${sample.head}, oldest kept ${sample.historyFrom}, live ${(sample.live / 2 ** 20).toFixed(1)} MiB, file ${(sample.file / 2 ** 20).toFixed(1)} MiB, ${sent} txs`,
+      );
     }
   }
   const cadence = stamps!.stop();
@@ -186,7 +219,9 @@ async function soakMode(): Promise<void> {
   const commit = await histogramQuantiles(url, 'preconf_store_commit_duration_seconds');
   await stopNode(node);
   console.log(`${history ? `--history-blocks ${history}` : 'archive'}, ${rate} transfers/s to 1,000 accounts, ${minutes} min, ${sent} transactions`);
-  console.log(`cadence on the builder's clock (from minute ${cadenceFrom}) p50 / p99 / max: ${cadence.p50} / ${cadence.p99} / ${cadence.max} ms (${cadence.count} intervals); tick delay p99 ${tickDelay?.p99.toFixed(1)} ms; commit p50 / p99 ${commit?.p50.toFixed(0)} / ${commit?.p99.toFixed(0)} ms`);
+  console.log(
+    `cadence on the builder's clock (from minute ${cadenceFrom}) p50 / p99 / max: ${cadence.p50} / ${cadence.p99} / ${cadence.max} ms (${cadence.count} intervals); tick delay p99 ${tickDelay?.p99.toFixed(1)} ms; commit p50 / p99 ${commit?.p50.toFixed(0)} / ${commit?.p99.toFixed(0)} ms`,
+  );
   console.log('| minute | head | oldest kept | live bytes (MiB) | file (MiB) |\n|---|---|---|---|---|');
   for (const s of samples.filter((_, i) => i % 10 === 0 || i === samples.length - 1)) {
     console.log(`| ${s.minute.toFixed(0)} | ${s.head} | ${s.historyFrom} | ${(s.live / 2 ** 20).toFixed(1)} | ${(s.file / 2 ** 20).toFixed(1)} |`);

@@ -34,15 +34,19 @@ const lines = [
 ];
 const calib = runs.map((r) => r.calibration[0]?.m.report.rps);
 lines.push(row(['*calibration: trivial uWS responder*', cell(calib), ...targets.slice(1).map(() => ''), ...ratioHead.map(() => '')]));
-const rps = (r: Results, scenario: string, t: string | undefined) =>
-  t ? r.reads.find((x) => x.name === scenario)?.perTarget[t]?.report.rps : undefined;
+const rps = (r: Results, scenario: string, t: string | undefined) => (t ? r.reads.find((x) => x.name === scenario)?.perTarget[t]?.report.rps : undefined);
 const ratio = (p: number | undefined, q: number | undefined) => (p !== undefined && q !== undefined && q !== 0 ? p / q : undefined);
 for (const s of runs[0]!.reads) {
   lines.push(
     row([
       s.name,
       ...targets.map((t) => cell(runs.map((r) => rps(r, s.name, t)))),
-      ...others.map((t) => cell(runs.map((r) => ratio(rps(r, s.name, first), rps(r, s.name, t))), 2)),
+      ...others.map((t) =>
+        cell(
+          runs.map((r) => ratio(rps(r, s.name, first), rps(r, s.name, t))),
+          2,
+        ),
+      ),
     ]),
   );
 }
@@ -51,8 +55,18 @@ const tx = (label: string, get: (r: Results, t: string) => number | undefined, d
   lines.push(
     row([
       label,
-      ...targets.map((t) => cell(runs.map((r) => get(r, t)), d)),
-      ...others.map((t) => cell(runs.map((r) => (first ? ratio(get(r, first), get(r, t)) : undefined)), 2)),
+      ...targets.map((t) =>
+        cell(
+          runs.map((r) => get(r, t)),
+          d,
+        ),
+      ),
+      ...others.map((t) =>
+        cell(
+          runs.map((r) => (first ? ratio(get(r, first), get(r, t)) : undefined)),
+          2,
+        ),
+      ),
     ]),
   );
 tx('flood: accepted tx/s', (r, t) => r.flood[t]?.acceptedTps);
@@ -64,8 +78,12 @@ tx('sealed eth_getTransactionReceipt req/s', (r, t) => r.flood[t]?.sealed?.recei
 tx('paced: to receipt p50 ms', (r, t) => r.paced[t]?.toReceipt.p50);
 tx('paced: to receipt p99 ms', (r, t) => r.paced[t]?.toReceipt.p99);
 tx('paced: submit p99 ms', (r, t) => r.paced[t]?.submitMs.p99, 1);
-tx('paced: getBalance req/s meanwhile ÷ alone', (r, t) => {
-  const p = r.paced[t];
-  return p?.readsBefore ? p.reads.rps / p.readsBefore.rps : undefined;
-}, 2);
+tx(
+  'paced: getBalance req/s meanwhile ÷ alone',
+  (r, t) => {
+    const p = r.paced[t];
+    return p?.readsBefore ? p.reads.rps / p.readsBefore.rps : undefined;
+  },
+  2,
+);
 console.log(lines.join('\n'));

@@ -28,7 +28,9 @@ export function sh(cwd: string, cmd: string, args: string[]): string {
 /** When a checkout's built files were last written: a run uses dist/ and native/, not the sources. */
 function builtAt(root: string, dir: string, suffix: string): string {
   try {
-    const times = readdirSync(join(root, dir)).filter((f) => f.endsWith(suffix)).map((f) => statSync(join(root, dir, f)).mtimeMs);
+    const times = readdirSync(join(root, dir))
+      .filter((f) => f.endsWith(suffix))
+      .map((f) => statSync(join(root, dir, f)).mtimeMs);
     return times.length ? new Date(Math.max(...times)).toISOString() : '?';
   } catch {
     return '?';

@@ -82,8 +82,7 @@ async function flushStuck(server: Server): Promise<number> {
   return stuck;
 }
 
-const sendBody = (tx: SignedTx, id: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [tx.raw] });
+const sendBody = (tx: SignedTx, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [tx.raw] });
 
 /** Lookups of the flood's transactions once they are all in sealed blocks. */
 export interface SealedLookups {
@@ -221,7 +220,14 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
   const tracker = new ReceiptTracker(server.url, o.pollMs);
   // The same reads alone just before: this machine's speed drifts over minutes, so the
   // read-scenario figure from earlier is no baseline.
-  const readsBefore = await runLoad({ url: server.url, bodies: o.readBodies, connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline });
+  const readsBefore = await runLoad({
+    url: server.url,
+    bodies: o.readBodies,
+    connections: o.connections,
+    duration: o.duration,
+    warmup: o.warmup,
+    pipeline: o.pipeline,
+  });
   const { result, proc } = await measured(server.pid, async () => {
     // The load generator paces the transfers too (one connection per sender, nonces in
     // order): tx j is due at start + j / rate, which is when its receipt is first polled for.
@@ -230,7 +236,15 @@ export async function pacedWithReads(server: Server, o: PacedOptions): Promise<P
     tracker.start();
     const reads = runLoad({ url: server.url, bodies: o.readBodies, connections: o.connections, duration: o.duration, warmup: o.warmup, pipeline: o.pipeline });
     const side = o.alongside ? sleep(o.warmup * 1000).then(o.alongside) : Promise.resolve();
-    const sends = runLoad({ url: server.url, bodies: txs.map(sendBody), connections: SENDERS.length, duration: o.warmup + o.duration + 30, rate: o.rate, once: true, timestamps: true });
+    const sends = runLoad({
+      url: server.url,
+      bodies: txs.map(sendBody),
+      connections: SENDERS.length,
+      duration: o.warmup + o.duration + 30,
+      rate: o.rate,
+      once: true,
+      timestamps: true,
+    });
     const [sendReport, readReport] = await Promise.all([sends, reads, side]);
     return { sendReport, readReport };
   });

@@ -52,7 +52,18 @@ async function signTransfers(count: number, from: number): Promise<Hex[]> {
   const acct = privateKeyToAccount(DEV_KEYS[from]!);
   const out: Hex[] = [];
   for (let n = 0; n < count; n++) {
-    out.push(await acct.signTransaction({ chainId: 31337, type: 'eip1559', to: acct.address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce: n }));
+    out.push(
+      await acct.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        to: acct.address,
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: parseGwei('50'),
+        maxPriorityFeePerGas: 1n,
+        nonce: n,
+      }),
+    );
   }
   return out;
 }
@@ -122,7 +133,9 @@ async function main(): Promise<void> {
     console.log(
       `| ${o.subscribers} subscribers | ${loaded.result} | ${fmt(loaded.proc?.cores ?? NaN)} | ${fmt(loaded.proc?.rssMiB ?? NaN)} | ${stats.messages} | ${percentile(stats.delays, 50)} | ${percentile(stats.delays, 99)} | ${Math.max(...stats.delays)} | ${stats.gaps} |`,
     );
-    console.log(`\nClient (all ${o.subscribers} sockets in this one process) used ${((client.user + client.system) / 1e6 / wall).toFixed(2)} cores; delays include its queueing.`);
+    console.log(
+      `\nClient (all ${o.subscribers} sockets in this one process) used ${((client.user + client.system) / 1e6 / wall).toFixed(2)} cores; delays include its queueing.`,
+    );
   } finally {
     await server.stop();
   }

@@ -57,8 +57,7 @@ async function main(argv: string[]): Promise<number> {
       if (verbose) {
         const refused = r.outcome.refusals.map((m) => `\n     refused as expected: ${m}`).join('');
         process.stderr.write(`${r.outcome.status.toUpperCase().padEnd(4)} ${r.test.name}${r.outcome.reason ? `: ${r.outcome.reason}` : ''}${refused}\n`);
-      }
-      else if (done % 200 === 0) process.stderr.write(`  ${done}/${tests.length}\n`);
+      } else if (done % 200 === 0) process.stderr.write(`  ${done}/${tests.length}\n`);
     },
   });
   const summary = summarize(results);

@@ -106,7 +106,11 @@ async function prepareNode(kit: string, datadir: string, serveDir: string, verbo
   const served = await servedHead(node.url);
   if (served?.hash !== head.hash) {
     await node.stop();
-    throw new NodeError('import-failed', `after the import the node serves head ${served ? `${served.number} ${served.hash}` : '(none)'}, expected ${head.number} ${head.hash}`, node.output());
+    throw new NodeError(
+      'import-failed',
+      `after the import the node serves head ${served ? `${served.number} ${served.hash}` : '(none)'}, expected ${head.number} ${head.hash}`,
+      node.output(),
+    );
   }
   return node;
 }

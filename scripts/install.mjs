@@ -80,9 +80,17 @@ const napiCli = join(root, 'node_modules', '.bin', 'napi');
 let ok = false;
 if (existsSync(napiCli)) {
   ok = run(napiCli, [
-    'build', '--platform', '--release',
-    '--manifest-path', 'crates/napi/Cargo.toml',
-    '--output-dir', 'native', '--no-js', '--no-const-enum', '--dts', 'native.d.ts',
+    'build',
+    '--platform',
+    '--release',
+    '--manifest-path',
+    'crates/napi/Cargo.toml',
+    '--output-dir',
+    'native',
+    '--no-js',
+    '--no-const-enum',
+    '--dts',
+    'native.d.ts',
   ]);
 } else {
   // Installed without dev dependencies: build with cargo directly.

@@ -130,7 +130,9 @@ function tsEdges(src) {
   const edges = [];
   const all = files(src, '.ts');
   for (const path of all) {
-    const text = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const text = readFileSync(path, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     for (const [, spec] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)) {
       let target = resolve(dirname(path), spec.replace(/\.js$/, '.ts'));
       if (!target.endsWith('.ts')) target = existsSync(`${target}.ts`) ? `${target}.ts` : join(target, 'index.ts');

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const log = logger();
   // A person at a terminal gets anvil's banner; a log pipeline gets the addresses only.
   if (config.server.printAccounts && info.accounts.length > 0 && config.log?.format !== 'pretty') {
-    log.info({ accounts: info.accounts.map((a) => a.address) }, 'dev accounts (anvil\'s well-known keys)');
+    log.info({ accounts: info.accounts.map((a) => a.address) }, "dev accounts (anvil's well-known keys)");
   } else if (config.server.printAccounts && info.accounts.length > 0) {
     const lines = ['', 'Available accounts (10000 ETH each)', '=================='];
     info.accounts.forEach((a, i) => lines.push(`(${i}) ${a.address}`));
@@ -50,7 +50,17 @@ async function main(): Promise<void> {
   const store = config.chain.datadir ?? 'in memory (--ephemeral)';
   const { server, chain } = config;
   log.info(
-    { chainId: info.chainId, genesis: info.genesisHash, head: info.head, store, historyBlocks: chain.historyBlocks ?? 0, blockTimeMs: chain.blockTimeMs, preconfIntervalMs: chain.preconfIntervalMs, build: chain.build ?? true, logLevel: config.log?.level },
+    {
+      chainId: info.chainId,
+      genesis: info.genesisHash,
+      head: info.head,
+      store,
+      historyBlocks: chain.historyBlocks ?? 0,
+      blockTimeMs: chain.blockTimeMs,
+      preconfIntervalMs: chain.preconfIntervalMs,
+      build: chain.build ?? true,
+      logLevel: config.log?.level,
+    },
     `Chain id ${info.chainId}, genesis ${info.genesisHash}, head block ${info.head}, store ${store}`,
   );
   log.info(

@@ -40,7 +40,18 @@ import type {
 import { NativeError } from './errors/index.js';
 import { addonFile, currentPlatform, noAddonMessage, platformPackage } from '../scripts/platforms.mjs';
 
-export type { ChainInfo, ErrorKind, EventKind, ImportFailure, ImportOptions, ImportProgressInfo, ImportResult, NativeFailure, NativeMetrics, NodeOptions } from '../native/native.js';
+export type {
+  ChainInfo,
+  ErrorKind,
+  EventKind,
+  ImportFailure,
+  ImportOptions,
+  ImportProgressInfo,
+  ImportResult,
+  NativeFailure,
+  NativeMetrics,
+  NodeOptions,
+} from '../native/native.js';
 export type { LeaderRef, ReplicationOptions, ReplicationStatus } from '../native/native.js';
 // The request shapes src/validation/ builds (generated from crates/rpc: params.rs, shapes/).
 export type {
@@ -172,17 +183,14 @@ export class Chain {
   getBalance = (address: string, block: string): string => unwrap(this.raw.getBalance(address, block));
   getTransactionCount = (address: string, block: string): string => unwrap(this.raw.getTransactionCount(address, block));
   getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
-  getStorageAt = (address: string, slot: string, block: string): string =>
-    unwrap(this.raw.getStorageAt(address, slot, block));
-  getProof = (address: string, keys: string[], block: string, client?: number): Promise<string> =>
-    unwrapAsync(this.raw.getProof(address, keys, block, client));
+  getStorageAt = (address: string, slot: string, block: string): string => unwrap(this.raw.getStorageAt(address, slot, block));
+  getProof = (address: string, keys: string[], block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getProof(address, keys, block, client));
   /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
   getBlock = (block: string, full: boolean, client?: number): string | Promise<string> =>
     full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrap(this.raw.getBlock(block));
   getBlockReceipts = (block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block, client));
   getBlockTransactionCount = (block: string): string => unwrap(this.raw.getBlockTransactionCount(block));
-  getTransactionByBlockAndIndex = (block: string, index: string): string =>
-    unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
+  getTransactionByBlockAndIndex = (block: string, index: string): string => unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
   getTransaction = (hash: string): string => unwrap(this.raw.getTransaction(hash));
   getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
   /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
@@ -202,7 +210,8 @@ export class Chain {
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: LogFilter, client?: number): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter), client));
   traceCall = (request: TraceCallParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceCall(JSON.stringify(request), client));
-  traceTransaction = (request: TraceTransactionParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceTransaction(JSON.stringify(request), client));
+  traceTransaction = (request: TraceTransactionParams, client?: number): Promise<string> =>
+    unwrapAsync(this.raw.traceTransaction(JSON.stringify(request), client));
   traceBlock = (request: TraceBlockParams, client?: number): Promise<string> => unwrapAsync(this.raw.traceBlock(JSON.stringify(request), client));
   createAccessList = (request: AccessListParams, client?: number): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request), client));
 

@@ -78,14 +78,20 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
   );
   const app = uWS.App();
   // WebSocket first: uWS matches the upgrade on the same paths HTTP serves.
-  const ws = mountWebSocket(app, dispatcher, hub, {
-    maxConnections: config.server.wsMaxConnections,
-    maxSubscriptions: config.server.wsMaxSubscriptions,
-    maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
-    maxPayloadBytes: config.server.maxBodyBytes,
-    trustedProxies: s.trustedProxies,
-    guard: config.server.uwsGuard,
-  }, metrics);
+  const ws = mountWebSocket(
+    app,
+    dispatcher,
+    hub,
+    {
+      maxConnections: config.server.wsMaxConnections,
+      maxSubscriptions: config.server.wsMaxSubscriptions,
+      maxBackpressureBytes: config.server.wsMaxBackpressureBytes,
+      maxPayloadBytes: config.server.maxBodyBytes,
+      trustedProxies: s.trustedProxies,
+      guard: config.server.uwsGuard,
+    },
+    metrics,
+  );
   metrics.observeWebSocket({ connections: () => ws.connections(), subscriptions: () => hub.countByKind() });
   mountMetrics(app, scrape);
   mountHttp(app, dispatcher, { maxBodyBytes: config.server.maxBodyBytes, trustedProxies: s.trustedProxies }, () => {
@@ -133,8 +139,7 @@ export function listen(app: uWS.TemplatedApp, host: string, port: number, exclus
       if (token) {
         if (guard) guardConnections(token);
         resolve(token);
-      }
-      else reject(new Error(`cannot listen on ${host}:${port} (in use, or not an address of this machine)`));
+      } else reject(new Error(`cannot listen on ${host}:${port} (in use, or not an address of this machine)`));
     };
     if (exclusive) app.listen(host, port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, done);
     else app.listen(host, port, done);

@@ -81,7 +81,10 @@ export function threadCpu(pid: number): Map<string, number> {
 
 /** CPU seconds per thread name between two samples, largest first. */
 export function cpuDelta(before: Map<string, number>, after: Map<string, number>): [string, number][] {
-  return [...after].map(([n, s]) => [n, s - (before.get(n) ?? 0)] as [string, number]).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
+  return [...after]
+    .map(([n, s]) => [n, s - (before.get(n) ?? 0)] as [string, number])
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1]);
 }
 
 /** Sum and count of every histogram the node's /metrics shows, by name. */

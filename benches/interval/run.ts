@@ -116,7 +116,7 @@ async function sign(perSender: number, syncPerSender: number) {
   const load: Hex[] = [];
   for (let nonce = 0; nonce < perSender; nonce++) {
     for (let s = 0; s < SENDERS; s++) {
-      const to = accountAt((nonce * SENDERS + s) * 7919 % ACCOUNTS);
+      const to = accountAt(((nonce * SENDERS + s) * 7919) % ACCOUNTS);
       load.push(await accounts[s]!.signTransaction({ ...fee, to, value: 1n, nonce }));
     }
   }
@@ -194,8 +194,12 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     await rpcRaw(leader.url, JSON.stringify(signed.funding.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
     while (BigInt(await rpc<string>(replica.url, 'eth_getBalance', [signed.lastSender, 'latest'])) === 0n) await sleep(100);
     const [mine, theirs] = await Promise.all([watchStreams(leader.url, true), watchStreams(replica.url, false)]);
-    const bodies = signed.load.slice(0, rate * LOAD_SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
-    const syncBodies = signed.sync.slice(0, SYNC_RATE * SECONDS).map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
+    const bodies = signed.load
+      .slice(0, rate * LOAD_SECONDS)
+      .map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }));
+    const syncBodies = signed.sync
+      .slice(0, SYNC_RATE * SECONDS)
+      .map((raw) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] }));
     const cpu0 = threadCpu(leader.child.pid!);
     const metrics0 = await Promise.all([histogramMeans(leader.url), histogramMeans(replica.url)]);
     const t0 = nowMs();
@@ -236,7 +240,10 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
     const duringReads = (loaded.timestamps ?? []).filter(([, , done, ok]) => ok && done / 1000 >= tr + 1000 && done / 1000 < t2);
     const txDuringReads = {
       perSecond: duringReads.length / ((t2 - tr - 1000) / 1000),
-      p50: percentile(duringReads.map(([, sent, done]) => (done - sent) / 1000), 50),
+      p50: percentile(
+        duringReads.map(([, sent, done]) => (done - sent) / 1000),
+        50,
+      ),
     };
     const inPhase = (from: number, to: number) => mine.preconfs.filter((p) => p.arrived >= from && p.arrived < to);
     const phase1 = inPhase(t0, t1);
@@ -250,7 +257,8 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
       const at = mine.pendingAt.get(keccak256(signed.load[j]!));
       if (at === undefined) continue;
       toPending.push(at - sent / 1000);
-      if (at - sent / 1000 > 1000) stalled.push({ sender: j % SENDERS, nonce: Math.floor(j / SENDERS), sentS: (sent / 1000 - t0) / 1000, waitedMs: at - sent / 1000 });
+      if (at - sent / 1000 > 1000)
+        stalled.push({ sender: j % SENDERS, nonce: Math.floor(j / SENDERS), sentS: (sent / 1000 - t0) / 1000, waitedMs: at - sent / 1000 });
     }
     const replicaAt = new Map(theirs.preconfs.map((p) => [p.key, p.arrived]));
     const lag: number[] = [];
@@ -291,7 +299,14 @@ async function run(template: string, nats: NatsServer, signed: Signed, rate: num
         replicaSeal: mean(1, SEAL),
         replicaCommit: mean(1, COMMIT),
       },
-      reads: { rps: rounds.reduce((a, b) => a + b, 0) / rounds.length, rounds, p99: reads.latency_us.p99 / 1000, errors: reads.errors, serverCore: readCpu / readS, threads: readThreads.slice(0, 20).map(([n, c]) => [n, Math.round((c / readS) * 1000) / 10]) },
+      reads: {
+        rps: rounds.reduce((a, b) => a + b, 0) / rounds.length,
+        rounds,
+        p99: reads.latency_us.p99 / 1000,
+        errors: reads.errors,
+        serverCore: readCpu / readS,
+        threads: readThreads.slice(0, 20).map(([n, c]) => [n, Math.round((c / readS) * 1000) / 10]),
+      },
       txDuringReads,
       readPhaseBuilderGapP99: percentile(gaps(inPhase(t1, t2).map((p) => p.stamped)), 99),
       sent: loaded.ok,
@@ -336,8 +351,12 @@ async function main(): Promise<void> {
     await nats.cleanup();
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`\n${ACCOUNTS} accounts + ${ACCOUNTS} slots, ${BLOCK_MS} ms blocks, ${SECONDS} s per phase 1, node on core ${SERVER.join(',')}, load on ${LOAD.join(',')}\n`);
-  console.log('| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s (leader core used) | transfers answered during the reads /s | gap p99 during reads ms | busiest threads (% of a core) | load avg |');
+  console.log(
+    `\n${ACCOUNTS} accounts + ${ACCOUNTS} slots, ${BLOCK_MS} ms blocks, ${SECONDS} s per phase 1, node on core ${SERVER.join(',')}, load on ${LOAD.join(',')}\n`,
+  );
+  console.log(
+    '| tx/s | interval ms | builder gap p50 / p99 / max ms | WS gap p99 / max ms | send → pending p50 / p99 ms | Sync p50 / p99 ms | builder CPU µs/tick | replica lag p50 / p99 ms (missed) | replica lag p99 first 250 ms / rest | leader seal / commit ms | replica seal / commit ms | eth_call pending req/s (leader core used) | transfers answered during the reads /s | gap p99 during reads ms | busiest threads (% of a core) | load avg |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const threads = r.threads.map(([n, p]) => `${n} ${p}`).join(', ');
@@ -357,7 +376,9 @@ function printComparison(rows: Row[]): void {
   console.log('| interval ms | vs ms | pairs | req/s | vs req/s | change (95 % interval) | single pairs |');
   console.log('|---|---|---|---|---|---|---|');
   for (const c of compare(samples, INTERVALS[0]!)) {
-    console.log(`| ${c.intervalMs} | ${c.baseMs} | ${c.pairs} | ${Math.round(c.rps)} | ${Math.round(c.baseRps)} | ${pct(c.change)} (${pct(c.low)} to ${pct(c.high)}) | ${pct(c.min)} to ${pct(c.max)} |`);
+    console.log(
+      `| ${c.intervalMs} | ${c.baseMs} | ${c.pairs} | ${Math.round(c.rps)} | ${Math.round(c.baseRps)} | ${pct(c.change)} (${pct(c.low)} to ${pct(c.high)}) | ${pct(c.min)} to ${pct(c.max)} |`,
+    );
   }
   console.log(`\n| leader thread, % of its core during the reads | ${INTERVALS.map((i) => `${i} ms`).join(' | ')} |`);
   console.log(`|---|${INTERVALS.map(() => '---').join('|')}|`);

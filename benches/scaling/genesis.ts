@@ -23,9 +23,21 @@ export function holderAt(i: number): Address {
 
 const CONFIG = {
   chainId: 31337,
-  homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 0, constantinopleBlock: 0,
-  petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0,
-  terminalTotalDifficulty: 0, terminalTotalDifficultyPassed: true,
+  homesteadBlock: 0,
+  eip150Block: 0,
+  eip155Block: 0,
+  eip158Block: 0,
+  byzantiumBlock: 0,
+  constantinopleBlock: 0,
+  petersburgBlock: 0,
+  istanbulBlock: 0,
+  berlinBlock: 0,
+  londonBlock: 0,
+  shanghaiTime: 0,
+  cancunTime: 0,
+  pragueTime: 0,
+  terminalTotalDifficulty: 0,
+  terminalTotalDifficultyPassed: true,
 };
 
 /** Writes the genesis to `path`: dev accounts, `n` accounts with 1 wei, Token with `n` slots. */

@@ -26,7 +26,9 @@ function peakRssMiB(pid: number): number {
 
 async function firstStart(genesis: string, datadir: string): Promise<{ seconds: number; peakRssMiB: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', '0', '--quiet', '--genesis', genesis, '--datadir', datadir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'preconf-node.cjs'), '--port', '0', '--quiet', '--genesis', genesis, '--datadir', datadir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   let peak = 0;
   const sampler = setInterval(() => {
@@ -67,7 +69,9 @@ async function main() {
     const store = statSync(join(datadir, 'chain.redb')).size;
     rmSync(datadir, { recursive: true, force: true });
     log(`N=${n}: ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRssMiB} MiB, store ${(store / 2 ** 20).toFixed(0)} MiB`);
-    rows.push(`| ${n.toLocaleString('en')} + ${n.toLocaleString('en')} | ${(statSync(genesis).size / 2 ** 20).toFixed(0)} MiB | ${r.seconds.toFixed(1)} s | ${r.peakRssMiB} MiB | ${(store / 2 ** 20).toFixed(0)} MiB |`);
+    rows.push(
+      `| ${n.toLocaleString('en')} + ${n.toLocaleString('en')} | ${(statSync(genesis).size / 2 ** 20).toFixed(0)} MiB | ${r.seconds.toFixed(1)} s | ${r.peakRssMiB} MiB | ${(store / 2 ** 20).toFixed(0)} MiB |`,
+    );
   }
   console.log('| accounts + slots | genesis file | first start (import) | peak RSS | store |');
   console.log('|---|---|---|---|---|');

@@ -90,7 +90,18 @@ async function signTransfers(blocks: number): Promise<string[][]> {
       const acct = devAccount(s);
       for (let k = 0; k < perSender; k++) {
         const to = privateKeyToAccount(generatePrivateKey()).address;
-        batch.push(await acct.signTransaction({ chainId: 31337, type: 'eip1559', to, value: 1n, gas: 21000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce: b * perSender + k }));
+        batch.push(
+          await acct.signTransaction({
+            chainId: 31337,
+            type: 'eip1559',
+            to,
+            value: 1n,
+            gas: 21000n,
+            maxFeePerGas: parseGwei('50'),
+            maxPriorityFeePerGas: 1n,
+            nonce: b * perSender + k,
+          }),
+        );
       }
     }
     out.push(batch);
@@ -104,7 +115,12 @@ async function readThroughput(url: string, n: number) {
   const balance = addrs.map((a) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [a, 'latest'] }));
   const abi = contract('Token').abi;
   const call = holders.map((h) =>
-    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: TOKEN, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [h] }) }, 'latest'] }),
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_call',
+      params: [{ to: TOKEN, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [h] }) }, 'latest'],
+    }),
   );
   const run = async (bodies: string[]) => {
     const r = await runLoad({ url, bodies, connections: 8, duration: READ_S, warmup: 1 });
@@ -151,7 +167,10 @@ async function sizeRun(n: number) {
       await sleep(Math.max(0, next - performance.now()));
       const txs = transfers[b]!;
       for (let i = 0; i < txs.length; i += 100) {
-        await rpcRaw(p.url, JSON.stringify(txs.slice(i, i + 100).map((raw, j) => ({ jsonrpc: '2.0', id: j, method: 'eth_sendRawTransaction', params: [raw] }))));
+        await rpcRaw(
+          p.url,
+          JSON.stringify(txs.slice(i, i + 100).map((raw, j) => ({ jsonrpc: '2.0', id: j, method: 'eth_sendRawTransaction', params: [raw] }))),
+        );
       }
     }
     const cadence = analyze(await watch, TRAFFIC_S);
@@ -162,7 +181,8 @@ async function sizeRun(n: number) {
     const commitBlocks = perCommit && { p50: perCommit.p50 / 1000, p99: perCommit.p99 / 1000, count: perCommit.count };
     const head1 = Number(await rpc<string>(p.url, 'eth_blockNumber'));
     const counts: number[] = [];
-    for (let b = head0 + 1; b <= head1; b++) counts.push(((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length));
+    for (let b = head0 + 1; b <= head1; b++)
+      counts.push((await rpc<{ transactions: Hex[] }>(p.url, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).transactions.length);
     const seal = await histogramQuantiles(p.url);
     const commit = await histogramQuantiles(p.url, 'preconf_store_commit_duration_seconds');
     const tickDelay = await histogramQuantiles(p.url, 'preconf_builder_tick_delay_seconds');
@@ -217,7 +237,9 @@ async function main() {
   }
   if (OUT) writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), results }, null, 2));
   const f = (x: number, d = 0) => x.toFixed(d);
-  console.log('| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | blocks per commit p99 | latest - safe p50 / p99 / max (blocks) | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | tick delay p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |');
+  console.log(
+    '| accounts + slots | genesis | first start | restart | RSS start / after traffic | seal p50 / p99 | commit p50 / p99 | blocks per commit p99 | latest - safe p50 / p99 / max (blocks) | cadence p50 / p99 (polled) | cadence p50 / p99 (builder clock) | tick delay p50 / p99 | getBalance req/s | eth_call req/s | anvil start | anvil getBalance / eth_call |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const a = r.anvil as { startMs?: number; reads?: { getBalance: { rps: number }; call: { rps: number } }; error?: string } | null;

@@ -65,7 +65,10 @@ export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
   }
   if (genesis === undefined) throw new ImportUsageError('--genesis FILE is required');
   if (blocks === undefined) throw new ImportUsageError('the blocks file (BLOCKS.rlp) is required');
-  for (const [what, file] of [['genesis', genesis], ['blocks file', blocks]] as const) {
+  for (const [what, file] of [
+    ['genesis', genesis],
+    ['blocks file', blocks],
+  ] as const) {
     if (!existsSync(file)) throw new ImportUsageError(`cannot read the ${what} ${file}: no such file`);
   }
   return { options: { ...options, datadir, genesisFile: resolve(genesis), blocksFile: resolve(blocks) }, quiet };

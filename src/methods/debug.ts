@@ -22,8 +22,7 @@ export function debugMethods({ chain }: MethodOptions): MethodTable {
     debug_traceTransaction: {
       maxParams: 2,
       cost: 'heavy',
-      handler: (p, ctx) =>
-        chain.traceTransaction({ hash: hash32(p[0], argPath(0), 'transaction hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
+      handler: (p, ctx) => chain.traceTransaction({ hash: hash32(p[0], argPath(0), 'transaction hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
     debug_traceBlockByNumber: {
       maxParams: 2,
@@ -33,8 +32,7 @@ export function debugMethods({ chain }: MethodOptions): MethodTable {
     debug_traceBlockByHash: {
       maxParams: 2,
       cost: 'heavy',
-      handler: (p, ctx) =>
-        chain.traceBlock({ block: hash32(p[0], argPath(0), 'block hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
+      handler: (p, ctx) => chain.traceBlock({ block: hash32(p[0], argPath(0), 'block hash'), options: traceOptions(p[1], argPath(1)) }, ctx?.client),
     },
   };
 }

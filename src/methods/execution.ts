@@ -61,8 +61,7 @@ export function executionMethods({ chain, preconf }: MethodOptions): MethodTable
     table.eth_simulateV1 = {
       maxParams: 2,
       cost: 'heavy',
-      handler: (p, ctx) =>
-        chain.simulate({ payload: simulatePayload(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest') }, ctx?.client),
+      handler: (p, ctx) => chain.simulate({ payload: simulatePayload(p[0], argPath(0)), block: blockSelector(p[1], 1, 'latest') }, ctx?.client),
     };
   }
   return table;

@@ -11,10 +11,7 @@ export function logMethods({ chain }: MethodOptions): MethodTable {
       handler: (p, ctx) => {
         const q = logsQuery(p[0], 0);
         // geth's filter shape, as alloy's Filter reads it.
-        return chain.getLogs(
-          { fromBlock: q.fromBlock, toBlock: q.toBlock, blockHash: q.blockHash, address: q.addresses, topics: q.topics },
-          ctx?.client,
-        );
+        return chain.getLogs({ fromBlock: q.fromBlock, toBlock: q.toBlock, blockHash: q.blockHash, address: q.addresses, topics: q.topics }, ctx?.client);
       },
     },
   };

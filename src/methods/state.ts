@@ -37,8 +37,7 @@ export function stateMethods({ chain }: MethodOptions): MethodTable {
     },
     eth_getStorageAt: {
       maxParams: 3,
-      handler: (p) =>
-        chain.getStorageAt(address(p[0], argPath(0)), storageSlot(p[1], argPath(1)), blockSelector(p[2], 2, 'latest')),
+      handler: (p) => chain.getStorageAt(address(p[0], argPath(0)), storageSlot(p[1], argPath(1)), blockSelector(p[2], 2, 'latest')),
     },
   };
 }

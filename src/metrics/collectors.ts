@@ -3,7 +3,7 @@
 // help, type, aggregator and an async get()), so prom-client renders them, aggregates
 // them across event loops and checks their names like its own.
 
-import { Registry, type Metric } from 'prom-client';
+import type { Registry, Metric } from 'prom-client';
 
 export type Labels = Record<string, string | number>;
 

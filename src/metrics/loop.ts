@@ -31,9 +31,11 @@ export class LoopMetrics {
     );
     const latency = 'preconf_rpc_request_duration_seconds';
     registerSnapshot(this.registry, latency, 'Time from parsing a JSON-RPC request to its response text, by method', 'histogram', () =>
-      rpc.used().flatMap((s): Sample[] =>
-        histogramSamples(latency, { bounds: LATENCY_BUCKETS, cumulative: cumulate(s.buckets), sum: s.seconds, count: s.requests }, { method: s.method }),
-      ),
+      rpc
+        .used()
+        .flatMap((s): Sample[] =>
+          histogramSamples(latency, { bounds: LATENCY_BUCKETS, cumulative: cumulate(s.buckets), sum: s.seconds, count: s.requests }, { method: s.method }),
+        ),
     );
     const self = this;
     new Gauge({

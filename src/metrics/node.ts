@@ -34,8 +34,7 @@ function processDefaults(): Registry {
   return defaults;
 }
 
-const isMetricsMessage = (m: unknown): m is MetricsMessage =>
-  typeof m === 'object' && m !== null && typeof (m as { metrics?: unknown }).metrics === 'string';
+const isMetricsMessage = (m: unknown): m is MetricsMessage => typeof m === 'object' && m !== null && typeof (m as { metrics?: unknown }).metrics === 'string';
 
 export class NodeMetrics {
   private readonly workers = new Set<Worker>();
@@ -105,10 +104,22 @@ export class NodeMetrics {
     const n = (): NativeMetrics => this.native ?? this.chain.metrics();
     const hist = (name: string, help: string, pick: (m: NativeMetrics) => Parameters<typeof histogramSamples>[1]): void =>
       registerSnapshot(this.nodeWide, name, help, 'histogram', () => histogramSamples(name, pick(n())));
-    hist('preconf_builder_tick_duration_seconds', 'Wall time of one pre-confirmation: executing pooled transactions and publishing', (m) => m.preconfTickSeconds);
-    hist('preconf_builder_tick_delay_seconds', 'How late each pre-confirmation was published after its tick was due (waking, transactions run at the tick, publishing)', (m) => m.tickDelaySeconds);
+    hist(
+      'preconf_builder_tick_duration_seconds',
+      'Wall time of one pre-confirmation: executing pooled transactions and publishing',
+      (m) => m.preconfTickSeconds,
+    );
+    hist(
+      'preconf_builder_tick_delay_seconds',
+      'How late each pre-confirmation was published after its tick was due (waking, transactions run at the tick, publishing)',
+      (m) => m.tickDelaySeconds,
+    );
     hist('preconf_builder_seal_duration_seconds', 'Wall time of one seal on the builder: state root, hash, publishing the new head', (m) => m.sealSeconds);
-    hist('preconf_store_commit_duration_seconds', 'Wall time of one durable store commit of one or more sealed blocks (committer thread, off the pre-confirmation clock)', (m) => m.commitSeconds);
+    hist(
+      'preconf_store_commit_duration_seconds',
+      'Wall time of one durable store commit of one or more sealed blocks (committer thread, off the pre-confirmation clock)',
+      (m) => m.commitSeconds,
+    );
     hist('preconf_store_commit_blocks', 'Sealed blocks written per durable commit (above 1 when the disk fell behind the block time)', (m) => m.commitBlocks);
     hist('preconf_builder_preconf_transactions', 'Transactions added per pre-confirmation', (m) => m.preconfTransactions);
     registerSnapshot(this.nodeWide, 'preconf_pool_transactions', 'Pooled transactions: pending (executable) and queued (after a nonce gap)', 'gauge', () => [
@@ -119,10 +130,28 @@ export class NodeMetrics {
       const bytes = n().storeBytes;
       return bytes === undefined || bytes === null ? [] : [{ labels: {}, value: bytes }];
     });
-    registerSnapshot(this.nodeWide, 'preconf_store_live_bytes', 'Bytes of keys and values the store holds (flat on a node with --history-blocks; the file grows in steps and never shrinks)', 'gauge', () => [{ labels: {}, value: n().storeLiveBytes }]);
+    registerSnapshot(
+      this.nodeWide,
+      'preconf_store_live_bytes',
+      'Bytes of keys and values the store holds (flat on a node with --history-blocks; the file grows in steps and never shrinks)',
+      'gauge',
+      () => [{ labels: {}, value: n().storeLiveBytes }],
+    );
     registerSnapshot(this.nodeWide, 'preconf_head_block', 'Number of the newest sealed block', 'gauge', () => [{ labels: {}, value: n().head }]);
-    registerSnapshot(this.nodeWide, 'preconf_durable_block', 'Number of the newest durable sealed block (safe): the head minus the blocks still being committed', 'gauge', () => [{ labels: {}, value: n().durableHead }]);
-    registerSnapshot(this.nodeWide, 'preconf_history_oldest_block', 'Oldest block whose body, receipts and state are kept (0 on an archive node; --history-blocks)', 'gauge', () => [{ labels: {}, value: n().historyFrom }]);
+    registerSnapshot(
+      this.nodeWide,
+      'preconf_durable_block',
+      'Number of the newest durable sealed block (safe): the head minus the blocks still being committed',
+      'gauge',
+      () => [{ labels: {}, value: n().durableHead }],
+    );
+    registerSnapshot(
+      this.nodeWide,
+      'preconf_history_oldest_block',
+      'Oldest block whose body, receipts and state are kept (0 on an archive node; --history-blocks)',
+      'gauge',
+      () => [{ labels: {}, value: n().historyFrom }],
+    );
     const queues = (name: string, help: string, kind: 'gauge' | 'counter', pick: (q: NativeMetrics['workQueues'][number]) => number): void =>
       registerSnapshot(this.nodeWide, name, help, kind, () => n().workQueues.map((q): Sample => ({ labels: { class: q.class }, value: pick(q) })));
     queues('preconf_work_queue_depth', 'Requests accepted by a cost class and waiting for one of its threads', 'gauge', (q) => q.queued);
@@ -130,13 +159,23 @@ export class NodeMetrics {
     queues('preconf_work_running', 'Requests running on the threads of a cost class', 'gauge', (q) => q.running);
     queues('preconf_work_completed_total', 'Requests a cost class has finished', 'counter', (q) => q.completed);
     this.registerReplication();
-    queues('preconf_work_rejected_total', 'Requests refused with -32005 (server busy) because the queue of their cost class was full', 'counter', (q) => q.rejected);
+    queues(
+      'preconf_work_rejected_total',
+      'Requests refused with -32005 (server busy) because the queue of their cost class was full',
+      'counter',
+      (q) => q.rejected,
+    );
   }
 
   /** A cluster node's leadership figures (none on a node that does not replicate). */
   private registerReplication(): void {
     const status = (): ReturnType<Chain['replicationStatus']> => this.chain.replicationStatus();
-    const one = (name: string, help: string, kind: 'gauge' | 'counter', pick: (s: NonNullable<ReturnType<Chain['replicationStatus']>>) => number | null | undefined): void =>
+    const one = (
+      name: string,
+      help: string,
+      kind: 'gauge' | 'counter',
+      pick: (s: NonNullable<ReturnType<Chain['replicationStatus']>>) => number | null | undefined,
+    ): void =>
       registerSnapshot(this.nodeWide, name, help, kind, () => {
         const s = status();
         const v = s === null ? undefined : pick(s);
@@ -145,10 +184,22 @@ export class NodeMetrics {
     one('preconf_cluster_term', 'The newest leader term this node knows of', 'gauge', (s) => s.term);
     one('preconf_cluster_leader', '1 while this node leads, else 0', 'gauge', (s) => (s.role === 'leader' ? 1 : 0));
     one('preconf_cluster_elections_total', 'Leases this node took (elections it won)', 'counter', (s) => s.elections);
-    one('preconf_cluster_fenced_total', 'Times the stream refused this node\'s append because another leader had written (it stepped down)', 'counter', (s) => s.fenced);
-    one('preconf_cluster_stalled_total', 'Times this node gave the lease up because it sealed no block within the lease and two block times', 'counter', (s) => s.stalled);
+    one(
+      'preconf_cluster_fenced_total',
+      "Times the stream refused this node's append because another leader had written (it stepped down)",
+      'counter',
+      (s) => s.fenced,
+    );
+    one(
+      'preconf_cluster_stalled_total',
+      'Times this node gave the lease up because it sealed no block within the lease and two block times',
+      'counter',
+      (s) => s.stalled,
+    );
     one('preconf_cluster_leaderless_seconds_total', 'Time this node knew of no leader, summed', 'counter', (s) => s.leaderlessTotalMs / 1000);
-    one('preconf_cluster_takeover_seconds', 'Duration of this node\'s last takeover: from taking the lease to building', 'gauge', (s) => (s.lastTakeoverMs === undefined || s.lastTakeoverMs === null ? null : s.lastTakeoverMs / 1000));
+    one('preconf_cluster_takeover_seconds', "Duration of this node's last takeover: from taking the lease to building", 'gauge', (s) =>
+      s.lastTakeoverMs === undefined || s.lastTakeoverMs === null ? null : s.lastTakeoverMs / 1000,
+    );
     one('preconf_replication_applied_sequence', 'The stream sequence this node applied last', 'gauge', (s) => s.applied);
   }
 }

@@ -4,9 +4,7 @@
 // figures only at scrape time (collectors.ts).
 
 /** Upper bounds (seconds) of the per-method latency histogram. */
-export const LATENCY_BUCKETS: readonly number[] = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-];
+export const LATENCY_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The label unknown method names share, so a client cannot grow the series set. */
 export const OTHER_METHOD = 'other';

@@ -40,10 +40,7 @@ export class BatchGate {
         if (performance.now() > this.deadline) {
           resolve(
             refuse(
-              new RpcError(
-                Code.LimitExceeded,
-                `batch time budget of ${this.budget.budgetMs} ms used up before this request started; send it again on its own`,
-              ),
+              new RpcError(Code.LimitExceeded, `batch time budget of ${this.budget.budgetMs} ms used up before this request started; send it again on its own`),
             ),
           );
           return true;

@@ -135,12 +135,7 @@ export class Dispatcher {
    * `local` holds methods that exist only on this connection (eth_subscribe over WebSocket).
    * Throws HttpError when the transport must refuse the request with an HTTP status.
    */
-  handle(
-    body: string,
-    overHttp: boolean,
-    local?: ReadonlyMap<string, Method>,
-    caller?: Caller,
-  ): string | null | Promise<string | null> {
+  handle(body: string, overHttp: boolean, local?: ReadonlyMap<string, Method>, caller?: Caller): string | null | Promise<string | null> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -173,10 +168,7 @@ export class Dispatcher {
     }
     if (parsed.length === 0) return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, 'empty batch'));
     if (parsed.length > this.limits.maxBatch) {
-      return errorResponse(
-        NULL_ID,
-        new RpcError(Code.InvalidRequest, `batch too large: ${parsed.length} requests, limit is ${this.limits.maxBatch}`),
-      );
+      return errorResponse(NULL_ID, new RpcError(Code.InvalidRequest, `batch too large: ${parsed.length} requests, limit is ${this.limits.maxBatch}`));
     }
     const methods = new Array<Method | undefined>(parsed.length);
     let pooled = false;
@@ -228,11 +220,9 @@ export class Dispatcher {
       const wait = rate.take(client, items.length);
       if (wait > 0) {
         this.limits.onRateLimited?.('rps');
-        const err = new RpcError(
-          Code.LimitExceeded,
-          `rate limited: more than ${rate.limits.rps} requests per second from this client; retry in ${wait} s`,
-          { retryAfter: wait },
-        );
+        const err = new RpcError(Code.LimitExceeded, `rate limited: more than ${rate.limits.rps} requests per second from this client; retry in ${wait} s`, {
+          retryAfter: wait,
+        });
         const text = Array.isArray(parsed)
           ? `[${items.map((item, i) => errorResponse(idText(idOf(item), i, raw), err)).join(',')}]`
           : errorResponse(idText(idOf(parsed), 0, raw), err);
@@ -348,7 +338,13 @@ export class Dispatcher {
       // Over WebSocket there is no HTTP status to use; refuse in-band.
       out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.Server, this.forbiddenMessage(req))), true);
     } else if (params.length > method.maxParams) {
-      out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.InvalidParams, `too many arguments, want at most ${method.maxParams}`)), true);
+      out = this.finish(
+        name,
+        stat,
+        started,
+        errorResponse(rid, new RpcError(Code.InvalidParams, `too many arguments, want at most ${method.maxParams}`)),
+        true,
+      );
     } else {
       const deep = firstNestedTooDeep(params);
       if (deep === -1) {
@@ -360,7 +356,13 @@ export class Dispatcher {
                 (why) => this.finish(name, stat, started, errorResponse(rid, why), true),
               );
       } else {
-        out = this.finish(name, stat, started, errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`)), true);
+        out = this.finish(
+          name,
+          stat,
+          started,
+          errorResponse(rid, new RpcError(Code.InvalidParams, `invalid argument ${deep}: nested more than ${MAX_NESTING} levels deep`)),
+          true,
+        );
       }
     }
     if (!hasId) {

@@ -100,8 +100,8 @@ export function clusterRoute(chain: Chain, leaderWaitMs: number): Route {
             return await client(leader.url).call(method, params, timeoutMs);
           }
         } catch (e) {
-          const passOn = e instanceof Unreachable || (e instanceof NativeError && e.kind === 'notLeader') ||
-            (e instanceof RpcError && e.message.startsWith(NOT_LEADER));
+          const passOn =
+            e instanceof Unreachable || (e instanceof NativeError && e.kind === 'notLeader') || (e instanceof RpcError && e.message.startsWith(NOT_LEADER));
           if (!passOn) throw e;
           avoid = status?.leader?.term ?? avoid;
         }

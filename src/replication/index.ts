@@ -16,7 +16,6 @@ export interface Replication {
   close(): Promise<void>;
 }
 
-
 /** Where this node takes forwarded transactions, and what it calls itself in a cluster. */
 export interface Identity {
   advertise: string;
@@ -31,10 +30,16 @@ export function startReplication(chain: Chain, config: ReplicationConfig, self: 
     componentLogger('replication').info({ role: 'publisher', stream, nats: config.publish }, `publishing to stream ${stream} on ${config.publish}`);
     chain.replicationStart({ mode: 'publish', servers: [config.publish], queue: config.queue, ...common });
   } else if (config.follow !== undefined) {
-    componentLogger('replica').info({ role: 'replica', stream, nats: config.follow, leader: config.leader }, `following stream ${stream} on ${config.follow}; transactions go to ${config.leader}`);
+    componentLogger('replica').info(
+      { role: 'replica', stream, nats: config.follow, leader: config.leader },
+      `following stream ${stream} on ${config.follow}; transactions go to ${config.leader}`,
+    );
     chain.replicationStart({ mode: 'follow', servers: [config.follow], ...common });
   } else if (config.cluster !== undefined) {
-    componentLogger('cluster').info({ nodeId: self.nodeId, advertise: self.advertise, stream, nats: config.cluster }, `node ${self.nodeId} (${self.advertise}) on stream ${stream} at ${config.cluster.join(', ')}`);
+    componentLogger('cluster').info(
+      { nodeId: self.nodeId, advertise: self.advertise, stream, nats: config.cluster },
+      `node ${self.nodeId} (${self.advertise}) on stream ${stream} at ${config.cluster.join(', ')}`,
+    );
     chain.replicationStart({
       mode: 'cluster',
       servers: config.cluster,

@@ -6,14 +6,7 @@
 import type { Chain, EventKind } from '../native.js';
 import { matchesLog, type TopicFilter } from '../validation/filter.js';
 
-export const SUBSCRIPTION_KINDS = [
-  'newHeads',
-  'logs',
-  'newPendingTransactions',
-  'newFlashblocks',
-  'newFlashblockTransactions',
-  'pendingLogs',
-] as const;
+export const SUBSCRIPTION_KINDS = ['newHeads', 'logs', 'newPendingTransactions', 'newFlashblocks', 'newFlashblockTransactions', 'pendingLogs'] as const;
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
 /** A WebSocket connection as the hub sees it. */
@@ -36,8 +29,7 @@ interface LogJson {
   topics: string[];
 }
 
-const envelope = (id: string, result: string): string =>
-  `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${result}}}`;
+const envelope = (id: string, result: string): string => `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${result}}}`;
 
 function newId(): string {
   const bytes = new Uint8Array(16);

@@ -183,13 +183,7 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
     size += chunk.byteLength;
     if (size > limits.maxBodyBytes) {
       refused = true;
-      writeJson(
-        res,
-        state,
-        '413 Payload Too Large',
-        errorBody(Code.InvalidRequest, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`),
-        true,
-      );
+      writeJson(res, state, '413 Payload Too Large', errorBody(Code.InvalidRequest, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`), true);
       return;
     }
     if (isLast && chunks === null) {
@@ -216,9 +210,7 @@ const REFUSALS: Record<string, (req: HttpRequest) => { status: string; message: 
 };
 
 /** The health report and whether the node is healthy (503 otherwise). */
-export interface HealthSource {
-  (): { healthy: boolean; body: string };
-}
+export type HealthSource = () => { healthy: boolean; body: string };
 
 export function mountHttp(app: TemplatedApp, dispatcher: Dispatcher, limits: HttpLimits, health: HealthSource): void {
   app.post('/', (res, req) => handlePost(res, req, dispatcher, limits));

@@ -184,13 +184,7 @@ export interface WebSocketServer {
   closeAll(reason: string): void;
 }
 
-export function mountWebSocket(
-  app: TemplatedApp,
-  dispatcher: Dispatcher,
-  hub: SubscriptionHub,
-  limits: WsLimits,
-  events?: WsEvents,
-): WebSocketServer {
+export function mountWebSocket(app: TemplatedApp, dispatcher: Dispatcher, hub: SubscriptionHub, limits: WsLimits, events?: WsEvents): WebSocketServer {
   let open = 0;
   const sessions = new Set<Session>();
   // The uWebSockets.js guard (crates/uws-guard) on this app's WebSocket context, which only

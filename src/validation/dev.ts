@@ -10,7 +10,8 @@ const HEX_NUMBER = /^0x[0-9a-fA-F]+$/;
 export function devNumber(v: unknown, path: Path, what: string, bits = 64): string {
   let n: bigint;
   if (typeof v === 'number') {
-    if (!Number.isSafeInteger(v) || v < 0) throw fail(path, `${what} must be a non-negative integer (below 2^53 as a JSON number; larger as hex), got ${show(v)}`);
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw fail(path, `${what} must be a non-negative integer (below 2^53 as a JSON number; larger as hex), got ${show(v)}`);
     n = BigInt(v);
   } else if (typeof v === 'string' && HEX_NUMBER.test(v)) {
     n = BigInt(v);

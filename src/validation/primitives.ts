@@ -1,7 +1,7 @@
 // Parsers for the JSON-RPC value types. Each throws -32602 naming the parameter and the
 // reason, e.g. `invalid argument 0: hex string of 20 bytes expected for address, got "0x12"`.
 
-import { invalidParams, RpcError } from '../errors/index.js';
+import { invalidParams, type RpcError } from '../errors/index.js';
 
 const HEX = /^0x[0-9a-fA-F]*$/;
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;

@@ -28,8 +28,7 @@ export function simulatePayload(v: unknown, path: Path): SimulationPayload {
     blockStateCalls: blocks,
     traceTransfers: v.traceTransfers == null ? false : bool(v.traceTransfers, `${path}.traceTransfers`),
     validation: v.validation == null ? false : bool(v.validation, `${path}.validation`),
-    returnFullTransactions:
-      v.returnFullTransactions == null ? false : bool(v.returnFullTransactions, `${path}.returnFullTransactions`),
+    returnFullTransactions: v.returnFullTransactions == null ? false : bool(v.returnFullTransactions, `${path}.returnFullTransactions`),
   };
 }
 

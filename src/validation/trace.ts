@@ -8,15 +8,7 @@ import type { TraceCallParams, TraceConfig } from '../native.js';
 import { blockOverrides, stateOverrides } from './call.js';
 import { fail, isObject, quantity64, type Path } from './primitives.js';
 
-const LOGGER_FLAGS = [
-  'enableMemory',
-  'disableMemory',
-  'disableStack',
-  'disableStorage',
-  'enableReturnData',
-  'disableReturnData',
-  'debug',
-] as const;
+const LOGGER_FLAGS = ['enableMemory', 'disableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'disableReturnData', 'debug'] as const;
 
 /** The members of each built-in tracer's tracerConfig (all flags). */
 const TRACER_CONFIG: Record<string, readonly string[]> = {
@@ -25,7 +17,7 @@ const TRACER_CONFIG: Record<string, readonly string[]> = {
 };
 
 /** Nanoseconds per unit of a Go duration. */
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNITS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 const DURATION_PART = /([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/y;
 
 /** A Go duration (time.ParseDuration) in whole milliseconds, rounded up. */

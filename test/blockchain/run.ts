@@ -111,7 +111,8 @@ function accountDiff(chain: Chain, address: string, want: FixtureAccount): strin
   const nonce = read(chain.getTransactionCount(address, 'latest'));
   if (quantity(nonce) !== quantity(want.nonce)) return `nonce of ${address}: fixture has ${want.nonce}, node has ${nonce}`;
   const code = read(chain.getCode(address, 'latest'));
-  if (code.toLowerCase() !== (want.code || '0x').toLowerCase()) return `code of ${address} differs (${(want.code.length - 2) / 2} bytes in the fixture, ${(code.length - 2) / 2} stored)`;
+  if (code.toLowerCase() !== (want.code || '0x').toLowerCase())
+    return `code of ${address} differs (${(want.code.length - 2) / 2} bytes in the fixture, ${(code.length - 2) / 2} stored)`;
   for (const [slot, value] of Object.entries(want.storage)) {
     const stored = read(chain.getStorageAt(address, word(slot), 'latest'));
     if (quantity(stored) !== quantity(value)) return `storage ${slot} of ${address}: fixture has ${value}, node has ${stored}`;

@@ -140,10 +140,12 @@ export function compareResponse({ method, speconly, expected, actual, limit = 10
     const exp = isObject(expected) ? expected : {};
     for (const key of ['jsonrpc', 'id']) {
       if (!(key in actual)) add({ path: childPath('$', key), kind: 'missing', expected: exp[key] ?? null });
-      else if (key in exp) for (const d of diffJson(exp[key]!, actual[key]!, limit).differences) add({ ...d, path: d.path.replace(/^\$/, childPath('$', key)) });
+      else if (key in exp)
+        for (const d of diffJson(exp[key]!, actual[key]!, limit).differences) add({ ...d, path: d.path.replace(/^\$/, childPath('$', key)) });
     }
     for (const key of Object.keys(actual)) if (!ENVELOPE.includes(key)) add({ path: childPath('$', key), kind: 'extra', actual: actual[key]! });
-    for (const p of checkShape(method, actual.result!, '$.result')) add({ path: p.path, kind: 'shape', note: p.problem, ...(p.actual === undefined ? {} : { actual: p.actual }) });
+    for (const p of checkShape(method, actual.result!, '$.result'))
+      add({ path: p.path, kind: 'shape', note: p.problem, ...(p.actual === undefined ? {} : { actual: p.actual }) });
     return { pass: total === 0, mode: 'shape', differences, total, redacted: 0 };
   }
   const r = redactErrorMessages(expected, actual);

@@ -23,7 +23,10 @@ export function formatDifference(d: Difference, max = 120): string[] {
       return [`${d.path}: ${d.note ?? 'wrong shape'}${d.actual === undefined ? '' : ` (actual ${preview(d.actual, max)})`}`];
     case 'type':
     case 'changed': {
-      const [e, a] = typeof d.expected === 'string' && typeof d.actual === 'string' ? stringWindows(d.expected, d.actual, max) : [preview(d.expected, max), preview(d.actual, max)];
+      const [e, a] =
+        typeof d.expected === 'string' && typeof d.actual === 'string'
+          ? stringWindows(d.expected, d.actual, max)
+          : [preview(d.expected, max), preview(d.actual, max)];
       const label = d.kind === 'type' ? `${d.path}: type differs` : `${d.path}:`;
       const one = `${label} expected ${e}, actual ${a}`;
       return one.length <= max + 40 ? [one] : [label, `    expected ${e}`, `    actual   ${a}`];

@@ -152,6 +152,9 @@ export function typeName(v: Json): string {
 export function stringify(v: Json): string {
   if (v instanceof JsonNumber) return v.literal;
   if (Array.isArray(v)) return `[${v.map(stringify).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${stringify(v[k]!)}`).join(',')}}`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .map((k) => `${JSON.stringify(k)}:${stringify(v[k]!)}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }

@@ -197,7 +197,12 @@ export async function startNode(o: StartOptions): Promise<RunningNode> {
 /** True once the endpoint gives a JSON-RPC answer to eth_chainId. */
 async function answers(url: string): Promise<boolean> {
   try {
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":0,"method":"eth_chainId","params":[]}', signal: AbortSignal.timeout(2_000) });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":0,"method":"eth_chainId","params":[]}',
+      signal: AbortSignal.timeout(2_000),
+    });
     const body = (await r.json()) as { result?: unknown };
     return typeof body.result === 'string';
   } catch {
@@ -208,7 +213,12 @@ async function answers(url: string): Promise<boolean> {
 /** The node's latest block (number and hash), or null when it cannot say. */
 export async function servedHead(url: string): Promise<{ number: number; hash: string } | null> {
   try {
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":0,"method":"eth_getBlockByNumber","params":["latest",false]}', signal: AbortSignal.timeout(5_000) });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":0,"method":"eth_getBlockByNumber","params":["latest",false]}',
+      signal: AbortSignal.timeout(5_000),
+    });
     const body = (await r.json()) as { result?: { number?: string; hash?: string } | null };
     const b = body.result;
     if (!b || typeof b.number !== 'string' || typeof b.hash !== 'string') return null;

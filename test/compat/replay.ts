@@ -65,7 +65,12 @@ export async function replayFixture(url: string, fixture: Fixture, timeoutMs = R
 }
 
 /** Replays fixtures one after another against the same endpoint. */
-export async function replayAll(url: string, fixtures: Fixture[], onResult?: (r: FixtureResult) => void, timeoutMs = REQUEST_TIMEOUT_MS): Promise<FixtureResult[]> {
+export async function replayAll(
+  url: string,
+  fixtures: Fixture[],
+  onResult?: (r: FixtureResult) => void,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<FixtureResult[]> {
   const out: FixtureResult[] = [];
   for (const f of fixtures) {
     const r = await replayFixture(url, f, timeoutMs);

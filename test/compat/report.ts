@@ -83,12 +83,18 @@ export function renderReport(s: Summary, o: RenderOptions): string[] {
     out.push('', 'Documented exceptions (not failures):');
     for (const { result, reason } of s.exceptions) {
       out.push(`EXCEPTION ${failureTitle(result)}: ${reason}`);
-      if (o.verbose) out.push(...failureLines(result).flat().map((l) => `  ${l}`));
+      if (o.verbose)
+        out.push(
+          ...failureLines(result)
+            .flat()
+            .map((l) => `  ${l}`),
+        );
     }
     for (const name of s.exceptionsPassing) out.push(`PASSES NOW ${name}: remove it from test/compat/exceptions.json`);
   }
   const width = Math.max(6, ...[...s.perMethod.keys()].map((k) => k.length));
-  const row = (name: string, c: MethodCount): string => `${name.padEnd(width)}  ${String(c.passed).padStart(4)}  ${String(c.failed).padStart(4)}  ${String(c.excepted).padStart(4)}  ${String(c.files).padStart(5)}`;
+  const row = (name: string, c: MethodCount): string =>
+    `${name.padEnd(width)}  ${String(c.passed).padStart(4)}  ${String(c.failed).padStart(4)}  ${String(c.excepted).padStart(4)}  ${String(c.files).padStart(5)}`;
   out.push('', `${'method'.padEnd(width)}  pass  fail  exc.  files`);
   for (const [m, c] of [...s.perMethod.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push(row(m, c));
   out.push(row('total', { passed: s.passed, failed: s.failed, excepted: s.excepted, files: s.files }));
@@ -104,7 +110,11 @@ export interface FloorVerdict {
 export function checkFloor(passed: number, floor: number, subset: boolean): FloorVerdict {
   if (subset) return { ok: true, message: `subset run: the floor (${floor}) is not checked` };
   if (passed < floor) return { ok: false, message: `FAILED: ${passed} files pass, below the floor of ${floor} (test/compat/floor.json)` };
-  if (passed > floor) return { ok: true, message: `${passed} files pass, above the floor of ${floor}: raise "minPassing" in test/compat/floor.json to ${passed} (or run with --raise-floor)` };
+  if (passed > floor)
+    return {
+      ok: true,
+      message: `${passed} files pass, above the floor of ${floor}: raise "minPassing" in test/compat/floor.json to ${passed} (or run with --raise-floor)`,
+    };
   return { ok: true, message: `${passed} files pass, at the floor of ${floor}` };
 }
 

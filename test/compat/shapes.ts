@@ -19,7 +19,8 @@ type Check = (v: Json, path: string, out: ShapeProblem[]) => void;
 const UINT = /^0x(?:0|[1-9a-f][0-9a-f]*)$/;
 
 const uint: Check = (v, path, out) => {
-  if (typeof v !== 'string' || !UINT.test(v)) out.push({ path, problem: 'expected a hex quantity (0x0 or 0x + lower-case hex without leading zeros)', actual: v });
+  if (typeof v !== 'string' || !UINT.test(v))
+    out.push({ path, problem: 'expected a hex quantity (0x0 or 0x + lower-case hex without leading zeros)', actual: v });
 };
 
 // execution-apis `ratio`: a number in [0, 1].
@@ -74,7 +75,8 @@ export const methodsWithShape = (): string[] => Object.keys(SHAPES);
 /** Checks a result against the method's shape; `path` names the result in the response. */
 export function checkShape(method: string, result: Json, path: string): ShapeProblem[] {
   const check = SHAPES[method];
-  if (check === undefined) return [{ path, problem: `speconly fixture, but the runner has no result shape for ${method} (add one in test/compat/shapes.ts)`, actual: result }];
+  if (check === undefined)
+    return [{ path, problem: `speconly fixture, but the runner has no result shape for ${method} (add one in test/compat/shapes.ts)`, actual: result }];
   const out: ShapeProblem[] = [];
   check(result, path, out);
   return out;

@@ -44,7 +44,10 @@ export class Watchers {
 
   private async look(url: string): Promise<void> {
     // Like a load balancer, only nodes that say they are healthy are read.
-    const healthy = await fetch(`${url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!healthy) return;
     const b = await tryCall(url, 'eth_getBlockByNumber', ['pending', false]);
     if (b.result === undefined || b.result === null) return;

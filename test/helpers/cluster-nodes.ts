@@ -53,11 +53,16 @@ export class ClusterNodes {
 
   args(i: number): string[] {
     return [
-      '--datadir', this.dirs[i]!,
-      '--cluster', this.nats.urls.join(','),
-      '--node-id', `n${i}`,
-      '--lease-ms', String(this.opts.leaseMs ?? 2000),
-      '--nats-timeout-ms', '1000',
+      '--datadir',
+      this.dirs[i]!,
+      '--cluster',
+      this.nats.urls.join(','),
+      '--node-id',
+      `n${i}`,
+      '--lease-ms',
+      String(this.opts.leaseMs ?? 2000),
+      '--nats-timeout-ms',
+      '1000',
       ...(this.opts.args ?? []),
       ...this.extra[i]!,
     ];

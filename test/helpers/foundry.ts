@@ -15,8 +15,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export const SOLC_CLI = join(here, 'solc-cli.cjs');
 
-const binary = (tool: 'cast' | 'forge'): string =>
-  join(dirname(require.resolve(`@foundry-rs/${tool}-linux-amd64/package.json`)), 'bin', tool);
+const binary = (tool: 'cast' | 'forge'): string => join(dirname(require.resolve(`@foundry-rs/${tool}-linux-amd64/package.json`)), 'bin', tool);
 
 export interface Run {
   code: number;
@@ -26,15 +25,10 @@ export interface Run {
 
 function run(file: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd: opts.cwd, env: { ...process.env, ...opts.env }, timeout: 60_000, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(file, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

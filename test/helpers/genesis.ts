@@ -12,8 +12,7 @@ const CREATE2_DEPLOYER_CODE =
   '0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3';
 
 /** Storage slot of `balanceOf[holder]` (mapping at slot 0). */
-export const balanceSlot = (holder: Address): Hex =>
-  keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, 0n]));
+export const balanceSlot = (holder: Address): Hex => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, 0n]));
 
 export interface GenesisAccount {
   balance: Hex;
@@ -39,7 +38,14 @@ export function testGenesis(forks: Forks = 'prague', extra: Record<string, Genes
     londonBlock: 0,
   };
   if (forks === 'prague') {
-    Object.assign(config, { mergeNetsplitBlock: 0, terminalTotalDifficulty: 0, terminalTotalDifficultyPassed: true, shanghaiTime: 0, cancunTime: 0, pragueTime: 0 });
+    Object.assign(config, {
+      mergeNetsplitBlock: 0,
+      terminalTotalDifficulty: 0,
+      terminalTotalDifficultyPassed: true,
+      shanghaiTime: 0,
+      cancunTime: 0,
+      pragueTime: 0,
+    });
   }
   const supply = 1_000_000n * 10n ** 18n;
   const alloc: Record<string, GenesisAccount> = {

@@ -126,7 +126,12 @@ export async function leaderHashes(url: string, to: number): Promise<Map<number,
 }
 
 /** Every state the poller saw that the leader did not have (and how many it cannot vouch for). */
-export function violations(record: LeaderRecord, poller: Poller, hashes: Map<number, string>, tolerateUnrecorded = false): { bad: string[]; unrecorded: number } {
+export function violations(
+  record: LeaderRecord,
+  poller: Poller,
+  hashes: Map<number, string>,
+  tolerateUnrecorded = false,
+): { bad: string[]; unrecorded: number } {
   const bad: string[] = [];
   let unrecorded = 0;
   for (const [number, hash] of poller.latest) {

@@ -37,8 +37,7 @@ export interface QuantityParam {
   inRange(reply: Reply, q: string): void;
 }
 
-export const fits = (p: QuantityParam, q: string): boolean =>
-  (p.hashAt256 === true && q.length === 66) || BigInt(q) < 2n ** BigInt(p.bits);
+export const fits = (p: QuantityParam, q: string): boolean => (p.hashAt256 === true && q.length === 66) || BigInt(q) < 2n ** BigInt(p.bits);
 
 /** How `q` would read after a trip through a JavaScript number, where that differs from q. */
 export function roundedForms(q: string): string[] {
@@ -76,7 +75,17 @@ const transferGas = (r: Reply): void => {
 };
 
 /** Quantity fields of a transaction call object, and their widths in the addon (alloy). */
-const CALL_FIELDS: Record<string, number> = { gas: 64, gasPrice: 128, maxFeePerGas: 128, maxPriorityFeePerGas: 128, maxFeePerBlobGas: 128, value: 256, nonce: 64, chainId: 64, type: 8 };
+const CALL_FIELDS: Record<string, number> = {
+  gas: 64,
+  gasPrice: 128,
+  maxFeePerGas: 128,
+  maxPriorityFeePerGas: 128,
+  maxFeePerBlobGas: 128,
+  value: 256,
+  nonce: 64,
+  chainId: 64,
+  type: 8,
+};
 
 const AUTH_FIELDS: Record<string, number> = { chainId: 256, nonce: 64, yParity: 8, r: 256, s: 256 };
 const WITHDRAWAL_FIELDS = ['index', 'validatorIndex', 'amount'];
@@ -108,8 +117,20 @@ export const QUANTITY_PARAMS: QuantityParam[] = [
   { method: 'eth_getUncleCountByBlockNumber', params: (q) => [q], path: 'invalid argument 0', bits: 63, inRange: result(null) },
   { method: 'eth_feeHistory', params: (q) => ['0x1', q, []], path: 'invalid argument 1', bits: 63, inRange: headerNotFound },
   // geth's answers for a range past the head, and for a start past the (default) end.
-  { method: 'eth_getLogs', params: (q) => [{ toBlock: q }], path: 'invalid argument 0.toBlock', bits: 63, inRange: error(-32602, /^block range extends beyond current head block$/) },
-  { method: 'eth_getLogs', params: (q) => [{ fromBlock: q }], path: 'invalid argument 0.fromBlock', bits: 63, inRange: error(-32602, /^invalid block range params$/) },
+  {
+    method: 'eth_getLogs',
+    params: (q) => [{ toBlock: q }],
+    path: 'invalid argument 0.toBlock',
+    bits: 63,
+    inRange: error(-32602, /^block range extends beyond current head block$/),
+  },
+  {
+    method: 'eth_getLogs',
+    params: (q) => [{ fromBlock: q }],
+    path: 'invalid argument 0.fromBlock',
+    bits: 63,
+    inRange: error(-32602, /^invalid block range params$/),
+  },
   // Indexes, counts, timeouts, storage slots.
   { method: 'eth_getTransactionByBlockNumberAndIndex', params: (q) => ['latest', q], path: 'invalid argument 1', bits: 64, inRange: result(null) },
   { method: 'eth_getTransactionByBlockHashAndIndex', params: (q, c) => [c.genesisHash, q], path: 'invalid argument 1', bits: 64, inRange: result(null) },
@@ -133,16 +154,40 @@ export const QUANTITY_PARAMS: QuantityParam[] = [
   ...(['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const).map(
     (f): QuantityParam => ({ method: 'eth_call', params: (q) => [call({ [f]: q }), 'latest'], path: `invalid argument 0.${f}`, bits: 128, inRange: noFunds }),
   ),
-  { method: 'eth_call', params: (q) => [call({ maxFeePerBlobGas: q }), 'latest'], path: 'invalid argument 0.maxFeePerBlobGas', bits: 128, inRange: result('0x') },
+  {
+    method: 'eth_call',
+    params: (q) => [call({ maxFeePerBlobGas: q }), 'latest'],
+    path: 'invalid argument 0.maxFeePerBlobGas',
+    bits: 128,
+    inRange: result('0x'),
+  },
   { method: 'eth_call', params: (q) => [call({ value: q }), 'latest'], path: 'invalid argument 0.value', bits: 256, inRange: noFunds },
   { method: 'eth_call', params: (q) => [call({ nonce: q }), 'latest'], path: 'invalid argument 0.nonce', bits: 64, inRange: nonceRule },
-  { method: 'eth_call', params: (q) => [call({ chainId: q }), 'latest'], path: 'invalid argument 0.chainId', bits: 64, inRange: error(-32000, /^invalid chain id$/) },
+  {
+    method: 'eth_call',
+    params: (q) => [call({ chainId: q }), 'latest'],
+    path: 'invalid argument 0.chainId',
+    bits: 64,
+    inRange: error(-32000, /^invalid chain id$/),
+  },
   { method: 'eth_call', params: (q) => [call({ type: q }), 'latest'], path: 'invalid argument 0.type', bits: 8, inRange: result() },
   // EIP-7702 authorizations, in eth_call and in eth_simulateV1 (a bad signature only
   // skips the authorization, so the call itself runs).
   ...Object.entries(AUTH_FIELDS).flatMap(([f, bits]): QuantityParam[] => [
-    { method: 'eth_call', params: (q) => [call({ authorizationList: [auth({ [f]: q })] }), 'latest'], path: `invalid argument 0.authorizationList[0].${f}`, bits, inRange: result('0x') },
-    { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ authorizationList: [auth({ [f]: q })] })] }), path: `invalid argument 0.blockStateCalls[0].calls[0].authorizationList[0].${f}`, bits, inRange: simResult() },
+    {
+      method: 'eth_call',
+      params: (q) => [call({ authorizationList: [auth({ [f]: q })] }), 'latest'],
+      path: `invalid argument 0.authorizationList[0].${f}`,
+      bits,
+      inRange: result('0x'),
+    },
+    {
+      method: 'eth_simulateV1',
+      params: (q) => sim({ calls: [call({ authorizationList: [auth({ [f]: q })] })] }),
+      path: `invalid argument 0.blockStateCalls[0].calls[0].authorizationList[0].${f}`,
+      bits,
+      inRange: simResult(),
+    },
   ]),
   // The same call object through eth_estimateGas (what it answers beyond the range checks
   // is its own business: `answered`) and eth_sendTransaction (not a dev account).
@@ -156,43 +201,169 @@ export const QUANTITY_PARAMS: QuantityParam[] = [
     }),
   ),
   ...Object.entries(CALL_FIELDS).map(
-    ([f, bits]): QuantityParam => ({ method: 'eth_sendTransaction', params: (q) => [call({ [f]: q })], path: `invalid argument 0.${f}`, bits, inRange: error(-32000, /^unknown account$/) }),
+    ([f, bits]): QuantityParam => ({
+      method: 'eth_sendTransaction',
+      params: (q) => [call({ [f]: q })],
+      path: `invalid argument 0.${f}`,
+      bits,
+      inRange: error(-32000, /^unknown account$/),
+    }),
   ),
   // State overrides (eth_call, eth_estimateGas) and block overrides (eth_call).
-  { method: 'eth_call', params: (q) => [call({}), 'latest', { [A]: { balance: q } }], path: `invalid argument 2.${A}.balance`, bits: 256, inRange: result('0x') },
+  {
+    method: 'eth_call',
+    params: (q) => [call({}), 'latest', { [A]: { balance: q } }],
+    path: `invalid argument 2.${A}.balance`,
+    bits: 256,
+    inRange: result('0x'),
+  },
   { method: 'eth_call', params: (q) => [call({}), 'latest', { [A]: { nonce: q } }], path: `invalid argument 2.${A}.nonce`, bits: 64, inRange: nonceRule },
-  { method: 'eth_estimateGas', params: (q) => [call({}), 'latest', { [A]: { balance: q } }], path: `invalid argument 2.${A}.balance`, bits: 256, inRange: transferGas },
+  {
+    method: 'eth_estimateGas',
+    params: (q) => [call({}), 'latest', { [A]: { balance: q } }],
+    path: `invalid argument 2.${A}.balance`,
+    bits: 256,
+    inRange: transferGas,
+  },
   { method: 'eth_estimateGas', params: (q) => [call({}), 'latest', { [A]: { nonce: q } }], path: `invalid argument 2.${A}.nonce`, bits: 64, inRange: answered },
   ...(['number', 'time', 'gasLimit', 'baseFeePerGas'] as const).map(
-    (f): QuantityParam => ({ method: 'eth_call', params: (q) => [call({}), 'latest', null, { [f]: q }], path: `invalid argument 3.${f}`, bits: 64, inRange: result('0x') }),
+    (f): QuantityParam => ({
+      method: 'eth_call',
+      params: (q) => [call({}), 'latest', null, { [f]: q }],
+      path: `invalid argument 3.${f}`,
+      bits: 64,
+      inRange: result('0x'),
+    }),
   ),
-  { method: 'eth_call', params: (q) => [call({}), 'latest', null, { blobBaseFee: q }], path: 'invalid argument 3.blobBaseFee', bits: 128, inRange: result('0x') },
+  {
+    method: 'eth_call',
+    params: (q) => [call({}), 'latest', null, { blobBaseFee: q }],
+    path: 'invalid argument 3.blobBaseFee',
+    bits: 128,
+    inRange: result('0x'),
+  },
   { method: 'eth_call', params: (q) => [call({}), 'latest', null, { difficulty: q }], path: 'invalid argument 3.difficulty', bits: 256, inRange: result('0x') },
   ...WITHDRAWAL_FIELDS.map(
-    (f): QuantityParam => ({ method: 'eth_call', params: (q) => [call({}), 'latest', null, { withdrawals: [withdrawal(f, q)] }], path: `invalid argument 3.withdrawals[0].${f}`, bits: 64, inRange: result('0x') }),
+    (f): QuantityParam => ({
+      method: 'eth_call',
+      params: (q) => [call({}), 'latest', null, { withdrawals: [withdrawal(f, q)] }],
+      path: `invalid argument 3.withdrawals[0].${f}`,
+      bits: 64,
+      inRange: result('0x'),
+    }),
   ),
   // eth_simulateV1: calls, overrides, withdrawals. Per-call refusals carry geth's -380xx codes.
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ gas: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].gas', bits: 64, inRange: error(-38015, /^block gas limit reached/) },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ gas: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].gas',
+    bits: 64,
+    inRange: error(-38015, /^block gas limit reached/),
+  },
   ...(['gasPrice', 'maxFeePerGas'] as const).map(
-    (f): QuantityParam => ({ method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ [f]: q })] }), path: `invalid argument 0.blockStateCalls[0].calls[0].${f}`, bits: 128, inRange: error(-38014, /insufficient funds/) }),
+    (f): QuantityParam => ({
+      method: 'eth_simulateV1',
+      params: (q) => sim({ calls: [call({ [f]: q })] }),
+      path: `invalid argument 0.blockStateCalls[0].calls[0].${f}`,
+      bits: 128,
+      inRange: error(-38014, /insufficient funds/),
+    }),
   ),
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ maxPriorityFeePerGas: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].maxPriorityFeePerGas', bits: 128, inRange: error(-32602, /^max priority fee per gas higher than max fee per gas$/) },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ maxFeePerBlobGas: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].maxFeePerBlobGas', bits: 128, inRange: simResult() },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ value: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].value', bits: 256, inRange: error(-38014, /insufficient funds/) },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ nonce: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].nonce', bits: 64, inRange: simResult() },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ chainId: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].chainId', bits: 64, inRange: error(-32000, /^chainId does not match node's/) },
-  { method: 'eth_simulateV1', params: (q) => sim({ calls: [call({ type: q })] }), path: 'invalid argument 0.blockStateCalls[0].calls[0].type', bits: 8, inRange: simResult() },
-  { method: 'eth_simulateV1', params: (q) => sim({ stateOverrides: { [A]: { balance: q } }, calls: [call({})] }), path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.balance`, bits: 256, inRange: simResult() },
-  { method: 'eth_simulateV1', params: (q) => sim({ stateOverrides: { [A]: { nonce: q } }, calls: [call({})] }), path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.nonce`, bits: 64, inRange: simResult() },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ maxPriorityFeePerGas: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].maxPriorityFeePerGas',
+    bits: 128,
+    inRange: error(-32602, /^max priority fee per gas higher than max fee per gas$/),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ maxFeePerBlobGas: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].maxFeePerBlobGas',
+    bits: 128,
+    inRange: simResult(),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ value: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].value',
+    bits: 256,
+    inRange: error(-38014, /insufficient funds/),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ nonce: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].nonce',
+    bits: 64,
+    inRange: simResult(),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ chainId: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].chainId',
+    bits: 64,
+    inRange: error(-32000, /^chainId does not match node's/),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ calls: [call({ type: q })] }),
+    path: 'invalid argument 0.blockStateCalls[0].calls[0].type',
+    bits: 8,
+    inRange: simResult(),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ stateOverrides: { [A]: { balance: q } }, calls: [call({})] }),
+    path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.balance`,
+    bits: 256,
+    inRange: simResult(),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ stateOverrides: { [A]: { nonce: q } }, calls: [call({})] }),
+    path: `invalid argument 0.blockStateCalls[0].stateOverrides.${A}.nonce`,
+    bits: 64,
+    inRange: simResult(),
+  },
   // Past the 256 blocks a request may span: geth's client-limit code.
-  { method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { number: q } }), path: 'invalid argument 0.blockStateCalls[0].blockOverrides.number', bits: 64, inRange: error(-38026, /^too many blocks/) },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ blockOverrides: { number: q } }),
+    path: 'invalid argument 0.blockStateCalls[0].blockOverrides.number',
+    bits: 64,
+    inRange: error(-38026, /^too many blocks/),
+  },
   ...(['time', 'gasLimit'] as const).map(
-    (f): QuantityParam => ({ method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { [f]: q } }), path: `invalid argument 0.blockStateCalls[0].blockOverrides.${f}`, bits: 64, inRange: simResult() }),
+    (f): QuantityParam => ({
+      method: 'eth_simulateV1',
+      params: (q) => sim({ blockOverrides: { [f]: q } }),
+      path: `invalid argument 0.blockStateCalls[0].blockOverrides.${f}`,
+      bits: 64,
+      inRange: simResult(),
+    }),
   ),
   // Echoed in the simulated block: exactly as sent.
-  { method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { baseFeePerGas: q } }), path: 'invalid argument 0.blockStateCalls[0].blockOverrides.baseFeePerGas', bits: 64, inRange: simResult((b, q) => expect(b.baseFeePerGas).toBe(q)) },
-  { method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { difficulty: q } }), path: 'invalid argument 0.blockStateCalls[0].blockOverrides.difficulty', bits: 256, inRange: simResult((b, q) => expect(b.difficulty).toBe(q)) },
-  { method: 'eth_simulateV1', params: (q) => sim({ blockOverrides: { blobBaseFee: q } }), path: 'invalid argument 0.blockStateCalls[0].blockOverrides.blobBaseFee', bits: 128, inRange: simResult() },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ blockOverrides: { baseFeePerGas: q } }),
+    path: 'invalid argument 0.blockStateCalls[0].blockOverrides.baseFeePerGas',
+    bits: 64,
+    inRange: simResult((b, q) => expect(b.baseFeePerGas).toBe(q)),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ blockOverrides: { difficulty: q } }),
+    path: 'invalid argument 0.blockStateCalls[0].blockOverrides.difficulty',
+    bits: 256,
+    inRange: simResult((b, q) => expect(b.difficulty).toBe(q)),
+  },
+  {
+    method: 'eth_simulateV1',
+    params: (q) => sim({ blockOverrides: { blobBaseFee: q } }),
+    path: 'invalid argument 0.blockStateCalls[0].blockOverrides.blobBaseFee',
+    bits: 128,
+    inRange: simResult(),
+  },
   ...WITHDRAWAL_FIELDS.map(
     (f): QuantityParam => ({
       method: 'eth_simulateV1',

@@ -43,7 +43,16 @@ export class Cluster {
   }
 
   leaderArgs(): string[] {
-    return ['--datadir', this.leaderDir, '--publish', this.nats.url, '--nats-timeout-ms', '1000', ...(this.opts.chainArgs ?? []), ...(this.opts.leaderArgs ?? [])];
+    return [
+      '--datadir',
+      this.leaderDir,
+      '--publish',
+      this.nats.url,
+      '--nats-timeout-ms',
+      '1000',
+      ...(this.opts.chainArgs ?? []),
+      ...(this.opts.leaderArgs ?? []),
+    ];
   }
 
   replicaArgs(dir: string): string[] {

@@ -5,12 +5,7 @@
  * after `timeoutMs` with a message naming `what` was awaited and the last value seen.
  * An exception thrown by `cond` fails the wait at once (it is not a "not yet").
  */
-export async function waitFor<T>(
-  cond: () => T | Promise<T>,
-  timeoutMs: number,
-  what: string,
-  stepMs = 20,
-): Promise<NonNullable<T>> {
+export async function waitFor<T>(cond: () => T | Promise<T>, timeoutMs: number, what: string, stepMs = 20): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {

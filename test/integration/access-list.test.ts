@@ -26,7 +26,12 @@ describe('eth_createAccessList', () => {
   const transfer = (to: Address, value: bigint) => encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [to, value] });
 
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 300; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 50;
+        c.chain.blockTimeMs = 300;
+      },
+    });
     url = t.node.url;
     const deploy = async (abi: any, bytecode: Hex, args?: unknown[]) => {
       const hash = await t.wallet(0).deployContract({ abi, bytecode, args, chain: t.chain, account: alice } as never);

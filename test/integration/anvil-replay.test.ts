@@ -13,13 +13,17 @@ import { balanceSlot } from '../helpers/genesis.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/wait.js';
 
-
 describe('replaying signed transactions against anvil', () => {
   let anvil: Anvil;
   let t: TestNode;
   beforeAll(async () => {
     anvil = await startAnvil(['--hardfork', 'prague']);
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 250; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 50;
+        c.chain.blockTimeMs = 250;
+      },
+    });
   });
   afterAll(async () => {
     await t?.stop();
@@ -38,14 +42,47 @@ describe('replaying signed transactions against anvil', () => {
     const legacy = { chainId: 31337, type: 'legacy' as const, gasPrice: price };
     const dynamic = { chainId: 31337, type: 'eip1559' as const, maxFeePerGas: price, maxPriorityFeePerGas: price };
     const raws: Hex[] = [
-      await alice.signTransaction({ ...legacy, nonce: 0, gas: 1_000_000n, data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }) }),
+      await alice.signTransaction({
+        ...legacy,
+        nonce: 0,
+        gas: 1_000_000n,
+        data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }),
+      }),
       await alice.signTransaction({ ...dynamic, nonce: 1, gas: 1_000_000n, data: probe.bytecode }),
-      await alice.signTransaction({ ...dynamic, nonce: 2, gas: 100_000n, to: tokenAddr, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [bob.address, 5000n] }) }),
+      await alice.signTransaction({
+        ...dynamic,
+        nonce: 2,
+        gas: 100_000n,
+        to: tokenAddr,
+        data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [bob.address, 5000n] }),
+      }),
       await bob.signTransaction({ ...legacy, nonce: 0, gas: 21_000n, to: carol, value: 123456789n }),
-      await bob.signTransaction({ ...dynamic, nonce: 1, gas: 100_000n, to: tokenAddr, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [carol, 7000n] }) }), // reverts: bob holds 5000
+      await bob.signTransaction({
+        ...dynamic,
+        nonce: 1,
+        gas: 100_000n,
+        to: tokenAddr,
+        data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [carol, 7000n] }),
+      }), // reverts: bob holds 5000
       await bob.signTransaction({ ...dynamic, nonce: 2, gas: 100_000n, to: probeAddr, data: encodeFunctionData({ abi: probe.abi, functionName: 'bump' }) }),
-      await alice.signTransaction({ ...dynamic, nonce: 3, gas: 100_000n, to: probeAddr, value: 999n, data: encodeFunctionData({ abi: probe.abi, functionName: 'forward', args: [carol] }) }),
-      await alice.signTransaction({ chainId: 31337, type: 'eip2930', gasPrice: price, nonce: 4, gas: 60_000n, to: probeAddr, data: encodeFunctionData({ abi: probe.abi, functionName: 'bump' }), accessList: [{ address: probeAddr, storageKeys: [pad('0x0')] }] }),
+      await alice.signTransaction({
+        ...dynamic,
+        nonce: 3,
+        gas: 100_000n,
+        to: probeAddr,
+        value: 999n,
+        data: encodeFunctionData({ abi: probe.abi, functionName: 'forward', args: [carol] }),
+      }),
+      await alice.signTransaction({
+        chainId: 31337,
+        type: 'eip2930',
+        gasPrice: price,
+        nonce: 4,
+        gas: 60_000n,
+        to: probeAddr,
+        data: encodeFunctionData({ abi: probe.abi, functionName: 'bump' }),
+        accessList: [{ address: probeAddr, storageKeys: [pad('0x0')] }],
+      }),
     ];
 
     const receipts: Record<string, unknown>[][] = [];

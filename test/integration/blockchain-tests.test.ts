@@ -53,7 +53,9 @@ describe('blockchain tests: the regression set', () => {
     expect(oog.length).toBeGreaterThanOrEqual(2);
     for (const r of oog) {
       expect(r.outcome.status).toBe('pass');
-      expect(r.outcome.refusals).toEqual([expect.stringMatching(/system call to 0x[0-9a-fA-F]{40} failed: Halt \{ reason: OutOfGas.*total_gas_spent: 30000000\b/)]);
+      expect(r.outcome.refusals).toEqual([
+        expect.stringMatching(/system call to 0x[0-9a-fA-F]{40} failed: Halt \{ reason: OutOfGas.*total_gas_spent: 30000000\b/),
+      ]);
     }
   });
 

@@ -23,7 +23,11 @@ const LEASE_MS = 600;
 let c: ClusterNodes;
 let senders: Senders;
 let watchers: Watchers;
-const urls = (): string[] => c.running().filter((i) => i < 3).map((i) => c.url(i));
+const urls = (): string[] =>
+  c
+    .running()
+    .filter((i) => i < 3)
+    .map((i) => c.url(i));
 
 async function accepting(n: number): Promise<void> {
   const from = senders.accepted.size;
@@ -62,7 +66,10 @@ afterAll(async () => {
 describe('cluster elections', () => {
   it('a replica far behind the stream does not take the lease; one that is caught up does', async () => {
     for (let round = 0; round < 2; round++) {
-      const old = await c.leader(30_000, [0, 1, 2].filter((i) => c.running().includes(i)));
+      const old = await c.leader(
+        30_000,
+        [0, 1, 2].filter((i) => c.running().includes(i)),
+      );
       const [ready, lagging] = [0, 1, 2].filter((i) => i !== old) as [number, number];
       // The lagging replica misses a thousand stream messages or so.
       c.pause(lagging);
@@ -93,7 +100,10 @@ describe('cluster elections', () => {
   }, 240_000);
 
   it('the only candidate, far behind, catches up before it takes the lease', async () => {
-    const old = await c.leader(30_000, [0, 1, 2].filter((i) => c.running().includes(i)));
+    const old = await c.leader(
+      30_000,
+      [0, 1, 2].filter((i) => c.running().includes(i)),
+    );
     const [other, lagging] = [0, 1, 2].filter((i) => i !== old) as [number, number];
     c.pause(lagging);
     await accepting(600);
@@ -112,7 +122,10 @@ describe('cluster elections', () => {
         'the lagging replica to lead once caught up',
         5,
       );
-      expect(said.some((s) => s.startsWith('catching up')), `it said ${JSON.stringify([...new Set(said)])}`).toBe(true);
+      expect(
+        said.some((s) => s.startsWith('catching up')),
+        `it said ${JSON.stringify([...new Set(said)])}`,
+      ).toBe(true);
     } finally {
       c.resume(other);
     }
@@ -134,7 +147,10 @@ describe('cluster elections', () => {
     await waitFor(async () => /replica stopped/.test((await health(other)).body.reason ?? ''), 30_000, 'the fourth node to stop on a mismatch', 50);
 
     for (let round = 0; round < 2; round++) {
-      const old = await c.leader(30_000, [0, 1, 2].filter((i) => c.running().includes(i)));
+      const old = await c.leader(
+        30_000,
+        [0, 1, 2].filter((i) => c.running().includes(i)),
+      );
       const rest = [0, 1, 2].filter((i) => i !== old);
       // Only the stopped node can answer: nobody may lead.
       await c.node(old).kill('SIGKILL');

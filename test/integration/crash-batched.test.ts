@@ -64,10 +64,14 @@ describe.skipIf(!canThrottle)('kill -9 with several sealed blocks waiting for a 
         const batched = valueOf(f, 'preconf_store_commit_blocks_count') - valueOf(f, 'preconf_store_commit_blocks_bucket', { le: '1' });
         return { batched, inFlight: valueOf(f, 'preconf_head_block') - valueOf(f, 'preconf_durable_block') };
       };
-      const seen = await waitFor(async () => {
-        const s = await state();
-        return s.batched > 0 && s.inFlight >= 2 ? s : null;
-      }, 30_000, 'a commit of several blocks and two or more blocks in flight');
+      const seen = await waitFor(
+        async () => {
+          const s = await state();
+          return s.batched > 0 && s.inFlight >= 2 ? s : null;
+        },
+        30_000,
+        'a commit of several blocks and two or more blocks in flight',
+      );
       expect(seen.batched).toBeGreaterThan(0);
       const durable = BigInt((await rpc(url, 'eth_getBlockByNumber', ['safe', false])).result.number);
       await node.kill('SIGKILL');

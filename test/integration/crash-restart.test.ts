@@ -12,7 +12,6 @@ import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 import { signTransfer } from '../helpers/transfer.js';
 
-
 describe('crash and restart', () => {
   const datadir = mkdtempSync(join(tmpdir(), 'preconf-crash-'));
   let node: NodeProcess | undefined;
@@ -29,10 +28,14 @@ describe('crash and restart', () => {
     // 1 s blocks, 100 ms pre-confirmations.
     node = await spawnNode(['--datadir', datadir, '--block-time-ms', '1000', '--preconf-interval-ms', '100']);
     const sealedHash = (await rpc(node.url, 'eth_sendRawTransaction', [await tx(0)])).result as Hex;
-    const sealed: { blockNumber: Hex; blockHash: Hex } = await waitFor(async () => {
-      const r = (await rpc(node!.url, 'eth_getTransactionReceipt', [sealedHash])).result;
-      return r && r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
-    }, 5_000, 'the first transfer to be sealed');
+    const sealed: { blockNumber: Hex; blockHash: Hex } = await waitFor(
+      async () => {
+        const r = (await rpc(node!.url, 'eth_getTransactionReceipt', [sealedHash])).result;
+        return r && r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
+      },
+      5_000,
+      'the first transfer to be sealed',
+    );
     const sealedBlock = (await rpc(node.url, 'eth_getBlockByNumber', [sealed.blockNumber, false])).result;
 
     // Nonce 3 waits for 1 and 2 (queued); then 1 is sent and the node is killed at once,
@@ -50,13 +53,21 @@ describe('crash and restart', () => {
     expect(again.stateRoot).toBe(sealedBlock.stateRoot);
     expect((await rpc(node.url, 'eth_getTransactionReceipt', [sealedHash])).result.blockHash).toBe(sealed.blockHash);
     // The accepted transaction comes back and is included; the queued one still waits.
-    const included = await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [justAccepted])).result, 5_000, 'the journalled transaction to be included after the restart');
+    const included = await waitFor(
+      async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [justAccepted])).result,
+      5_000,
+      'the journalled transaction to be included after the restart',
+    );
     expect(included.status).toBe('0x1');
     const status = (await rpc(node.url, 'preconf_transactionStatus', [queued])).result;
     expect(status.status).toBe('queued');
     // Filling the gap releases it.
     await rpc(node.url, 'eth_sendRawTransaction', [await tx(2)]);
-    const released = await waitFor(async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [queued])).result, 5_000, 'the queued transaction to be released by the gap filler');
+    const released = await waitFor(
+      async () => (await rpc(node!.url, 'eth_getTransactionReceipt', [queued])).result,
+      5_000,
+      'the queued transaction to be released by the gap filler',
+    );
     expect(released.status).toBe('0x1');
 
     // A clean stop (SIGTERM) exits 0 and seals what was pre-confirmed.

@@ -90,7 +90,9 @@ async function script(url: string): Promise<Record<string, unknown>> {
 
   // Dump, lose, load back.
   const dump = await test.dumpState();
-  const state = JSON.parse(gunzipSync(Buffer.from(dump.slice(2), 'hex')).toString()) as { accounts: Record<string, { balance: string; nonce: number; code: string; storage: Record<string, string> }> };
+  const state = JSON.parse(gunzipSync(Buffer.from(dump.slice(2), 'hex')).toString()) as {
+    accounts: Record<string, { balance: string; nonce: number; code: string; storage: Record<string, string> }>;
+  };
   const alice = state.accounts[ALICE.toLowerCase()] ?? state.accounts[ALICE];
   const code = state.accounts[CODE_AT.toLowerCase()] ?? state.accounts[CODE_AT];
   seen.dumped = { balance: BigInt(alice!.balance), nonce: alice!.nonce, code: code!.code, slot3: BigInt(code!.storage[pad('0x3')]!) };

@@ -50,7 +50,12 @@ async function observe(url: string): Promise<Record<string, unknown>> {
   seen.transfer = (await pub.waitForTransactionReceipt({ hash: sent })).status;
   const taken = await wallet(2).writeContract({ address: token, abi, functionName: 'transferFrom', args: [one, BOB, 100n], chain } as never);
   seen.transferFrom = (await pub.waitForTransactionReceipt({ hash: taken })).status;
-  seen.after = { one: await read('balanceOf', [one]), alice: await read('balanceOf', [ALICE]), bob: await read('balanceOf', [BOB]), left: await read('allowance', [one, two]) };
+  seen.after = {
+    one: await read('balanceOf', [one]),
+    alice: await read('balanceOf', [ALICE]),
+    bob: await read('balanceOf', [BOB]),
+    left: await read('allowance', [one, two]),
+  };
 
   seen.noCode = await answer(url, 'anvil_dealERC20', [ALICE, NO_CODE, '0x1']);
   seen.noCodeAllowance = await answer(url, 'anvil_setERC20Allowance', [ALICE, BOB, NO_CODE, '0x1']);
@@ -60,7 +65,7 @@ async function observe(url: string): Promise<Record<string, unknown>> {
   return seen;
 }
 
-describe("anvil_dealERC20 and anvil_setERC20Allowance, here as on anvil", () => {
+describe('anvil_dealERC20 and anvil_setERC20Allowance, here as on anvil', () => {
   let anvil: Anvil;
   let t: TestNode;
   beforeAll(async () => {

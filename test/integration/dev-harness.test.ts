@@ -61,7 +61,10 @@ describe('a harness loop: snapshot, 200 transactions, revert', () => {
       const snapHead = await ok(url, 'eth_getBlockByNumber', ['latest', false]);
       const body = JSON.stringify(raws.map((raw, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] })));
       const sent = (await rawPost(url, body)).json as { error?: unknown }[];
-      expect(sent.filter((r) => r.error !== undefined), `round ${round}`).toEqual([]);
+      expect(
+        sent.filter((r) => r.error !== undefined),
+        `round ${round}`,
+      ).toEqual([]);
       await waitFor(async () => BigInt(await ok(url, 'eth_getBalance', [SINK, 'pending'])) === sinkTotal, 20_000, `round ${round}: all ${TXS} pre-confirmed`);
       // Sealed, and a block after them: the revert goes back over sealed blocks too.
       await ok(url, 'anvil_mine', ['0x2']);

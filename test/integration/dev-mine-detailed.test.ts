@@ -91,7 +91,10 @@ describe('anvil_mine_detailed, here as on anvil', () => {
       outputs: [word(1), reverted, '0x'],
       createdCode: true,
       revertReason: [null, 'insufficient balance', null, null],
-      two: [[2, 0], [3, 0]],
+      two: [
+        [2, 0],
+        [3, 0],
+      ],
       stamped: [0],
       badParam: -32602,
     });

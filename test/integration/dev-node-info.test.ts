@@ -25,7 +25,8 @@ async function answer(url: string, method: string, params: unknown[] = []): Prom
   return r.error === undefined ? { result: r.result } : { code: r.error.code, message: r.error.message };
 }
 
-const code = async (url: string, method: string, params: unknown[]): Promise<unknown> => ((await rpc(url, method, params)).error as { code?: number } | undefined)?.code;
+const code = async (url: string, method: string, params: unknown[]): Promise<unknown> =>
+  ((await rpc(url, method, params)).error as { code?: number } | undefined)?.code;
 
 describe('what a test node says about itself, here as on anvil', () => {
   let anvil: Anvil;
@@ -76,10 +77,11 @@ describe('what a test node says about itself, here as on anvil', () => {
         },
         hardFork: typeof info.hardFork,
         transactionOrder: info.transactionOrder,
-        environment: { ...info.environment, gasPrice: info.environment.gasPrice === (await answer(url, 'eth_gasPrice') as { result: string }).result },
+        environment: { ...info.environment, gasPrice: info.environment.gasPrice === ((await answer(url, 'eth_gasPrice')) as { result: string }).result },
         forkConfig: info.forkConfig,
         withParam: await code(url, 'anvil_nodeInfo', [1]),
-        genesisTime: ((await answer(url, 'anvil_getGenesisTime')) as { result: unknown }).result === Number((await pub.getBlock({ blockNumber: 0n })).timestamp),
+        genesisTime:
+          ((await answer(url, 'anvil_getGenesisTime')) as { result: unknown }).result === Number((await pub.getBlock({ blockNumber: 0n })).timestamp),
       };
     };
     const onAnvil = await observe(anvil.url);
@@ -101,7 +103,11 @@ describe('what a test node says about itself, here as on anvil', () => {
   it('anvil_setLoggingEnabled and anvil_setRpcUrl answer null, anvil_setMinGasPrice is refused under EIP-1559, as on anvil', async () => {
     const observe = async (url: string): Promise<Record<string, unknown>> => {
       const { test } = clients(url);
-      const refused = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { code?: number }) => e.code);
+      const refused = (p: Promise<unknown>) =>
+        p.then(
+          () => 'accepted',
+          (e: { code?: number }) => e.code,
+        );
       return {
         loggingOff: await test.setLoggingEnabled(false).then(() => 'done'),
         loggingOn: await answer(url, 'anvil_setLoggingEnabled', [true]),
@@ -164,7 +170,7 @@ describe('what a test node says about itself, here as on anvil', () => {
     expect(onNode).toEqual({ ...same, afterBack: 1 });
   });
 
-  it('anvil_removePoolTransactions takes one sender\'s transactions out of the pool', async () => {
+  it("anvil_removePoolTransactions takes one sender's transactions out of the pool", async () => {
     const observe = async (url: string): Promise<Record<string, unknown>> => {
       const { pub } = clients(url);
       const status = async () => (await rpc(url, 'txpool_status')).result as { pending: string; queued: string };
@@ -246,7 +252,16 @@ describe('beyond the dev chain', () => {
   it('eth_coinbase is served without --dev; anvil_nodeInfo and the settings are not', async () => {
     await withTestNode({ configure: (c) => void (c.chain.dev = false) }, async (t) => {
       expect(await answer(t.node.url, 'eth_coinbase')).toEqual({ result: ZERO });
-      for (const method of ['anvil_nodeInfo', 'anvil_metadata', 'anvil_getGenesisTime', 'anvil_setTime', 'anvil_removePoolTransactions', 'anvil_setLoggingEnabled', 'anvil_setMinGasPrice', 'anvil_setRpcUrl']) {
+      for (const method of [
+        'anvil_nodeInfo',
+        'anvil_metadata',
+        'anvil_getGenesisTime',
+        'anvil_setTime',
+        'anvil_removePoolTransactions',
+        'anvil_setLoggingEnabled',
+        'anvil_setMinGasPrice',
+        'anvil_setRpcUrl',
+      ]) {
         expect(await code(t.node.url, method, [])).toBe(-32601);
       }
     });

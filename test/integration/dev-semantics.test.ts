@@ -131,7 +131,11 @@ describe('test methods: pre-confirmation semantics', () => {
       const queued = await wallet.sendTransaction({ account: sender, to: A, value: 1n, nonce: nonce + 9, chain: t.chain });
       await ok(url, 'anvil_mine', []); // a sealed block after the snapshot, too
       await ok(url, 'anvil_setBalance', [A, hex(5n)]);
-      await waitFor(async () => BigInt(await ok(url, 'eth_getTransactionCount', [sender.address, 'pending'])) === BigInt(nonce + 5), 10_000, 'the transfers pre-confirmed');
+      await waitFor(
+        async () => BigInt(await ok(url, 'eth_getTransactionCount', [sender.address, 'pending'])) === BigInt(nonce + 5),
+        10_000,
+        'the transfers pre-confirmed',
+      );
       const seenBefore = ws.of(sub).length;
 
       expect(await ok(url, 'evm_revert', [id])).toBe(true);
@@ -142,7 +146,11 @@ describe('test methods: pre-confirmation semantics', () => {
       expect(await ok(url, 'txpool_status')).toEqual({ pending: '0x0', queued: '0x0' });
       expect(await ok(url, 'preconf_transactionStatus', [queued])).toMatchObject({ status: 'dropped', reason: 'dropped by evm_revert' });
       // The block after the snapshot's head, shown at once as a new block.
-      const shown = () => ws.of(sub).slice(seenBefore).findIndex((b) => b.parentHash === snapHead.hash);
+      const shown = () =>
+        ws
+          .of(sub)
+          .slice(seenBefore)
+          .findIndex((b) => b.parentHash === snapHead.hash);
       await waitFor(() => shown() >= 0, 5_000, 'the new block after the revert');
       const after = ws.of(sub).slice(seenBefore);
       const firstAfter = shown();

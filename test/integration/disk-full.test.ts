@@ -38,8 +38,7 @@ describe.skipIf(!isRoot)('a full disk (tmpfs, as root)', () => {
     node = await spawnNode(['--datadir', datadir, '--min-free-disk-mb', String(MIN_FREE_MB), '--block-time-ms', '200', '--preconf-interval-ms', '50']);
     const url = node.url;
     const sender = devAccount(0);
-    const sign = (nonce: number) =>
-      signTransfer(sender, { to: devAccount(1).address, nonce, maxFeePerGas: parseGwei('20') });
+    const sign = (nonce: number) => signTransfer(sender, { to: devAccount(1).address, nonce, maxFeePerGas: parseGwei('20') });
     const receipt = async (h: Hex) => (await rpc(url, 'eth_getTransactionReceipt', [h])).result;
     const head = async () => Number(BigInt((await rpc(url, 'eth_blockNumber')).result));
     const health = async () => {
@@ -61,10 +60,14 @@ describe.skipIf(!isRoot)('a full disk (tmpfs, as root)', () => {
     writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 4 * 1024 * 1024)));
     expect(free()).toBeLessThan(MIN_FREE_MB * 1024 * 1024);
 
-    const degraded = await waitFor(async () => {
-      const h = await health();
-      return h.status === 503 ? h : null;
-    }, 10_000, '/health 503');
+    const degraded = await waitFor(
+      async () => {
+        const h = await health();
+        return h.status === 503 ? h : null;
+      },
+      10_000,
+      '/health 503',
+    );
     expect(degraded.body.reason).toContain('disk full');
     expect(degraded.body.reason).toContain('--min-free-disk-mb');
     // No sealing while the store cannot write (let a few block times pass: nothing may happen).
@@ -80,7 +83,11 @@ describe.skipIf(!isRoot)('a full disk (tmpfs, as root)', () => {
     expect(refused.error.message).toContain('transaction refused: the node cannot write');
     expect(refused.error.message).toContain('disk full');
     // And it says so in its log, as a JSON line with the reason.
-    const logged = node.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = node
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.some((l) => l.level === 'error' && l.component === 'store' && String(l.reason).includes('disk full'))).toBe(true);
 
     rmSync(filler);

@@ -20,7 +20,10 @@ describe('ensure-nats on a fresh checkout', () => {
     mkdirSync(join(root, 'scripts'));
     copyFileSync(join(repo, 'scripts', 'ensure-nats.mjs'), join(root, 'scripts', 'ensure-nats.mjs'));
     symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: dirname(process.execPath) + ':/usr/bin:/bin:' + join(process.env.HOME ?? '/root', '.pyenv', 'shims') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: dirname(process.execPath) + ':/usr/bin:/bin:' + join(process.env.HOME ?? '/root', '.pyenv', 'shims'),
+    };
     delete env.NATS_SERVER_BIN;
     const r = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-nats.mjs')], { env, encoding: 'utf8', timeout: 240_000 });
     expect(r.status, r.stderr).toBe(0);

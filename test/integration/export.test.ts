@@ -22,8 +22,6 @@ const SYSTEM_CONTRACTS = [
   '0x0000BBdDc7CE488642fb579F8B00f3a590007251',
 ];
 
-
-
 describe('preconf-node export', () => {
   const dir = mkdtempSync(join(tmpdir(), 'export-it-'));
   let node: NodeProcess | undefined;

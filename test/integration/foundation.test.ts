@@ -110,9 +110,7 @@ describe('contracts in genesis', () => {
     expect(r.error.message).toBe('execution reverted: nope');
     expect(r.error.data).toBe(encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['nope'] }));
     // viem decodes it.
-    const err = await t.publicClient
-      .readContract({ address: PROBE, abi: probe.abi, functionName: 'fail', args: ['nope'] })
-      .catch((e: unknown) => e);
+    const err = await t.publicClient.readContract({ address: PROBE, abi: probe.abi, functionName: 'fail', args: ['nope'] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BaseError);
     const reverted = (err as BaseError).walk((e) => e instanceof ExecutionRevertedError) as ExecutionRevertedError;
     expect(reverted.shortMessage).toBe('Execution reverted with reason: nope.');
@@ -121,12 +119,18 @@ describe('contracts in genesis', () => {
   });
 
   it('custom errors, panics and halts are reported clearly', async () => {
-    const custom = await rpc(t.node.url, 'eth_call', [{ to: PROBE, data: encodeFunctionData({ abi: probe.abi, functionName: 'failCustom', args: [7n] }) }, 'latest']);
+    const custom = await rpc(t.node.url, 'eth_call', [
+      { to: PROBE, data: encodeFunctionData({ abi: probe.abi, functionName: 'failCustom', args: [7n] }) },
+      'latest',
+    ]);
     expect(custom.error).toMatchObject({ code: -32000, message: 'execution reverted' });
     expect(custom.error.data).toBe(encodeErrorResult({ abi: probe.abi, errorName: 'Custom', args: [7n] }));
     const panic = await rpc(t.node.url, 'eth_call', [{ to: PROBE, data: encodeFunctionData({ abi: probe.abi, functionName: 'failAssert' }) }, 'latest']);
     expect(panic.error).toMatchObject({ code: -32000, message: 'execution reverted: assert(false)' });
-    const oog = await rpc(t.node.url, 'eth_call', [{ to: PROBE, gas: '0x30d40', data: encodeFunctionData({ abi: probe.abi, functionName: 'burn' }) }, 'latest']);
+    const oog = await rpc(t.node.url, 'eth_call', [
+      { to: PROBE, gas: '0x30d40', data: encodeFunctionData({ abi: probe.abi, functionName: 'burn' }) },
+      'latest',
+    ]);
     expect(oog.error).toEqual({ code: -32000, message: 'out of gas' });
     const invalid = await rpc(t.node.url, 'eth_call', [{ to: PROBE, data: '0xdeadbeef' }, 'latest']);
     expect(invalid.error.code).toBe(-32000);
@@ -158,7 +162,11 @@ describe('contracts in genesis', () => {
     expect(BigInt(kept.result)).toBe(1_000_000n * 10n ** 18n);
     // Code override: run the token's code at another address.
     const elsewhere = '0x3333333333333333333333333333333333333333';
-    const moved = await rpc(t.node.url, 'eth_call', [{ to: elsewhere, data }, 'latest', { [elsewhere]: { code: token.runtime, stateDiff: { [slot]: pad('0x07') } } }]);
+    const moved = await rpc(t.node.url, 'eth_call', [
+      { to: elsewhere, data },
+      'latest',
+      { [elsewhere]: { code: token.runtime, stateDiff: { [slot]: pad('0x07') } } },
+    ]);
     expect(BigInt(moved.result)).toBe(7n);
     // Balance override lets an empty account send value.
     const poor = '0x4444444444444444444444444444444444444444';
@@ -194,7 +202,12 @@ describe('contracts in genesis', () => {
 describe('block tags', () => {
   let t: TestNode;
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.blockTimeMs = 200; c.chain.preconfIntervalMs = 50; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.blockTimeMs = 200;
+        c.chain.preconfIntervalMs = 50;
+      },
+    });
     await waitFor(async () => (await t.publicClient.getBlockNumber()) >= 3n, 10_000, 'three sealed blocks');
   });
   afterAll(() => t?.stop());
@@ -204,17 +217,27 @@ describe('block tags', () => {
     // so every selector of either block must read that block's value, not the head's.
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const hash = await t.wallet(1).sendTransaction({ to, value: 1234n, chain: t.chain, account: devAccount(1) });
-    const sealed = await waitFor(async () => {
-      const r = await t.publicClient.getTransactionReceipt({ hash }).catch(() => null);
-      return r && r.blockHash !== pad('0x0') ? r : null;
-    }, 10_000, 'the transfer to be sealed');
+    const sealed = await waitFor(
+      async () => {
+        const r = await t.publicClient.getTransactionReceipt({ hash }).catch(() => null);
+        return r && r.blockHash !== pad('0x0') ? r : null;
+      },
+      10_000,
+      'the transfer to be sealed',
+    );
     const after = await t.publicClient.getBlock({ blockNumber: sealed.blockNumber });
     const before = await t.publicClient.getBlock({ blockNumber: sealed.blockNumber - 1n });
     const genesis = await t.publicClient.getBlock({ blockNumber: 0n });
     expect(after.hash).toBe(sealed.blockHash);
     // `safe` and `finalized` name the newest durable block: the sealed one once its commit lands.
     await waitFor(async () => (await t.publicClient.getBlock({ blockTag: 'safe' })).number >= sealed.blockNumber, 10_000, 'the block to be durable');
-    const selectors = (b: typeof after) => [toHex(b.number), { blockNumber: toHex(b.number) }, b.hash, { blockHash: b.hash }, { blockHash: b.hash, requireCanonical: true }];
+    const selectors = (b: typeof after) => [
+      toHex(b.number),
+      { blockNumber: toHex(b.number) },
+      b.hash,
+      { blockHash: b.hash },
+      { blockHash: b.hash, requireCanonical: true },
+    ];
     const cases: [unknown, bigint][] = [
       ...selectors(before).map((s): [unknown, bigint] => [s, 0n]),
       ...selectors(after).map((s): [unknown, bigint] => [s, 1234n]),
@@ -232,7 +255,19 @@ describe('block tags', () => {
       expect(r.result, JSON.stringify(block)).toBe(toHex(want));
     }
     // An account nothing touched reads its genesis funds by every form.
-    for (const block of ['latest', 'pending', 'safe', 'finalized', 'earliest', '0x0', '0x1', genesis.hash, { blockHash: genesis.hash }, { blockHash: genesis.hash, requireCanonical: true }, { blockNumber: '0x1' }]) {
+    for (const block of [
+      'latest',
+      'pending',
+      'safe',
+      'finalized',
+      'earliest',
+      '0x0',
+      '0x1',
+      genesis.hash,
+      { blockHash: genesis.hash },
+      { blockHash: genesis.hash, requireCanonical: true },
+      { blockNumber: '0x1' },
+    ]) {
       const r = await rpc(t.node.url, 'eth_getBalance', [devAccount(0).address, block]);
       expect(r.result, JSON.stringify(block)).toBe(toHex(TEN_THOUSAND_ETH));
     }
@@ -285,12 +320,14 @@ describe('JSON-RPC protocol', () => {
       const r = await post(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId' }));
       expect(r.json).toEqual({ jsonrpc: '2.0', id, result: '0x7a69' });
     }
-    const batch = await post(JSON.stringify([
-      { jsonrpc: '2.0', id: 'a', method: 'eth_chainId' },
-      { jsonrpc: '2.0', method: 'eth_chainId' },
-      { jsonrpc: '2.0', id: 'b', method: 'nope_nothing' },
-      { jsonrpc: '2.0', id: 'c', method: 'eth_call', params: [{ to: PROBE }, 'latest'] },
-    ]));
+    const batch = await post(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'eth_chainId' },
+        { jsonrpc: '2.0', method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 'b', method: 'nope_nothing' },
+        { jsonrpc: '2.0', id: 'c', method: 'eth_call', params: [{ to: PROBE }, 'latest'] },
+      ]),
+    );
     expect(batch.json.map((r: { id: unknown }) => r.id)).toEqual(['a', 'b', 'c']);
     expect(batch.json[1].error.code).toBe(-32601);
     const onlyNotifications = await post(JSON.stringify([{ jsonrpc: '2.0', method: 'eth_chainId' }]));

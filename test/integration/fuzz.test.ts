@@ -55,14 +55,28 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
     const transport = http(node.url, { retryCount: 0 });
     const publicClient = createPublicClient({ chain: foundry, transport, pollingInterval: 50 });
     const wallet = createWalletClient({ chain: foundry, transport, account: devAccount(1) });
-    const hash = await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000000aa', value: parseEther('1'), chain: foundry, account: wallet.account });
+    const hash = await wallet.sendTransaction({
+      to: '0x00000000000000000000000000000000000000aa',
+      value: parseEther('1'),
+      chain: foundry,
+      account: wallet.account,
+    });
     await publicClient.waitForTransactionReceipt({ hash });
     const block = await publicClient.getBlock({ blockTag: 'latest' });
     const A = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
     const B = '0x00000000000000000000000000000000000000aa';
     const call = { from: A, to: B, data: '0x12345678', value: '0x1', gas: '0x5208' };
     const filter = { fromBlock: '0x0', toBlock: 'latest', address: B, topics: [null, [block.hash]] };
-    const raw = await wallet.signTransaction({ to: B, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, nonce: 500, chain: foundry, account: wallet.account });
+    const raw = await wallet.signTransaction({
+      to: B,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+      nonce: 500,
+      chain: foundry,
+      account: wallet.account,
+    });
     Object.assign(seeds, {
       eth_getBalance: [[A, 'latest']],
       eth_getTransactionCount: [[A, 'pending']],
@@ -72,8 +86,13 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
       eth_call: [[call, 'latest', { [B]: { balance: '0x10', state: { ['0x' + '0'.repeat(64)]: '0x' + '1'.padStart(64, '0') } } }, { number: '0x10' }]],
       eth_estimateGas: [[call, 'pending']],
       eth_createAccessList: [[call, 'latest']],
-      eth_simulateV1: [[{ blockStateCalls: [{ calls: [call], stateOverrides: { [A]: { balance: '0xffffffffffff' } } }], validation: false, traceTransfers: true }, 'latest']],
-      eth_getBlockByNumber: [['latest', true], ['0x1', false]],
+      eth_simulateV1: [
+        [{ blockStateCalls: [{ calls: [call], stateOverrides: { [A]: { balance: '0xffffffffffff' } } }], validation: false, traceTransfers: true }, 'latest'],
+      ],
+      eth_getBlockByNumber: [
+        ['latest', true],
+        ['0x1', false],
+      ],
       eth_getBlockByHash: [[block.hash, false]],
       eth_getBlockReceipts: [['latest']],
       eth_getTransactionByHash: [[hash]],
@@ -109,7 +128,17 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
     const int = (n: number) => Math.floor(random() * n);
     const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
     // Every method name the registry has (its handlers are not called here).
-    const methods = [...buildMethods({ chain: {} as Chain, chainId: 31337, clientVersion: '', publicEndpoint: false, preconf: true, hub: undefined as never, dev: false }).keys()];
+    const methods = [
+      ...buildMethods({
+        chain: {} as Chain,
+        chainId: 31337,
+        clientVersion: '',
+        publicEndpoint: false,
+        preconf: true,
+        hub: undefined as never,
+        dev: false,
+      }).keys(),
+    ];
     const hex = (bytes: number) => `0x${Array.from({ length: bytes }, () => int(256).toString(16).padStart(2, '0')).join('')}`;
     const scalar = (): unknown =>
       pick<() => unknown>([
@@ -132,7 +161,12 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
     const value = (depth: number): unknown => {
       if (depth > 3 || random() < 0.6) return scalar();
       if (random() < 0.5) return Array.from({ length: int(6) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(['to', 'from', 'data', 'gas', 'value', 'type', 'blockHash', 'topics', 'address', 'x', hex(20)]), value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: int(5) }, () => [
+          pick(['to', 'from', 'data', 'gas', 'value', 'type', 'blockHash', 'topics', 'address', 'x', hex(20)]),
+          value(depth + 1),
+        ]),
+      );
     };
     const mutate = (v: unknown, depth = 0): unknown => {
       const r = random();
@@ -161,7 +195,9 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
           if (random() < 0.3) out[k] = mutate(out[k], depth + 1);
           else if (random() < 0.1) delete out[k];
         }
-        if (random() < 0.2) out[pick(['gas', 'type', 'authorizationList', 'blobVersionedHashes', 'input', 'stateDiff', 'tracer', 'timeout', 'limit', 'blockHash', '__proto__'])] = value(depth + 1);
+        if (random() < 0.2)
+          out[pick(['gas', 'type', 'authorizationList', 'blobVersionedHashes', 'input', 'stateDiff', 'tracer', 'timeout', 'limit', 'blockHash', '__proto__'])] =
+            value(depth + 1);
         return out;
       }
       return value(depth);
@@ -173,7 +209,15 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
       const params = random() < 0.1 ? base : (mutate(base) as unknown);
       const idKind = int(10);
       const id =
-        idKind < 6 ? String(nextId++) : idKind < 7 ? JSON.stringify(`s${nextId++}`) : idKind < 8 ? pick(['9007199254740993', '1e400', '123456789012345678901234567890', '-1.5']) : idKind < 9 ? 'null' : undefined;
+        idKind < 6
+          ? String(nextId++)
+          : idKind < 7
+            ? JSON.stringify(`s${nextId++}`)
+            : idKind < 8
+              ? pick(['9007199254740993', '1e400', '123456789012345678901234567890', '-1.5'])
+              : idKind < 9
+                ? 'null'
+                : undefined;
       const body: string[] = ['"jsonrpc":"2.0"', `"method":${JSON.stringify(method)}`];
       if (random() > 0.05) body.push(`"params":${JSON.stringify(params) ?? 'null'}`);
       if (id !== undefined) body.push(`"id":${id}`);
@@ -270,8 +314,8 @@ describe(`fuzzing every method (FUZZ_SEED=${SEED})`, () => {
     expect(sent).toBeGreaterThan(200);
     // The node's peak resident memory (VmHWM) over the run.
     expect(node.child.exitCode, node.output().slice(-2000)).toBeNull();
-    console.log(`node peak RSS growth ${Math.round((kib("VmHWM") - rssBefore) / 1048576)} MiB over ${sent} requests`);
-    expect(kib("VmHWM") - rssBefore).toBeLessThan(1024 * 1024 * 1024);
+    console.log(`node peak RSS growth ${Math.round((kib('VmHWM') - rssBefore) / 1048576)} MiB over ${sent} requests`);
+    expect(kib('VmHWM') - rssBefore).toBeLessThan(1024 * 1024 * 1024);
     const health = await fetch(`${t.node.url}/health`);
     expect(health.status).toBe(200);
   });

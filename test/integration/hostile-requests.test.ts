@@ -98,7 +98,7 @@ describe('eth_simulateV1 refuses malformed calls as eth_call does', () => {
     expect(s.error).toEqual(expected);
   });
 
-  it('init code over 49,152 bytes: geth\'s simulate code -38025', async () => {
+  it("init code over 49,152 bytes: geth's simulate code -38025", async () => {
     const call = { from: FROM, data: `0x${'00'.repeat(49_153)}` };
     expect((await rpc(t.node.url, 'eth_call', [call, 'latest'])).error).toEqual({ code: -32000, message: 'max initcode size exceeded' });
     const s = await rpc(t.node.url, 'eth_simulateV1', [{ blockStateCalls: [{ calls: [call] }] }, 'latest']);

@@ -19,7 +19,10 @@ describe('HTTP framing and verbs', () => {
   it('two Content-Length headers, or Transfer-Encoding beside one, answer 400 and close the connection', async () => {
     const smuggled = '{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}';
     // As a connection's first request, the uWebSockets.js guard refuses it before uWS reads it.
-    const te = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}${smuggled}`);
+    const te = await rawExchange(
+      t.node.port,
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}${smuggled}`,
+    );
     expect(parseResponse(te.text).status).toBe(400);
     expect(te.text).not.toContain('0x7a69');
     expect(te.closed).toBe(true);
@@ -35,12 +38,20 @@ describe('HTTP framing and verbs', () => {
       expect(r.text.match(/HTTP\/1\.1/g)).toHaveLength(1);
       expect(r.closed).toBe(true);
     }
-    const ok = await rawExchange(t.node.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}`, 300);
+    const ok = await rawExchange(
+      t.node.port,
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${CHAIN_ID.length}\r\n\r\n${CHAIN_ID}`,
+      300,
+    );
     expect(JSON.parse(parseResponse(ok.text).body).result).toBe('0x7a69');
   });
 
   it('HEAD is answered as GET without a body, and the connection stays usable', async () => {
-    const r = await rawExchange(t.node.port, 'HEAD /health HTTP/1.1\r\nHost: x\r\n\r\nHEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n', 500);
+    const r = await rawExchange(
+      t.node.port,
+      'HEAD /health HTTP/1.1\r\nHost: x\r\n\r\nHEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+      500,
+    );
     const [health, root, get] = r.text.split(/(?=HTTP\/1\.1 )/);
     const h = parseResponse(health!);
     expect(h.status).toBe(200);

@@ -121,7 +121,11 @@ describe('the uWebSockets.js guard', () => {
       ['reserved bits', frame(1, Buffer.from(CHAIN_ID), { rsv: 4 }), 1002],
       ['reserved opcode', frame(3, Buffer.from('x')), 1002],
       ['invalid UTF-8', frame(1, Buffer.from([0xff, 0xfe, 0x41])), 1007],
-      ['UTF-8 split across fragments is fine, then an unmasked frame', Buffer.concat([frame(1, Buffer.from([0xe2, 0x82]), { fin: false }), frame(0, Buffer.from([0xac])), frame(1, Buffer.from('x'), { masked: false })]), 1002],
+      [
+        'UTF-8 split across fragments is fine, then an unmasked frame',
+        Buffer.concat([frame(1, Buffer.from([0xe2, 0x82]), { fin: false }), frame(0, Buffer.from([0xac])), frame(1, Buffer.from('x'), { masked: false })]),
+        1002,
+      ],
       ['continuation without a message', frame(0, Buffer.from('x')), 1002],
       ['fragmented ping', frame(9, Buffer.from('x'), { fin: false }), 1002],
     ];
@@ -142,7 +146,12 @@ describe('the uWebSockets.js guard', () => {
       const sub = (await ws.request('eth_subscribe', ['newHeads'])).result as string;
       const head = await ws.waitFor(sub);
       expect(head.number).toMatch(/^0x/);
-      expect((await ws.batch([['eth_chainId', []], ['eth_blockNumber', []]]))).toHaveLength(2);
+      expect(
+        await ws.batch([
+          ['eth_chainId', []],
+          ['eth_blockNumber', []],
+        ]),
+      ).toHaveLength(2);
     } finally {
       await ws.close();
     }
@@ -157,9 +166,7 @@ describe('the uWebSockets.js guard on every event loop (--threads 2)', () => {
     node = await spawnNode(['--ephemeral', '--threads', '2']);
     // The kernel spreads connections over both loops' listen sockets (SO_REUSEPORT).
     const answers = await Promise.all(
-      Array.from({ length: 24 }, (_, i) =>
-        rawExchange(node!.port, i % 2 === 0 ? 'GET /health HTTP/1.0\r\n\r\n' : 'BREW / HTTP/1.1\r\nHost: x\r\n\r\n', 3000),
-      ),
+      Array.from({ length: 24 }, (_, i) => rawExchange(node!.port, i % 2 === 0 ? 'GET /health HTTP/1.0\r\n\r\n' : 'BREW / HTTP/1.1\r\nHost: x\r\n\r\n', 3000)),
     );
     answers.forEach((r, i) => {
       expect(parseResponse(r.text).status, `request ${i}`).toBe(i % 2 === 0 ? 200 : 405);

@@ -16,8 +16,6 @@ const genesis = join(kit, 'chain', 'genesis.json');
 const chainFile = join(kit, 'chain', 'chain.rlp');
 const HEAD = '0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7';
 
-
-
 /** The blocks of a concatenated RLP file, each as its own bytes. */
 function splitBlocks(bytes: Buffer): Buffer[] {
   const out: Buffer[] = [];
@@ -33,7 +31,11 @@ function splitBlocks(bytes: Buffer): Buffer[] {
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: any; error?: { code: number; message: string } }> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await r.json()) as { result?: any; error?: { code: number; message: string } };
 }
 

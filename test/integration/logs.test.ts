@@ -68,7 +68,7 @@ describe('structured logs', () => {
 
     node = await spawnNode(['--datadir', datadir, '--log-format', 'pretty']);
     const text = node.output();
-    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  Chain id 31337/m);
+    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}Chain id 31337/m);
     expect(text.trimStart().startsWith('{')).toBe(false);
   }, 60_000);
 });

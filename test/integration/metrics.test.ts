@@ -43,8 +43,7 @@ describe('GET /metrics', () => {
     const first = await scrape(url);
     expect(first.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const b = first.families;
-    const delta = (after: Map<string, Family>, name: string, labels: Record<string, string> = {}) =>
-      valueOf(after, name, labels) - valueOf(b, name, labels);
+    const delta = (after: Map<string, Family>, name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(b, name, labels);
 
     // JSON-RPC: 5 eth_chainId (3 single, 2 in a batch), 2 failing eth_getBalance, 1 unknown
     // method, 1 eth_call (the calls work queue), 1 synchronous send (pre-confirmed), 1 send
@@ -116,8 +115,9 @@ describe('GET /metrics', () => {
     try {
       for (let i = 0; i < 50; i++) await slow.request('eth_subscribe', ['newFlashblocks']);
       (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-      await until('the slow subscriber to be dropped', async () =>
-        valueOf((await scrape(url)).families, 'preconf_ws_slow_subscribers_dropped_total') === before + 1,
+      await until(
+        'the slow subscriber to be dropped',
+        async () => valueOf((await scrape(url)).families, 'preconf_ws_slow_subscribers_dropped_total') === before + 1,
       );
       expect(valueOf((await scrape(url)).families, 'preconf_ws_connections')).toBe(0);
     } finally {

@@ -49,7 +49,9 @@ describe('the npm packages, installed without Rust', () => {
     copyFileSync(join(root, 'npm', PLATFORM, 'package.json'), join(platform, 'package.json'));
     copyFileSync(ADDON, join(platform, `preconf-node.${PLATFORM}.node`));
     ok(npm(['pack', '--pack-destination', work], platform), 'npm pack (platform)');
-    tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz')).map((f) => join(work, f));
+    tarballs = readdirSync(work)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((f) => join(work, f));
     expect(tarballs.map((t) => t.slice(work.length + 1)).sort()).toEqual([`preconf-node-0.1.0.tgz`, `preconf-node-${PLATFORM}-0.1.0.tgz`]);
     // The registry's metadata of the runtime dependencies (uWebSockets.js, prom-client, ...)
     // into npm's cache, as any earlier install would have put it there; the real install
@@ -81,7 +83,12 @@ describe('the npm packages, installed without Rust', () => {
   it('npx preconf-node starts and answers eth_chainId', async () => {
     const port = await freePort();
     // Its own process group, so the whole npx tree is stopped together.
-    const child = spawn('npx', ['preconf-node', '--port', String(port), '--ephemeral', '--quiet'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['preconf-node', '--port', String(port), '--ephemeral', '--quiet'], {
+      cwd: app,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -67,8 +67,7 @@ describe('pending never goes backwards', () => {
     const sent: Hex[] = [];
     let sending = true;
     const reads: Record<string, Read[]> = { nonce: [], balance: [], block: [], receipt: [] };
-    const rpc = (agent: http.Agent, method: string, params: unknown[]) =>
-      post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+    const rpc = (agent: http.Agent, method: string, params: unknown[]) => post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
 
     const poller = async (agent: http.Agent): Promise<void> => {
       while (sending) {

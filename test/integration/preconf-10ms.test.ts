@@ -23,7 +23,11 @@ interface Flashblock {
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const json = (await res.json()) as { result?: unknown; error?: unknown };
   if (json.error) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
   return json.result;

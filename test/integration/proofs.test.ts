@@ -24,18 +24,26 @@ const EMPTY_CODE = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d
 
 /** Verifies the account proof against `root`; returns [nonce, balance, storageRoot, codeHash] or null. */
 async function provenAccount(root: Hex, p: Proof): Promise<Hex[] | null> {
-  const value = await verifyMerkleProof(hexToBytes(keccak256(p.address)), p.accountProof.map((n) => hexToBytes(n)), {
-    root: hexToBytes(root),
-    useKeyHashing: false,
-  });
+  const value = await verifyMerkleProof(
+    hexToBytes(keccak256(p.address)),
+    p.accountProof.map((n) => hexToBytes(n)),
+    {
+      root: hexToBytes(root),
+      useKeyHashing: false,
+    },
+  );
   return value === null ? null : (fromRlp(toHex(value)) as Hex[]);
 }
 
 async function provenSlot(storageRoot: Hex, slot: { key: Hex; proof: Hex[] }): Promise<bigint> {
-  const value = await verifyMerkleProof(hexToBytes(keccak256(pad(slot.key))), slot.proof.map((n) => hexToBytes(n)), {
-    root: hexToBytes(storageRoot),
-    useKeyHashing: false,
-  });
+  const value = await verifyMerkleProof(
+    hexToBytes(keccak256(pad(slot.key))),
+    slot.proof.map((n) => hexToBytes(n)),
+    {
+      root: hexToBytes(storageRoot),
+      useKeyHashing: false,
+    },
+  );
   return value === null ? 0n : BigInt(fromRlp(toHex(value)) as Hex);
 }
 
@@ -46,7 +54,12 @@ describe('eth_getProof', () => {
   let token: Hex;
   const me = devAccount(0);
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 10; c.chain.blockTimeMs = 20; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 10;
+        c.chain.blockTimeMs = 20;
+      },
+    });
     const compiled = contract('Token');
     const hash = await t.wallet(0).deployContract({ abi: compiled.abi, bytecode: compiled.bytecode, args: [1000n], chain: t.chain, account: me });
     token = (await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 })).contractAddress!;

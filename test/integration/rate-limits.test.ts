@@ -43,7 +43,11 @@ describe('--rate-limit', () => {
     expect(r.json.error.data.retryAfter).toBeGreaterThanOrEqual(1);
     expect(typeof r.json.id).toBe('number');
     // The bucket is in debt now (a refused request does not pay): the next is refused too.
-    const res = await fetch(t.node.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body: JSON.stringify(chainId(99)) });
+    const res = await fetch(t.node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+      body: JSON.stringify(chainId(99)),
+    });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Another address behind the same proxies, and the same left-most spoof, are their own clients.
@@ -51,7 +55,11 @@ describe('--rate-limit', () => {
     expect((await limited(t, 'rps')) - before).toBe(refused.length + 1);
     // A batch counts each request; the client's bucket refills with time.
     await expect.poll(async () => (await post(t, chainId(1), client)).status, { timeout: 5_000, interval: 100 }).toBe(200);
-    const batch = await post(t, Array.from({ length: 30 }, (_, i) => chainId(i)), '203.0.113.9, 10.0.0.2');
+    const batch = await post(
+      t,
+      Array.from({ length: 30 }, (_, i) => chainId(i)),
+      '203.0.113.9, 10.0.0.2',
+    );
     expect(batch.status).toBe(200);
     const after = await post(t, [chainId(1), chainId(2)], '203.0.113.9, 10.0.0.2');
     expect(after.status).toBe(429);
@@ -95,7 +103,10 @@ describe('--rate-limit-heavy', () => {
   });
 
   it("a batch's heavy requests wait for the client's own slots instead of failing", async () => {
-    const r = await post(t, Array.from({ length: 6 }, (_, i) => loop(i)));
+    const r = await post(
+      t,
+      Array.from({ length: 6 }, (_, i) => loop(i)),
+    );
     expect(r.status).toBe(200);
     expect((r.json as { error: { message: string } }[]).map((x) => x.error.message)).toEqual(Array(6).fill('out of gas'));
   });

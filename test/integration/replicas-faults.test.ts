@@ -83,21 +83,33 @@ describe('replica faults', () => {
       await c.nats[stop]();
       const before = await head(c.leader.url);
       // After --nats-timeout-ms (1 s) the leader and the replicas report it; the builder goes on.
-      const leaderHealth = await waitFor(async () => {
-        const h = await health(c.leader.url);
-        return h.status === 503 ? h : null;
-      }, 10_000, 'the leader to report NATS away');
+      const leaderHealth = await waitFor(
+        async () => {
+          const h = await health(c.leader.url);
+          return h.status === 503 ? h : null;
+        },
+        10_000,
+        'the leader to report NATS away',
+      );
       expect(leaderHealth.body.reason).toContain('cannot publish to NATS');
-      const dropped = await waitFor(async () => {
-        const reason = (await health(c.leader.url)).body.reason as string | undefined;
-        return Number(/(\d+) dropped/.exec(reason ?? '')?.[1] ?? 0) > 0;
-      }, 10_000, 'the leader to drop events from its full queue');
+      const dropped = await waitFor(
+        async () => {
+          const reason = (await health(c.leader.url)).body.reason as string | undefined;
+          return Number(/(\d+) dropped/.exec(reason ?? '')?.[1] ?? 0) > 0;
+        },
+        10_000,
+        'the leader to drop events from its full queue',
+      );
       expect(dropped).toBe(true);
       for (const r of c.replicas) {
-        const h = await waitFor(async () => {
-          const h = await health(r!.url);
-          return h.status === 503 ? h : null;
-        }, 10_000, `a replica to report NATS away (${stop})`);
+        const h = await waitFor(
+          async () => {
+            const h = await health(r!.url);
+            return h.status === 503 ? h : null;
+          },
+          10_000,
+          `a replica to report NATS away (${stop})`,
+        );
         expect(h.body.reason).toContain('cannot read stream');
       }
       await waitFor(async () => (await head(c.leader.url)) >= before + 4, 10_000, 'the leader to keep sealing while NATS is away');
@@ -165,7 +177,11 @@ describe('replica faults', () => {
     const copy = await c.copyLeaderDatadir();
     const copied = await c.startReplica(1, copy);
     // No position in a copy of the leader's datadir: its head is looked up in the stream.
-    await waitFor(() => /block \d+ is this replica's head; reading stream preconf from message [1-9]\d*/.test(copied.output()), 10_000, 'the copied replica to place its head in the stream');
+    await waitFor(
+      () => /block \d+ is this replica's head; reading stream preconf from message [1-9]\d*/.test(copied.output()),
+      10_000,
+      'the copied replica to place its head in the stream',
+    );
     await caughtUp(c.leader.url, copied.url, 30_000);
     const top = await head(c.leader.url);
     await sameChain(c.leader.url, copied.url, top);

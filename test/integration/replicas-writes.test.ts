@@ -32,8 +32,7 @@ describe('writes through a replica', () => {
   });
 
   const account = devAccount(7);
-  const transfer = (nonce: number, tip = 1n, value = 1n) =>
-    signTransfer(account, { to: sink, nonce, value, maxPriorityFeePerGas: tip });
+  const transfer = (nonce: number, tip = 1n, value = 1n) => signTransfer(account, { to: sink, nonce, value, maxPriorityFeePerGas: tip });
 
   it('are forwarded, and answered with the leader result', async () => {
     const raw = await transfer(0);
@@ -54,12 +53,22 @@ describe('writes through a replica', () => {
       ['already known', 'eth_sendRawTransaction', [funded]],
       ['replacement transaction underpriced', 'eth_sendRawTransaction', [await transfer(nonce + 20, 4n, 2n)]],
       ['nonce too low', 'eth_sendRawTransaction', [await transfer(0, 1n, 9n)]],
+      ['insufficient funds', 'eth_sendRawTransaction', [await signTransfer(broke, { to: sink, nonce: 0 })]],
       [
-        'insufficient funds',
+        'invalid chain id',
         'eth_sendRawTransaction',
-        [await signTransfer(broke, { to: sink, nonce: 0 })],
+        [
+          await account.signTransaction({
+            chainId: 1,
+            type: 'eip1559',
+            to: sink,
+            gas: 21_000n,
+            maxFeePerGas: parseGwei('50'),
+            maxPriorityFeePerGas: 1n,
+            nonce,
+          }),
+        ],
       ],
-      ['invalid chain id', 'eth_sendRawTransaction', [await account.signTransaction({ chainId: 1, type: 'eip1559', to: sink, gas: 21_000n, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, nonce })]],
       ['intrinsic gas too low', 'eth_sendRawTransaction', [await signTransfer(account, { to: sink, nonce, value: 0n, gas: 20_000n })]],
       ['invalid transaction', 'eth_sendRawTransaction', ['0x02']],
       ['hex string', 'eth_sendRawTransaction', ['not hex']],
@@ -84,7 +93,10 @@ describe('writes through a replica', () => {
 
   it("answers txpool_* with the leader's pool", async () => {
     // The queued transactions of the previous test (nonce gaps) stay in the leader's pool.
-    const [direct, forwarded] = await Promise.all([send(leader, 'txpool_contentFrom', [account.address]), send(replica, 'txpool_contentFrom', [account.address])]);
+    const [direct, forwarded] = await Promise.all([
+      send(leader, 'txpool_contentFrom', [account.address]),
+      send(replica, 'txpool_contentFrom', [account.address]),
+    ]);
     expect(Object.keys(direct.result.queued).length).toBeGreaterThan(0);
     expect(forwarded.result.queued).toEqual(direct.result.queued);
     const status = await send(replica, 'txpool_status', []);

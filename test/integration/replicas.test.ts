@@ -136,14 +136,20 @@ describe('read replicas', () => {
     const compared = { preconfs: 0, opened: 0 };
     for (let round = 0; compared.preconfs + compared.opened < 16; round++) {
       if (round % 3 === 0) {
-        ctx.txs.push(await wallet.writeContract({ chain: null, address: ctx.token, abi, functionName: 'transfer', args: [`0x${'ab'.repeat(20)}`, BigInt(round + 1)] }));
+        ctx.txs.push(
+          await wallet.writeContract({ chain: null, address: ctx.token, abi, functionName: 'transfer', args: [`0x${'ab'.repeat(20)}`, BigInt(round + 1)] }),
+        );
       }
       ctx.txs.push(...(load.hashes.slice(-2) as Hex[]));
       // The leader's next state, then both replicas at it.
-      const pending = await waitFor(async () => {
-        const p = await call(cluster.leader.url, 'eth_getBlockByNumber', ['pending', false]);
-        return pendingKey(p) !== last ? p : null;
-      }, 5_000, 'the leader to move to its next pre-confirmation');
+      const pending = await waitFor(
+        async () => {
+          const p = await call(cluster.leader.url, 'eth_getBlockByNumber', ['pending', false]);
+          return pendingKey(p) !== last ? p : null;
+        },
+        5_000,
+        'the leader to move to its next pre-confirmation',
+      );
       const key = pendingKey(pending);
       for (const url of urls.slice(1)) {
         // At or past it: under load a replica can apply two pre-confirmations between polls
@@ -169,7 +175,9 @@ describe('read replicas', () => {
       for (const r of replicas) {
         if (r.text !== leader!.text) {
           const i = leader!.json.findIndex((m: unknown, j: number) => JSON.stringify(m) !== JSON.stringify(r.json[j]));
-          expect.fail(`state ${key}, request ${JSON.stringify(JSON.parse(body)[i])}:\nleader  ${JSON.stringify(leader!.json[i]).slice(0, 600)}\nreplica ${JSON.stringify(r.json[i]).slice(0, 600)}`);
+          expect.fail(
+            `state ${key}, request ${JSON.stringify(JSON.parse(body)[i])}:\nleader  ${JSON.stringify(leader!.json[i]).slice(0, 600)}\nreplica ${JSON.stringify(r.json[i]).slice(0, 600)}`,
+          );
         }
       }
       if (key.endsWith('.0')) compared.opened++;
@@ -185,14 +193,24 @@ describe('read replicas', () => {
     const [leader, ...replicas] = sockets;
     // Settle: every node has delivered the leader's newest sealed block.
     const newest = Number(await call(cluster.leader.url, 'eth_blockNumber'));
-    for (const ws of sockets) await waitFor(() => ws.notifications.some((n) => n.result?.number !== undefined && Number(n.result.number) >= newest && n.result.hash), 10_000, 'the newest head on every node');
+    for (const ws of sockets)
+      await waitFor(
+        () => ws.notifications.some((n) => n.result?.number !== undefined && Number(n.result.number) >= newest && n.result.hash),
+        10_000,
+        'the newest head on every node',
+      );
     const byKind = (ws: RawWs): Map<string, string> => {
       const out = new Map<string, string>();
       const subs = subscriptions.get(ws)!;
       ws.notifications.forEach((n) => {
         const r = n.result;
         const kind = subs.indexOf(n.subscription);
-        const id = r.preconfIndex !== undefined ? `${r.number}.${r.preconfIndex}` : r.logIndex !== undefined ? `${r.transactionHash}.${r.logIndex}.${r.blockHash}` : (r.hash ?? r.number);
+        const id =
+          r.preconfIndex !== undefined
+            ? `${r.number}.${r.preconfIndex}`
+            : r.logIndex !== undefined
+              ? `${r.transactionHash}.${r.logIndex}.${r.blockHash}`
+              : (r.hash ?? r.number);
         out.set(`${kind}:${id}`, canonical(r));
       });
       return out;

@@ -13,13 +13,38 @@ import { RawWs } from '../helpers/ws.js';
 import { QUANTITY_PARAMS, QUANTITY_VALUES, fits, roundedForms, type Reply } from '../helpers/quantities.js';
 
 const METHODS = [
-  'eth_chainId', 'net_version', 'web3_clientVersion', 'eth_blockNumber', 'eth_getBalance', 'eth_getCode',
-  'eth_getStorageAt', 'eth_getTransactionCount', 'eth_call', 'eth_estimateGas', 'eth_simulateV1',
-  'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getBlockReceipts', 'eth_getTransactionByHash',
-  'eth_getTransactionReceipt', 'eth_sendRawTransaction', 'eth_sendRawTransactionSync', 'eth_gasPrice',
-  'eth_maxPriorityFeePerGas', 'eth_feeHistory', 'eth_getLogs', 'eth_subscribe', 'eth_unsubscribe',
-  'preconf_transactionStatus', 'eth_getBlockTransactionCountByNumber', 'eth_getTransactionByBlockNumberAndIndex',
-  'debug_traceCall', 'debug_traceTransaction', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'eth_createAccessList',
+  'eth_chainId',
+  'net_version',
+  'web3_clientVersion',
+  'eth_blockNumber',
+  'eth_getBalance',
+  'eth_getCode',
+  'eth_getStorageAt',
+  'eth_getTransactionCount',
+  'eth_call',
+  'eth_estimateGas',
+  'eth_simulateV1',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_sendRawTransaction',
+  'eth_sendRawTransactionSync',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_feeHistory',
+  'eth_getLogs',
+  'eth_subscribe',
+  'eth_unsubscribe',
+  'preconf_transactionStatus',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'debug_traceCall',
+  'debug_traceTransaction',
+  'debug_traceBlockByNumber',
+  'debug_traceBlockByHash',
+  'eth_createAccessList',
 ];
 
 const BAD_PARAMS: unknown[][] = [
@@ -125,7 +150,8 @@ describe('cost-class queues', () => {
   const burn = encodeFunctionData({ abi: contract('Probe').abi, functionName: 'burn' });
   const payload = { blockStateCalls: [{ calls: Array.from({ length: 5 }, () => ({ to: PROBE, data: burn, gas: '0x4c4b40' })) }] };
   const simulate = async (client: string): Promise<any> =>
-    (await rawPost(t.node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [payload, 'latest'] }), { 'x-forwarded-for': client })).json;
+    (await rawPost(t.node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [payload, 'latest'] }), { 'x-forwarded-for': client }))
+      .json;
   const rejected = async () => valueOf((await scrape(t.node.url)).families, 'preconf_work_rejected_total', { class: 'simulate' });
 
   it('a full queue answers -32005 "server busy" at once, what it took is served, and the node keeps serving', async () => {
@@ -188,12 +214,20 @@ describe('nesting depth', () => {
           expect(r.status, what).toBe(200);
           // eth_chainId takes no arguments: "too many" is the first thing wrong with it.
           if (method === 'eth_chainId') expect(r.json.error.code, what).toBe(-32602);
-          else expect(r.json, what).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: `invalid argument ${arg}: nested more than 32 levels deep` } });
+          else
+            expect(r.json, what).toEqual({
+              jsonrpc: '2.0',
+              id: 7,
+              error: { code: -32602, message: `invalid argument ${arg}: nested more than 32 levels deep` },
+            });
         }
       }
     }
     // In a batch, only the deep request is refused; its neighbours are answered.
-    const batch = await rawPost(t.node.url, `[${request(1, 'eth_chainId', '[]')},${request(2, 'eth_getBalance', `[${deepArray(20_000)},"latest"]`)},${request(3, 'eth_chainId', '[]')}]`);
+    const batch = await rawPost(
+      t.node.url,
+      `[${request(1, 'eth_chainId', '[]')},${request(2, 'eth_getBalance', `[${deepArray(20_000)},"latest"]`)},${request(3, 'eth_chainId', '[]')}]`,
+    );
     expect(batch.json).toEqual([
       { jsonrpc: '2.0', id: 1, result: '0x7a69' },
       { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'invalid argument 0: nested more than 32 levels deep' } },
@@ -218,7 +252,11 @@ describe('nesting depth', () => {
 
   it('refuses deep members and deep bodies as invalid requests, and keeps serving', async () => {
     const member = await rawPost(t.node.url, `{"jsonrpc":"2.0","id":4,"method":"eth_chainId","extra":${deepObject(20_000)}}`);
-    expect(member.json).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'invalid request: member "extra" is nested more than 32 levels deep' } });
+    expect(member.json).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32600, message: 'invalid request: member "extra" is nested more than 32 levels deep' },
+    });
     // The whole body nested: a batch whose one item is not a request, or a non-request object.
     const arrays = await rawPost(t.node.url, deepArray(20_000));
     expect(arrays.json).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: a request must be a JSON object' } }]);

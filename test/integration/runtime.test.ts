@@ -60,7 +60,11 @@ describe('a Node.js line no build fits', () => {
   });
 
   it(`npm install's script stops with the same line on Node.js ${line}`, () => {
-    const run = spawnSync(other, [join(root, 'scripts', 'install.mjs')], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, PRECONF_NODE_FORCE_BUILD: '' } });
+    const run = spawnSync(other, [join(root, 'scripts', 'install.mjs')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, PRECONF_NODE_FORCE_BUILD: '' },
+    });
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toMatch(refusal);
   });

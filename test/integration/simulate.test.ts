@@ -169,7 +169,12 @@ describe('eth_simulateV1', () => {
             { to: ECRECOVER, input },
           ],
         },
-        { calls: [{ to: ECRECOVER, input }, { to: MOVED, input }] },
+        {
+          calls: [
+            { to: ECRECOVER, input },
+            { to: MOVED, input },
+          ],
+        },
       ],
     });
     const [first, second] = res.result;
@@ -370,11 +375,7 @@ describe('eth_simulateV1', () => {
       ],
       ['intrinsic gas too low', { blockStateCalls: [{ calls: [{ from: HOLDER, to: PROBE, gas: toHex(20_999) }] }] }, -38013],
       ['insufficient funds', { blockStateCalls: [{ calls: [{ from: poor, to: PROBE, value: '0x1' }] }] }, -38014],
-      [
-        'insufficient funds with validation',
-        { blockStateCalls: [{ calls: [{ from: poor, to: PROBE, maxFeePerGas: fee }] }], validation: true },
-        -38014,
-      ],
+      ['insufficient funds with validation', { blockStateCalls: [{ calls: [{ from: poor, to: PROBE, maxFeePerGas: fee }] }], validation: true }, -38014],
       [
         'block gas limit exceeded',
         { blockStateCalls: [{ blockOverrides: { gasLimit: toHex(100_000) }, calls: [{ from: HOLDER, to: PROBE, gas: toHex(100_001) }] }] },

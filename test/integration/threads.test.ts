@@ -51,11 +51,16 @@ async function health(url: string): Promise<Health> {
 /** Each loop's own /health, asking over fresh connections until every loop has answered. */
 async function perLoop(url: string): Promise<Map<number, Health>> {
   const seen = new Map<number, Health>();
-  await waitFor(async () => {
-    const h = await health(url);
-    seen.set(h.eventLoop, h);
-    return seen.size === THREADS;
-  }, 10_000, `/health answers from all ${THREADS} event loops`, 0);
+  await waitFor(
+    async () => {
+      const h = await health(url);
+      seen.set(h.eventLoop, h);
+      return seen.size === THREADS;
+    },
+    10_000,
+    `/health answers from all ${THREADS} event loops`,
+    0,
+  );
   return seen;
 }
 
@@ -84,7 +89,13 @@ describe('several event loops', () => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const h = await exchange(agent, node.url, 'GET', '/health');
-        const read = await exchange(agent, node.url, 'POST', '/', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [fresh, 'latest'] }));
+        const read = await exchange(
+          agent,
+          node.url,
+          'POST',
+          '/',
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [fresh, 'latest'] }),
+        );
         expect(read.localPort, 'both requests on one connection').toBe(h.localPort);
         const loop = (JSON.parse(h.body) as Health).eventLoop;
         expect(loop).toBeGreaterThanOrEqual(0);
@@ -102,14 +113,22 @@ describe('several event loops', () => {
     // (per each loop's /health); then every one must receive the pre-confirmed transaction.
     const subs: string[] = [];
     const loopsWithSubscribers = async () => [...(await perLoop(node!.url)).values()].filter((h) => h.subscriptions > 0);
-    await waitFor(async () => {
-      const ws = await RawWs.open(node!.url.replace('http', 'ws'));
-      sockets.push(ws);
-      subs.push((await ws.request('eth_subscribe', ['newFlashblockTransactions'])).result as string);
-      return sockets.length >= 6 && (await loopsWithSubscribers()).length >= 2;
-    }, 20_000, 'subscribers on two event loops', 0);
+    await waitFor(
+      async () => {
+        const ws = await RawWs.open(node!.url.replace('http', 'ws'));
+        sockets.push(ws);
+        subs.push((await ws.request('eth_subscribe', ['newFlashblockTransactions'])).result as string);
+        return sockets.length >= 6 && (await loopsWithSubscribers()).length >= 2;
+      },
+      20_000,
+      'subscribers on two event loops',
+      0,
+    );
     const loops = await perLoop(node.url);
-    expect([...loops.values()].reduce((n, h) => n + h.subscriptions, 0), 'subscriptions over all loops').toBe(sockets.length);
+    expect(
+      [...loops.values()].reduce((n, h) => n + h.subscriptions, 0),
+      'subscriptions over all loops',
+    ).toBe(sockets.length);
     expect([...loops.values()].filter((h) => h.subscriptions > 0).length).toBeGreaterThanOrEqual(2);
 
     const acct = devAccount(4);

@@ -171,7 +171,10 @@ describe('the same flows with --preconf-receipts, as the README documents', () =
   it('forge create succeeds, but cast call at latest finds no code until the seal (pending has it)', async () => {
     const url = node!.url;
     const address = deployedTo(
-      ok(await project.forge(['create', 'src/Counter.sol:Counter', '--rpc-url', url, '--private-key', DEV_KEYS[2], '--broadcast', '--constructor-args', '7']), 'forge create'),
+      ok(
+        await project.forge(['create', 'src/Counter.sol:Counter', '--rpc-url', url, '--private-key', DEV_KEYS[2], '--broadcast', '--constructor-args', '7']),
+        'forge create',
+      ),
     );
     const latest = await cast(['call', address, 'number()(uint256)', '--rpc-url', url]);
     expect(latest.code).not.toBe(0);

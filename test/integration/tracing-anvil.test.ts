@@ -87,13 +87,23 @@ describe('tracing against anvil', () => {
   beforeAll(async () => {
     // --steps-tracing: without it anvil's debug_traceTransaction logs no struct-logger steps.
     anvil = await startAnvil(['--hardfork', 'prague', '--steps-tracing']);
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 500; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 50;
+        c.chain.blockTimeMs = 500;
+      },
+    });
     const price = parseGwei('3');
     const legacy = { chainId: 31337, type: 'legacy' as const, gasPrice: price };
     const dynamic = { chainId: 31337, type: 'eip1559' as const, maxFeePerGas: price, maxPriorityFeePerGas: price };
     const fn = (abi: any, functionName: string, args: unknown[] = []) => encodeFunctionData({ abi, functionName, args } as never);
     const raws: Hex[] = [
-      await alice.signTransaction({ ...legacy, nonce: 0, gas: 1_000_000n, data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }) }),
+      await alice.signTransaction({
+        ...legacy,
+        nonce: 0,
+        gas: 1_000_000n,
+        data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }),
+      }),
       await alice.signTransaction({ ...dynamic, nonce: 1, gas: 1_000_000n, data: probe.bytecode }),
       await alice.signTransaction({ ...dynamic, nonce: 2, gas: 1_000_000n, data: relay.bytecode }),
       await alice.signTransaction({ ...dynamic, nonce: 3, gas: 100_000n, to: tokenAddr, data: fn(token.abi, 'transfer', [bob.address, 5000n]) }),
@@ -106,7 +116,16 @@ describe('tracing against anvil', () => {
       await alice.signTransaction({ ...dynamic, nonce: 5, gas: 100_000n, to: probeAddr, value: 5n, data: fn(probe.abi, 'forward', [tokenAddr]) }),
       // Runs out of gas (an exceptional halt).
       await alice.signTransaction({ ...dynamic, nonce: 6, gas: 60_000n, to: probeAddr, data: fn(probe.abi, 'burn') }),
-      await alice.signTransaction({ chainId: 31337, type: 'eip2930', gasPrice: price, nonce: 7, gas: 60_000n, to: probeAddr, data: fn(probe.abi, 'bump'), accessList: [{ address: probeAddr, storageKeys: [`0x${'00'.repeat(32)}`] }] }),
+      await alice.signTransaction({
+        chainId: 31337,
+        type: 'eip2930',
+        gasPrice: price,
+        nonce: 7,
+        gas: 60_000n,
+        to: probeAddr,
+        data: fn(probe.abi, 'bump'),
+        accessList: [{ address: probeAddr, storageKeys: [`0x${'00'.repeat(32)}`] }],
+      }),
     ];
     for (const kind of Object.keys(TRACERS)) early[kind] = {};
     for (const raw of raws) {

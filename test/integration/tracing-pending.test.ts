@@ -22,7 +22,12 @@ describe('tracing pre-confirmed transactions', () => {
   let probeAddr: Address;
 
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = BLOCK_TIME_MS; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 50;
+        c.chain.blockTimeMs = BLOCK_TIME_MS;
+      },
+    });
     url = t.node.url;
     const hash = await t.wallet(0).deployContract({ abi: probe.abi, bytecode: probe.bytecode, chain: t.chain, account: devAccount(0) });
     probeAddr = (await sealedReceipt(url, hash)).contractAddress;
@@ -93,7 +98,9 @@ describe('tracing pre-confirmed transactions', () => {
     const deployer = devAccount(5);
     const carol = '0x000000000000000000000000000000000000ca01' as Address;
     await freshBlock(url);
-    const hash = (await t.wallet(5).deployContract({ abi: token.abi, bytecode: token.bytecode, args: [100n], chain: t.chain, account: deployer } as never)) as Hex;
+    const hash = (await t
+      .wallet(5)
+      .deployContract({ abi: token.abi, bytecode: token.bytecode, args: [100n], chain: t.chain, account: deployer } as never)) as Hex;
     const sent = await call(url, 'eth_getTransactionByHash', [hash]);
     const created = getContractAddress({ from: deployer.address, nonce: BigInt(sent.nonce) });
     await preconfirmed(url, hash);

@@ -4,15 +4,7 @@
 // (receipts, storage before and after), and the bounds (timeout, output size) and errors.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  encodeAbiParameters,
-  encodeFunctionData,
-  keccak256,
-  pad,
-  toHex,
-  type Address,
-  type Hex,
-} from 'viem';
+import { encodeAbiParameters, encodeFunctionData, keccak256, pad, toHex, type Address, type Hex } from 'viem';
 import { contract } from '../helpers/contracts.js';
 import { balanceSlot } from '../helpers/genesis.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
@@ -70,10 +62,19 @@ describe('debug_trace*', () => {
       t.wallet(from).sendTransaction({ chain: t.chain, account: devAccount(from), ...req } as never) as Promise<Hex>;
     tx.transfer = await send(0, { to: carol, value: 12345n, gas: 21000n });
     tx.token = await send(0, { to: tokenAddr, data: transferData, gas: 100_000n });
-    tx.relay = await send(0, { to: relayAddr, value: 10n, gas: 200_000n, data: encodeFunctionData({ abi: relay.abi, functionName: 'relay', args: [[carol, dave]] }) });
+    tx.relay = await send(0, {
+      to: relayAddr,
+      value: 10n,
+      gas: 200_000n,
+      data: encodeFunctionData({ abi: relay.abi, functionName: 'relay', args: [[carol, dave]] }),
+    });
     for (const [k, h] of Object.entries(tx)) if (k !== 'revert') receipts[k] = await sealedReceipt(url, h);
     // Bob holds 5000 now: moving more reverts with the Token's reason.
-    tx.revert = await send(1, { to: tokenAddr, gas: 100_000n, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [carol, 10n ** 9n] }) });
+    tx.revert = await send(1, {
+      to: tokenAddr,
+      gas: 100_000n,
+      data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [carol, 10n ** 9n] }),
+    });
     receipts.revert = await sealedReceipt(url, tx.revert);
     expect(receipts.revert.status).toBe('0x0');
   });
@@ -232,7 +233,11 @@ describe('debug_trace*', () => {
       ]);
       expect(BigInt(overridden.output)).toBe(77n);
       const context = encodeFunctionData({ abi: probe.abi, functionName: 'context' });
-      const atBlock = await call(url, 'debug_traceCall', [{ to: probeAddr, data: context }, 'latest', { tracer: 'callTracer', blockOverrides: { number: '0x12345', time: '0x777' } }]);
+      const atBlock = await call(url, 'debug_traceCall', [
+        { to: probeAddr, data: context },
+        'latest',
+        { tracer: 'callTracer', blockOverrides: { number: '0x12345', time: '0x777' } },
+      ]);
       expect(BigInt(atBlock.output.slice(0, 66))).toBe(0x12345n);
       expect(BigInt(`0x${atBlock.output.slice(66, 130)}`)).toBe(0x777n);
     });
@@ -240,7 +245,11 @@ describe('debug_trace*', () => {
     it('txIndex runs the call on the state before that transaction of the block', async () => {
       const block = await call(url, 'eth_getBlockByNumber', [receipts.token.blockNumber, false]);
       const index = block.transactions.indexOf(tx.token);
-      const before = await call(url, 'debug_traceCall', [{ to: tokenAddr, data: balanceOf(bob.address) }, block.number, { tracer: 'callTracer', txIndex: toHex(index) }]);
+      const before = await call(url, 'debug_traceCall', [
+        { to: tokenAddr, data: balanceOf(bob.address) },
+        block.number,
+        { tracer: 'callTracer', txIndex: toHex(index) },
+      ]);
       expect(BigInt(before.output)).toBe(0n);
       const after = await call(url, 'debug_traceCall', [{ to: tokenAddr, data: balanceOf(bob.address) }, block.number, { tracer: 'callTracer' }]);
       expect(BigInt(after.output)).toBe(5000n);
@@ -299,7 +308,7 @@ describe('debug_trace*', () => {
       expect((await code('debug_traceBlockByNumber', [`0x${'ab'.repeat(32)}`])).code).toBe(-32602);
     });
 
-    it('what does not exist is -32000 with geth\'s words', async () => {
+    it("what does not exist is -32000 with geth's words", async () => {
       expect(await code('debug_traceTransaction', [`0x${'12'.repeat(32)}`])).toEqual({ code: -32000, message: 'transaction not found' });
       expect(await code('debug_traceBlockByNumber', ['0x0'])).toEqual({ code: -32000, message: 'genesis is not traceable' });
       expect(await code('debug_traceBlockByNumber', ['0xffffff'])).toEqual({ code: -32000, message: `block #${0xffffff} not found` });

@@ -22,7 +22,6 @@ import { devAccount, rawPost, rpc, startTestNode, withTestNode, type TestNode } 
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { signTransfer } from '../helpers/transfer.js';
 
-
 describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s blocks)', () => {
   let t: TestNode;
   beforeAll(async () => {
@@ -39,10 +38,15 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     await waitFor(async () => (await t.publicClient.getBlockNumber()) > opened, 5_000, 'a block to be sealed', 5);
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const hash = await wallet.sendTransaction({ to, value: 12345n, chain: t.chain, account: devAccount(1) });
-    const preconf = await waitFor(async () => {
-      const r = (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result as { status: string; blockNumber: Hex };
-      return r.status === 'preconfirmed' ? r : null;
-    }, 5_000, 'the transfer to be pre-confirmed', 5);
+    const preconf = await waitFor(
+      async () => {
+        const r = (await rpc(t.node.url, 'preconf_transactionStatus', [hash])).result as { status: string; blockNumber: Hex };
+        return r.status === 'preconfirmed' ? r : null;
+      },
+      5_000,
+      'the transfer to be pre-confirmed',
+      5,
+    );
     const number = BigInt(preconf.blockNumber);
     // Pre-confirmed, not sealed: it is in the block being built, after the sealed head.
     expect(number).toBe((await t.publicClient.getBlockNumber()) + 1n);
@@ -108,7 +112,11 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     const jsonRpcWallet = createWalletClient({ chain: t.chain, transport: http(t.node.url), account: devAccount(5).address });
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const hash = await jsonRpcWallet.sendTransaction({ to, value: 77n });
-    const receipt = await waitFor(() => t.publicClient.getTransactionReceipt({ hash }).catch(() => null), 5_000, 'the eth_sendTransaction transfer to be pre-confirmed');
+    const receipt = await waitFor(
+      () => t.publicClient.getTransactionReceipt({ hash }).catch(() => null),
+      5_000,
+      'the eth_sendTransaction transfer to be pre-confirmed',
+    );
     expect(receipt.status).toBe('success');
     expect(receipt.from.toLowerCase()).toBe(devAccount(5).address.toLowerCase());
     expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(77n);
@@ -123,7 +131,12 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
     const { contractAddress } = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     for (let i = 0; i < 3; i++) {
       const before = await t.publicClient.getBlock({ blockTag: 'pending' });
-      const [number, timestamp, basefee] = (await t.publicClient.readContract({ address: contractAddress!, abi: probe.abi, functionName: 'context', blockTag: 'pending' })) as readonly [bigint, bigint, bigint, bigint];
+      const [number, timestamp, basefee] = (await t.publicClient.readContract({
+        address: contractAddress!,
+        abi: probe.abi,
+        functionName: 'context',
+        blockTag: 'pending',
+      })) as readonly [bigint, bigint, bigint, bigint];
       const after = await t.publicClient.getBlock({ blockTag: 'pending' });
       // The block being built may roll over between the reads; the call matches one of them.
       const match = [before, after].find((b) => b.number === number);
@@ -133,7 +146,8 @@ describe('wallet flow on the default cadence (200 ms pre-confirmations, 2 s bloc
       // And it is the block after the sealed head, never one several blocks behind.
       expect(number).toBeGreaterThan(await t.publicClient.getBlockNumber().then((n) => n - 1n));
       // The next sample in the next block being built.
-      if (i < 2) await waitFor(async () => (await t.publicClient.getBlock({ blockTag: 'pending' })).number! > after.number!, 5_000, 'the next block to be built');
+      if (i < 2)
+        await waitFor(async () => (await t.publicClient.getBlock({ blockTag: 'pending' })).number! > after.number!, 5_000, 'the next block to be built');
     }
   });
 });
@@ -142,7 +156,12 @@ describe('refusals, replacement and queued transactions', () => {
   let t: TestNode;
   // A long block time and interval: nothing is included unless a test waits for it.
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 100; c.chain.blockTimeMs = 1000; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 100;
+        c.chain.blockTimeMs = 1000;
+      },
+    });
   });
   afterAll(() => t?.stop());
 
@@ -208,7 +227,11 @@ describe('refusals, replacement and queued transactions', () => {
     const fill = await send(await signed(6, { nonce: n }));
     expect(fill.result).toBeDefined();
     expect(await nonceOf(6)).toBe(n + 2);
-    const r1 = await waitFor(async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [plus10.result])).result, 10_000, 'the promoted replacement to be pre-confirmed');
+    const r1 = await waitFor(
+      async () => (await rpc(t.node.url, 'eth_getTransactionReceipt', [plus10.result])).result,
+      10_000,
+      'the promoted replacement to be pre-confirmed',
+    );
     expect(r1.status).toBe('0x1');
   });
 
@@ -245,7 +268,15 @@ describe('refusals, replacement and queued transactions', () => {
     expect(blob.error.code).toBe(-32000);
     expect(blob.error.message).toMatch(/^transaction type not supported/);
     // A signature that recovers to nobody.
-    const tx: TransactionSerializable = { chainId: 31337, type: 'eip1559', to: devAccount(0).address, gas: 21000n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: 1n, nonce: 0 };
+    const tx: TransactionSerializable = {
+      chainId: 31337,
+      type: 'eip1559',
+      to: devAccount(0).address,
+      gas: 21000n,
+      maxFeePerGas: parseGwei('10'),
+      maxPriorityFeePerGas: 1n,
+      nonce: 0,
+    };
     const bad = serializeTransaction(tx, { r: `0x${'ff'.repeat(32)}`, s: `0x${'ff'.repeat(32)}`, yParity: 0 });
     const invalid = await send(bad);
     expect(invalid.error).toEqual({ code: -32000, message: 'invalid sender' });
@@ -261,9 +292,26 @@ describe('refusals, replacement and queued transactions', () => {
     let n = await nonceOf(8);
     const legacy155 = await acct.signTransaction({ chainId: 31337, type: 'legacy', to: acct.address, gas: 21000n, gasPrice: parseGwei('5'), nonce: n++ });
     const legacyPlain = await acct.signTransaction({ type: 'legacy', to: acct.address, gas: 21000n, gasPrice: parseGwei('5'), nonce: n++ });
-    const accessList = await acct.signTransaction({ chainId: 31337, type: 'eip2930', to: acct.address, gas: 30000n, gasPrice: parseGwei('5'), nonce: n++, accessList: [{ address: acct.address, storageKeys: [] }] });
+    const accessList = await acct.signTransaction({
+      chainId: 31337,
+      type: 'eip2930',
+      to: acct.address,
+      gas: 30000n,
+      gasPrice: parseGwei('5'),
+      nonce: n++,
+      accessList: [{ address: acct.address, storageKeys: [] }],
+    });
     const authorization = await acct.signAuthorization({ chainId: 31337, contractAddress: '0x000000000000000000000000000000000000c0de', nonce: n + 1 });
-    const setCode = await acct.signTransaction({ chainId: 31337, type: 'eip7702', to: acct.address, gas: 100000n, maxFeePerGas: parseGwei('5'), maxPriorityFeePerGas: 1n, nonce: n++, authorizationList: [authorization] });
+    const setCode = await acct.signTransaction({
+      chainId: 31337,
+      type: 'eip7702',
+      to: acct.address,
+      gas: 100000n,
+      maxFeePerGas: parseGwei('5'),
+      maxPriorityFeePerGas: 1n,
+      nonce: n++,
+      authorizationList: [authorization],
+    });
     const hashes: Hex[] = [];
     for (const raw of [legacy155, legacyPlain, accessList, setCode]) {
       const r = await send(raw);
@@ -288,28 +336,58 @@ describe('refusals, replacement and queued transactions', () => {
 describe('receipts, blocks and fee data', () => {
   let t: TestNode;
   beforeAll(async () => {
-    t = await startTestNode({ configure: (c) => { c.chain.preconfIntervalMs = 50; c.chain.blockTimeMs = 500; } });
+    t = await startTestNode({
+      configure: (c) => {
+        c.chain.preconfIntervalMs = 50;
+        c.chain.blockTimeMs = 500;
+      },
+    });
   });
   afterAll(() => t?.stop());
 
   it('eth_getBlockReceipts by number, hash and tag, in geth shape; [] for an empty block', async () => {
     const token = contract('Token');
     const hash = await t.wallet(0).deployContract({ abi: token.abi, bytecode: token.bytecode, args: [5n], chain: t.chain, account: devAccount(0) });
-    const pending = (await waitFor(async () => {
-      const r = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result as { transactionHash: Hex }[];
-      return r.some((x) => x.transactionHash === hash) ? r : null;
-    }, 10_000, 'the deployment among the pending block receipts')) as Record<string, unknown>[];
+    const pending = (await waitFor(
+      async () => {
+        const r = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result as { transactionHash: Hex }[];
+        return r.some((x) => x.transactionHash === hash) ? r : null;
+      },
+      10_000,
+      'the deployment among the pending block receipts',
+    )) as Record<string, unknown>[];
     const mine = pending.find((r) => r.transactionHash === hash)!;
     expect(Object.keys(mine).sort()).toEqual(
-      ['blockHash', 'blockNumber', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice', 'from', 'gasUsed', 'logs', 'logsBloom', 'status', 'to', 'transactionHash', 'transactionIndex', 'type'].sort(),
+      [
+        'blockHash',
+        'blockNumber',
+        'contractAddress',
+        'cumulativeGasUsed',
+        'effectiveGasPrice',
+        'from',
+        'gasUsed',
+        'logs',
+        'logsBloom',
+        'status',
+        'to',
+        'transactionHash',
+        'transactionIndex',
+        'type',
+      ].sort(),
     );
     const log = (mine.logs as Record<string, unknown>[])[0]!;
-    expect(Object.keys(log).sort()).toEqual(['address', 'blockHash', 'blockNumber', 'blockTimestamp', 'data', 'logIndex', 'removed', 'topics', 'transactionHash', 'transactionIndex'].sort());
+    expect(Object.keys(log).sort()).toEqual(
+      ['address', 'blockHash', 'blockNumber', 'blockTimestamp', 'data', 'logIndex', 'removed', 'topics', 'transactionHash', 'transactionIndex'].sort(),
+    );
     const receipt = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    const sealed = await waitFor(async () => {
-      const r = await t.publicClient.getTransactionReceipt({ hash });
-      return r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
-    }, 10_000, 'the deployment to be sealed');
+    const sealed = await waitFor(
+      async () => {
+        const r = await t.publicClient.getTransactionReceipt({ hash });
+        return r.blockHash !== `0x${'00'.repeat(32)}` ? r : null;
+      },
+      10_000,
+      'the deployment to be sealed',
+    );
     const byNumber = (await rpc(t.node.url, 'eth_getBlockReceipts', [toHex(sealed.blockNumber)])).result;
     const byHash = (await rpc(t.node.url, 'eth_getBlockReceipts', [{ blockHash: sealed.blockHash }])).result;
     expect(byHash).toEqual(byNumber);
@@ -335,16 +413,34 @@ describe('receipts, blocks and fee data', () => {
     const hash = await t.wallet(1).deployContract({ abi: token.abi, bytecode: token.bytecode, args: [100n], chain: t.chain, account: devAccount(1) });
     const { contractAddress } = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     // Omitted block means pending (documented): the contract is usable before its block seals.
-    const gas = await t.publicClient.estimateGas({ account: devAccount(1).address, to: contractAddress!, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [devAccount(2).address, 1n] }) });
+    const gas = await t.publicClient.estimateGas({
+      account: devAccount(1).address,
+      to: contractAddress!,
+      data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [devAccount(2).address, 1n] }),
+    });
     expect(gas).toBeGreaterThan(30_000n);
     expect(gas).toBeLessThan(80_000n);
     expect(await t.publicClient.estimateGas({ account: devAccount(1).address, to: devAccount(2).address, value: 1n })).toBe(21000n);
-    const tooMuch = await rpc(t.node.url, 'eth_estimateGas', [{ from: devAccount(2).address, to: contractAddress, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [devAccount(1).address, 1000n] }) }]);
+    const tooMuch = await rpc(t.node.url, 'eth_estimateGas', [
+      {
+        from: devAccount(2).address,
+        to: contractAddress,
+        data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [devAccount(1).address, 1000n] }),
+      },
+    ]);
     expect(tooMuch.error.code).toBe(-32000);
     expect(tooMuch.error.message).toBe('execution reverted: insufficient balance');
     expect(tooMuch.error.data).toMatch(/^0x08c379a0/);
     // Sending with exactly the estimate succeeds.
-    const w = await t.wallet(1).writeContract({ address: contractAddress!, abi: token.abi, functionName: 'transfer', args: [devAccount(2).address, 1n], gas, chain: t.chain, account: devAccount(1) });
+    const w = await t.wallet(1).writeContract({
+      address: contractAddress!,
+      abi: token.abi,
+      functionName: 'transfer',
+      args: [devAccount(2).address, 1n],
+      gas,
+      chain: t.chain,
+      account: devAccount(1),
+    });
     expect((await t.publicClient.waitForTransactionReceipt({ hash: w, pollingInterval: 20 })).status).toBe('success');
   });
 
@@ -370,26 +466,41 @@ describe('modes', () => {
     await withTestNode({ configure: (c) => void (c.server.publicEndpoint = true) }, async (t) => {
       const r = await rawPost(t.node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockReceipts', params: ['latest'] }));
       expect(r.status).toBe(403);
-      const batch = await rawPost(t.node.url, JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { jsonrpc: '2.0', id: 2, method: 'eth_getBlockReceipts', params: ['latest'] }]));
+      const batch = await rawPost(
+        t.node.url,
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+          { jsonrpc: '2.0', id: 2, method: 'eth_getBlockReceipts', params: ['latest'] },
+        ]),
+      );
       expect(batch.status).toBe(403);
       expect((await rpc(t.node.url, 'eth_getBlockByNumber', ['latest', false])).result.number).toBeDefined();
     });
   });
 
   it('--no-preconf: pending equals latest, eth_simulateV1 does not exist, blocks still seal', async () => {
-    await withTestNode({ configure: (c) => { c.chain.preconf = false; c.chain.blockTimeMs = 300; c.chain.preconfIntervalMs = 50; } }, async (t) => {
-      const sim = await rpc(t.node.url, 'eth_simulateV1', [{ blockStateCalls: [] }, 'pending']);
-      expect(sim.error.code).toBe(-32601);
-      const to = privateKeyToAccount(generatePrivateKey()).address;
-      const hash = await t.wallet(0).sendTransaction({ to, value: 7n, chain: t.chain, account: devAccount(0) });
-      const receipt = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-      // Only ever seen sealed.
-      expect(receipt.blockHash).not.toBe(`0x${'00'.repeat(32)}`);
-      const pendingBlock = await t.publicClient.getBlock({ blockTag: 'pending' });
-      const latestBlock = await t.publicClient.getBlock({ blockTag: 'latest' });
-      expect(pendingBlock.number).toBe(latestBlock.number);
-      expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(7n);
-    });
+    await withTestNode(
+      {
+        configure: (c) => {
+          c.chain.preconf = false;
+          c.chain.blockTimeMs = 300;
+          c.chain.preconfIntervalMs = 50;
+        },
+      },
+      async (t) => {
+        const sim = await rpc(t.node.url, 'eth_simulateV1', [{ blockStateCalls: [] }, 'pending']);
+        expect(sim.error.code).toBe(-32601);
+        const to = privateKeyToAccount(generatePrivateKey()).address;
+        const hash = await t.wallet(0).sendTransaction({ to, value: 7n, chain: t.chain, account: devAccount(0) });
+        const receipt = await t.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+        // Only ever seen sealed.
+        expect(receipt.blockHash).not.toBe(`0x${'00'.repeat(32)}`);
+        const pendingBlock = await t.publicClient.getBlock({ blockTag: 'pending' });
+        const latestBlock = await t.publicClient.getBlock({ blockTag: 'latest' });
+        expect(pendingBlock.number).toBe(latestBlock.number);
+        expect(await t.publicClient.getBalance({ address: to, blockTag: 'pending' })).toBe(7n);
+      },
+    );
   });
 });
 

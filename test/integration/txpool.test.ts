@@ -26,7 +26,13 @@ const until = (what: string, probe: () => Promise<boolean>, timeoutMs = 10_000):
   );
 
 const transfer = (i: number, nonce: number): Promise<Hex> =>
-  signTransfer(devAccount(i), { to: devAccount(9).address, nonce, value: BigInt(nonce + 1), maxFeePerGas: parseGwei('3'), maxPriorityFeePerGas: parseGwei('1') });
+  signTransfer(devAccount(i), {
+    to: devAccount(9).address,
+    nonce,
+    value: BigInt(nonce + 1),
+    maxFeePerGas: parseGwei('3'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  });
 
 // A legacy deployment of an empty contract (init code returns nothing).
 const legacyCreate = (i: number, nonce: number): Promise<Hex> =>

@@ -17,14 +17,29 @@ describe('WebSocket', () => {
   const token = contract('Token');
   let nonce = 0;
   const bump = async (i = 0, n?: number): Promise<Hex> => {
-    const raw = await devAccount(i).signTransaction({ chainId: 31337, type: 'eip1559', to: PROBE, gas: 100_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: 1n, nonce: n ?? nonce++, data: encodeFunctionData({ abi: probe.abi, functionName: 'bump' }) });
+    const raw = await devAccount(i).signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      to: PROBE,
+      gas: 100_000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: 1n,
+      nonce: n ?? nonce++,
+      data: encodeFunctionData({ abi: probe.abi, functionName: 'bump' }),
+    });
     return (await rpc(t.node.url, 'eth_sendRawTransaction', [raw])).result;
   };
 
   beforeAll(async () => {
     t = await startTestNode({
       configure: (c) => {
-        c.chain.genesis = JSON.stringify(testGenesis('prague', { [devAccount(0).address]: { balance: '0x3635c9adc5dea00000' }, [devAccount(1).address]: { balance: '0x3635c9adc5dea00000' }, [devAccount(2).address]: { balance: '0x3635c9adc5dea00000' } }));
+        c.chain.genesis = JSON.stringify(
+          testGenesis('prague', {
+            [devAccount(0).address]: { balance: '0x3635c9adc5dea00000' },
+            [devAccount(1).address]: { balance: '0x3635c9adc5dea00000' },
+            [devAccount(2).address]: { balance: '0x3635c9adc5dea00000' },
+          }),
+        );
         c.chain.preconfIntervalMs = 50;
         c.chain.blockTimeMs = 500;
         c.server.wsMaxBackpressureBytes = 64 * 1024;
@@ -41,7 +56,10 @@ describe('WebSocket', () => {
       expect(balance.result).toBe((await rpc(t.node.url, 'eth_getBalance', [HOLDER, 'latest'])).result);
       expect((await ws.request('eth_getBalance', ['0x12', 'latest'])).error.code).toBe(-32602);
       expect((await ws.request('nope')).error.code).toBe(-32601);
-      const batch = await ws.batch([['eth_chainId', []], ['eth_blockNumber', []]]);
+      const batch = await ws.batch([
+        ['eth_chainId', []],
+        ['eth_blockNumber', []],
+      ]);
       expect(batch).toHaveLength(2);
       const call = await ws.request('eth_call', [{ to: TOKEN, data: encodeFunctionData({ abi: token.abi, functionName: 'totalSupply' }) }, 'latest']);
       expect(BigInt(call.result)).toBe(10n ** 24n);
@@ -136,12 +154,21 @@ describe('WebSocket', () => {
     const events: Hex[] = [];
     const pendingTxs: Hex[] = [];
     const unwatchBlocks = client.watchBlocks({ onBlock: (b) => blocks.push(b.number!) });
-    const unwatchEvents = client.watchContractEvent({ address: PROBE, abi: probe.abi, eventName: 'Bumped', onLogs: (logs) => events.push(...logs.map((l) => l.transactionHash!)) });
+    const unwatchEvents = client.watchContractEvent({
+      address: PROBE,
+      abi: probe.abi,
+      eventName: 'Bumped',
+      onLogs: (logs) => events.push(...logs.map((l) => l.transactionHash!)),
+    });
     const unwatchEvent = client.watchEvent({ address: PROBE, event: parseAbiItem('event Bumped(address indexed by, uint256 value)'), onLogs: () => {} });
     const unwatchPending = client.watchPendingTransactions({ onTransactions: (h) => pendingTxs.push(...h) });
     try {
       // Four subscriptions (blocks, two event filters, pending transactions) on the server.
-      await waitFor(async () => ((await (await fetch(`${t.node.url}/health`)).json()) as { subscriptions: number }).subscriptions >= 4, 5_000, "viem's four subscriptions on the server");
+      await waitFor(
+        async () => ((await (await fetch(`${t.node.url}/health`)).json()) as { subscriptions: number }).subscriptions >= 4,
+        5_000,
+        "viem's four subscriptions on the server",
+      );
       const hash = await bump();
       await waitFor(() => events.includes(hash) && pendingTxs.includes(hash), 10_000, 'the bump as a contract event and as a pending transaction');
       await waitFor(() => blocks.length >= 2, 5_000, 'two new blocks');
@@ -151,7 +178,10 @@ describe('WebSocket', () => {
       unwatchEvents();
       unwatchEvent();
       unwatchPending();
-      await client.transport.getRpcClient?.().then((c: { close(): void }) => c.close()).catch(() => {});
+      await client.transport
+        .getRpcClient?.()
+        .then((c: { close(): void }) => c.close())
+        .catch(() => {});
     }
   });
 
@@ -170,11 +200,15 @@ describe('WebSocket', () => {
       let n = 0;
       const connections = async () => ((await (await fetch(`${t.node.url}/health`)).json()) as { wsConnections: number }).wsConnections;
       expect(await connections()).toBe(2);
-      await waitFor(async () => {
-        if ((await connections()) < 2) return true;
-        await bump(1, n++);
-        return false;
-      }, 20_000, 'the server to drop the consumer that stopped reading');
+      await waitFor(
+        async () => {
+          if ((await connections()) < 2) return true;
+          await bump(1, n++);
+          return false;
+        },
+        20_000,
+        'the server to drop the consumer that stopped reading',
+      );
       expect(await connections()).toBe(1);
       (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
       await waitFor(() => slow.closeInfo !== undefined, 15_000, 'the close frame on the slow socket');
@@ -203,21 +237,36 @@ describe('WebSocket', () => {
     let pendingLog: { blockHash: string } | undefined;
     for (let attempt = 0; attempt < 5 && !pendingLog; attempt++) {
       hash = await bump();
-      const seen = await waitFor(async () => {
-        const logs = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: 'pending', toBlock: 'pending', address: PROBE }])).result as { transactionHash: string; blockHash: string }[];
-        const log = logs.find((l) => l.transactionHash === hash);
-        if (log) return { log };
-        const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
-        return r && r.blockHash !== ZERO_HASH ? { log: undefined } : null;
-      }, 2_000, "the bump's log in the pending block (or its block sealed)", 10);
+      const seen = await waitFor(
+        async () => {
+          const logs = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: 'pending', toBlock: 'pending', address: PROBE }])).result as {
+            transactionHash: string;
+            blockHash: string;
+          }[];
+          const log = logs.find((l) => l.transactionHash === hash);
+          if (log) return { log };
+          const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
+          return r && r.blockHash !== ZERO_HASH ? { log: undefined } : null;
+        },
+        2_000,
+        "the bump's log in the pending block (or its block sealed)",
+        10,
+      );
       pendingLog = seen.log;
     }
     expect(pendingLog?.blockHash).toBe(ZERO_HASH);
-    const receipt = await waitFor(async () => {
-      const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
-      return r && r.blockHash !== ZERO_HASH ? r : null;
-    }, 10_000, 'the bump to be sealed');
-    const sealed = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: [PROBE, TOKEN] }])).result as { transactionHash: string; blockHash: string }[];
+    const receipt = await waitFor(
+      async () => {
+        const r = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
+        return r && r.blockHash !== ZERO_HASH ? r : null;
+      },
+      10_000,
+      'the bump to be sealed',
+    );
+    const sealed = (await rpc(t.node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: [PROBE, TOKEN] }])).result as {
+      transactionHash: string;
+      blockHash: string;
+    }[];
     expect(sealed.find((l) => l.transactionHash === hash)?.blockHash).toBe(receipt.blockHash);
     const byHash = (await rpc(t.node.url, 'eth_getLogs', [{ blockHash: receipt.blockHash, topics: [null, null] }])).result as { transactionHash: string }[];
     expect(byHash.map((l) => l.transactionHash)).toContain(hash);
@@ -251,34 +300,45 @@ describe('WebSocket', () => {
     expect((await rpc(t.node.url, 'eth_sendRawTransactionSync', [gapped, 10 ** 9])).error.code).toBe(-32602);
     // viem's sendRawTransactionSync
     const client = createPublicClient({ chain: t.chain, transport: webSocket(t.node.wsUrl) });
-    const viaViem = await (client as any).request({ method: 'eth_sendRawTransactionSync', params: [await acct.signTransaction({ ...base, nonce: Number(n) + 1 })] });
+    const viaViem = await (client as any).request({
+      method: 'eth_sendRawTransactionSync',
+      params: [await acct.signTransaction({ ...base, nonce: Number(n) + 1 })],
+    });
     expect(viaViem.status).toBe('0x1');
   });
 });
 
 describe('WebSocket limits', () => {
   it('refuses subscriptions past the per-connection limit and connections past the server limit', async () => {
-    await withTestNode({ configure: (c) => { c.server.wsMaxSubscriptions = 3; c.server.wsMaxConnections = 2; } }, async (t) => {
-      const open: RawWs[] = [];
-      try {
-        const a = await RawWs.open(t.node.wsUrl);
-        open.push(a);
-        for (let i = 0; i < 3; i++) expect((await a.request('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
-        const over = await a.request('eth_subscribe', ['newHeads']);
-        expect(over.error.code).toBe(-32005);
-        expect(over.error.message).toMatch(/too many subscriptions on this connection \(limit 3\)/);
-        open.push(await RawWs.open(t.node.wsUrl));
-        const refused = await RawWs.open(t.node.wsUrl).then(
-          (ws) => {
-            open.push(ws);
-            return null;
-          },
-          (e: Error) => e,
-        );
-        expect(refused?.message).toMatch(/503/);
-      } finally {
-        await Promise.all(open.map((ws) => ws.close()));
-      }
-    });
+    await withTestNode(
+      {
+        configure: (c) => {
+          c.server.wsMaxSubscriptions = 3;
+          c.server.wsMaxConnections = 2;
+        },
+      },
+      async (t) => {
+        const open: RawWs[] = [];
+        try {
+          const a = await RawWs.open(t.node.wsUrl);
+          open.push(a);
+          for (let i = 0; i < 3; i++) expect((await a.request('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
+          const over = await a.request('eth_subscribe', ['newHeads']);
+          expect(over.error.code).toBe(-32005);
+          expect(over.error.message).toMatch(/too many subscriptions on this connection \(limit 3\)/);
+          open.push(await RawWs.open(t.node.wsUrl));
+          const refused = await RawWs.open(t.node.wsUrl).then(
+            (ws) => {
+              open.push(ws);
+              return null;
+            },
+            (e: Error) => e,
+          );
+          expect(refused?.message).toMatch(/503/);
+        } finally {
+          await Promise.all(open.map((ws) => ws.close()));
+        }
+      },
+    );
   });
 });

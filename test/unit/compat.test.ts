@@ -91,13 +91,19 @@ describe('fixture loader', () => {
     const spec = fixtures.filter((f) => f.speconly);
     expect(spec.map((f) => f.method).sort()).toEqual([...Array<string>(5).fill('eth_estimateGas'), 'eth_feeHistory']);
     expect(fixture('eth_estimateGas/estimate-simple-transfer.io').speconly).toBe(false);
-    expect(fixture('eth_estimateGas/estimate-failed-call.io').description).toEqual(['estimates a contract call that reverts', 'speconly: client response is only checked for schema validity.']);
+    expect(fixture('eth_estimateGas/estimate-failed-call.io').description).toEqual([
+      'estimates a contract call that reverts',
+      'speconly: client response is only checked for schema validity.',
+    ]);
     const simulateWithErrors = fixtures.filter((f) => f.method === 'eth_simulateV1' && errorHolders(f.exchanges[0]!.expected).length > 0);
     expect(simulateWithErrors).toHaveLength(32);
   });
 
   it('parses comments, pairs and whitespace per the README, and rejects anything else with the line', () => {
-    const f = parseFixture('m/x.io', '\n  // first\n//speconly: yes\n\n  >>  {"id":1}  \n// after the request: ignored\n<< {"id":1,"result":null}\n// speconly: too late\n');
+    const f = parseFixture(
+      'm/x.io',
+      '\n  // first\n//speconly: yes\n\n  >>  {"id":1}  \n// after the request: ignored\n<< {"id":1,"result":null}\n// speconly: too late\n',
+    );
     expect(f).toMatchObject({ method: 'm', description: ['first', 'speconly: yes'], speconly: true });
     expect(f.exchanges).toEqual([{ request: '{"id":1}', expected: parseJson('{"id":1,"result":null}'), requestLine: 5, responseLine: 7 }]);
     expect(parseFixture('m/y.io', '// x\n>> {}\n<< {}\n// speconly: after\n').speconly).toBe(false);
@@ -220,7 +226,9 @@ describe('comparator', () => {
     expect(compare(name, answer('"0x1"', '7')).differences.map((d) => d.path)).toEqual(['$.id']);
     expect(compare(name, answer('"0x1"', '1', ',"extra":1')).differences.map((d) => d.path)).toEqual(['$.extra']);
     // Not speconly: the value must be the recorded one.
-    expect(compare('eth_estimateGas/estimate-simple-transfer.io', answer('"0x5209"')).differences).toEqual([{ path: '$.result', kind: 'changed', expected: '0x5208', actual: '0x5209' }]);
+    expect(compare('eth_estimateGas/estimate-simple-transfer.io', answer('"0x5209"')).differences).toEqual([
+      { path: '$.result', kind: 'changed', expected: '0x5208', actual: '0x5209' },
+    ]);
   });
 
   it('speconly files expecting an error: an error is compared normally (code, data), a result is shape-checked', () => {
@@ -262,10 +270,20 @@ describe('comparator', () => {
     for (const [what, edit, path] of fails) {
       const v = withResult(edit);
       expect(v.pass, what).toBe(false);
-      expect(v.differences.map((d) => d.path), what).toEqual([path]);
+      expect(
+        v.differences.map((d) => d.path),
+        what,
+      ).toEqual([path]);
     }
     // A method without a shape cannot pass a speconly fixture unchecked.
-    expect(compareResponse({ method: 'eth_unknown', speconly: true, expected: parseJson('{"jsonrpc":"2.0","id":1,"result":1}'), actual: parseJson('{"jsonrpc":"2.0","id":1,"result":1}') }).pass).toBe(false);
+    expect(
+      compareResponse({
+        method: 'eth_unknown',
+        speconly: true,
+        expected: parseJson('{"jsonrpc":"2.0","id":1,"result":1}'),
+        actual: parseJson('{"jsonrpc":"2.0","id":1,"result":1}'),
+      }).pass,
+    ).toBe(false);
   });
 });
 
@@ -288,8 +306,19 @@ describe('diffs and report', () => {
 
   it('counts exceptions apart from failures, and holds passes to the floor', () => {
     const pick = fixtures.slice(0, 4);
-    const results: FixtureResult[] = pick.map((f, i) => ({ fixture: f, pass: i === 0 || i === 3, ms: 1, ...(i === 1 || i === 2 ? { failedAt: 0, problem: 'no answer within 5 s' } : {}) }));
-    const s = summarize(results, new Map([[pick[2]!.name, 'an L2 cannot'], [pick[3]!.name, 'stale']]));
+    const results: FixtureResult[] = pick.map((f, i) => ({
+      fixture: f,
+      pass: i === 0 || i === 3,
+      ms: 1,
+      ...(i === 1 || i === 2 ? { failedAt: 0, problem: 'no answer within 5 s' } : {}),
+    }));
+    const s = summarize(
+      results,
+      new Map([
+        [pick[2]!.name, 'an L2 cannot'],
+        [pick[3]!.name, 'stale'],
+      ]),
+    );
     expect(s).toMatchObject({ passed: 2, failed: 1, excepted: 1, files: 4, exceptionsPassing: [pick[3]!.name] });
     expect(s.failures.map((r) => r.fixture.name)).toEqual([pick[1]!.name]);
     const text = renderReport(s, { verbose: false, diffLines: 8 }).join('\n');

@@ -50,7 +50,10 @@ describe('tracer options', () => {
       tracer: 'callTracer',
       tracerConfig: { withLog: true, onlyTopCall: false },
     });
-    expect(traceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: true } }, 'p')).toEqual({ tracer: 'prestateTracer', tracerConfig: { diffMode: true } });
+    expect(traceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: true } }, 'p')).toEqual({
+      tracer: 'prestateTracer',
+      tracerConfig: { diffMode: true },
+    });
   });
 
   it('refuses malformed members, naming them', () => {
@@ -64,7 +67,12 @@ describe('tracer options', () => {
 
   it('debug_traceCall adds overrides and txIndex', () => {
     const { options, extra } = traceCallOptions(
-      { tracer: 'callTracer', txIndex: '0x2', stateOverrides: { '0x00000000000000000000000000000000000000aa': { balance: '0x1' } }, blockOverrides: { number: '0x10' } },
+      {
+        tracer: 'callTracer',
+        txIndex: '0x2',
+        stateOverrides: { '0x00000000000000000000000000000000000000aa': { balance: '0x1' } },
+        blockOverrides: { number: '0x10' },
+      },
       'p',
     );
     expect(options).toEqual({ tracer: 'callTracer' });
