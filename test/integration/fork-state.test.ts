@@ -47,8 +47,9 @@ beforeAll(async () => {
   const r = await wallet.deployContract({ abi: slots.abi, bytecode: slots.bytecode });
   reader = (await pub.waitForTransactionReceipt({ hash: r })).contractAddress!;
   const sent = await wallet.writeContract({ address: token, abi: erc20.abi, functionName: 'transfer', args: [other, 250n] });
-  await pub.waitForTransactionReceipt({ hash: sent });
-  forkBlock = await pub.getBlockNumber();
+  // The receipt's block, not getBlockNumber(): viem may answer that from a poll still in
+  // flight from an earlier wait, a block before the reader existed.
+  forkBlock = (await pub.waitForTransactionReceipt({ hash: sent })).blockNumber;
   // A block after the fork block: the fork must not see it.
   const late = await wallet.writeContract({ address: token, abi: erc20.abi, functionName: 'transfer', args: [other, 5n] });
   await pub.waitForTransactionReceipt({ hash: late });
