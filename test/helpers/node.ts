@@ -86,7 +86,7 @@ export async function withTestNode<T>(opts: TestNodeOptions, body: (t: TestNode)
 }
 
 /** POSTs a raw body and returns status and parsed JSON (or text). */
-export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
   let json: unknown;
@@ -95,7 +95,7 @@ export async function rawPost(url: string, body: string, headers: Record<string,
   } catch {
     json = undefined;
   }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: res.headers };
 }
 
 export async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {

@@ -1,4 +1,4 @@
-// Issue 21.5: an elected node that cannot produce gives the lease up. Three real nodes on a
+// An elected node that cannot produce gives the lease up. Three real nodes on a
 // three-server NATS cluster, each with its store on a tmpfs of its own (mounted here; CI runs
 // as root). The leader's disk fills up under load: it stops sealing, and once it has sealed
 // nothing for a lease and two block times it releases the lease; a node that can build takes

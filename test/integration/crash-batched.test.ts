@@ -1,4 +1,4 @@
-// Issue 22.1: when the disk falls behind the block time, the committer writes the sealed
+// When the disk falls behind the block time, the committer writes the sealed
 // blocks that queued up in one transaction. A real slow disk here: the node's writes are
 // throttled to a few IOPS (a cgroup v1 blkio limit, as root), so each fsync takes 100 ms or
 // more while blocks seal every 50 ms. kill -9 lands while several blocks are in flight; every

@@ -1,4 +1,4 @@
-// Issue 9.5: kill -9 while blocks are being sealed leaves a store that opens at a sealed
+// Kill -9 while blocks are being sealed leaves a store that opens at a sealed
 // block with a matching root. The node seals at every tick (block time = interval) while
 // senders create fresh accounts, so a random kill lands inside a seal's transaction most
 // of the time; after each kill `preconf-node verify` recomputes the head's state root from

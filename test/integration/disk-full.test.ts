@@ -1,4 +1,4 @@
-// Issue 22.5: a disk that fills up. On a small tmpfs (mounted here; CI runs as root) the node
+// A disk that fills up. On a small tmpfs (mounted here; CI runs as root) the node
 // stops sealing once the datadir has less than --min-free-disk-mb free, keeps answering
 // reads, refuses transactions with a clear error, answers /health 503 with the reason, and
 // logs it; once space is freed it goes on by itself: the transaction accepted before the

@@ -1,4 +1,4 @@
-// Issue 22.6: `preconf-node export` writes what `preconf-node import` reads. A chain built
+// `preconf-node export` writes what `preconf-node import` reads. A chain built
 // by the node (transfers, transfers to new accounts, a token deployment and token
 // transfers) is exported from its stopped datadir and imported into a fresh datadir with the
 // same genesis: same head hash and state root; a range exports only those blocks.

@@ -1,4 +1,4 @@
-// Issue 2: the node runs. Real server on loopback, real addon, viem as the client.
+// The node runs. Real server on loopback, real addon, viem as the client.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

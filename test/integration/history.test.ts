@@ -1,4 +1,4 @@
-// Issue 22.3: --history-blocks N keeps the bodies, receipts, transaction index and state
+// --history-blocks N keeps the bodies, receipts, transaction index and state
 // history of the last N blocks. Values read while a block was recent are read again once
 // others were pruned; older blocks answer geth's 4444 "pruned history unavailable", naming
 // how far back the node goes, for state, blocks, logs and traces; the window survives a

@@ -1,4 +1,4 @@
-// Issue 22.4: one logger for every line. As JSON (the default off a terminal) each line is
+// One logger for every line. As JSON (the default off a terminal) each line is
 // one parseable object: start-up configuration at info, each seal at debug with its
 // figures, slow requests at warn with method, duration and size but never parameters, and
 // lines from the Rust side (the store's, the pool journal's) with their fields. --log-format

@@ -1,4 +1,4 @@
-// Issue 10.1: once a read has seen a pre-confirmation, no later read on any connection or
+// Once a read has seen a pre-confirmation, no later read on any connection or
 // event loop sees an older one, across pre-confirmations and seals. Several pollers, each
 // on its own keep-alive connection, read the sender's pending nonce and balance, the
 // pending block and receipts while the sender sends transfers one after another. A read

@@ -1,4 +1,4 @@
-// Issue 24.5: the node at 10 ms pre-confirmations (500 ms blocks, up to 50 a block) with a
+// The node at 10 ms pre-confirmations (500 ms blocks, up to 50 a block) with a
 // few hundred transactions. The streams and reads must stay right at that count: each
 // block's preconfIndex goes 1, 2, 3… without a gap, a pre-confirmation's transactions begin
 // with the previous one's, every transaction is announced once and in block order, a

@@ -1,4 +1,4 @@
-// Issue 9.4: eth_getProof (EIP-1186) at the head, at `pending` and at recent sealed blocks,
+// eth_getProof (EIP-1186) at the head, at `pending` and at recent sealed blocks,
 // checked with an independent verifier (@ethereumjs/mpt) against each block's stateRoot;
 // older blocks answer an error saying how far back proofs go.
 

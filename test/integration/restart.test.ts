@@ -1,4 +1,4 @@
-// Issue 9.3: start-up does not grow with the state. redb treats a store that was not closed
+// Start-up does not grow with the state. redb treats a store that was not closed
 // as crashed and walks the whole file on the next open; the process exits without dropping
 // the database (JavaScript owns the node), so a clean stop must leave the store in a state
 // that opens without that walk. A kill -9 still gets the full check, which is what the

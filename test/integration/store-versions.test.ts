@@ -1,4 +1,4 @@
-// Issue 22.7: a store written by the previous schema (2, before bounded history) opens: it is
+// A store written by the previous schema (2, before bounded history) opens: it is
 // migrated in place (the new table, the live-bytes count), keeps its chain and state, and the
 // node goes on building on it. The fixture is a datadir written by preconf-node at d9de4fc
 // (three transfers of 1 ETH to 0x…dEaD on the dev chain). A store of an unknown schema stops

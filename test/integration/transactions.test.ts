@@ -1,4 +1,4 @@
-// Issue 3: transactions, pre-confirmations, sealing and receipts, with viem's wallet client.
+// Transactions, pre-confirmations, sealing and receipts, with viem's wallet client.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-// Issue 5: WebSocket JSON-RPC on the same port, subscriptions to pre-confirmations and
+// WebSocket JSON-RPC on the same port, subscriptions to pre-confirmations and
 // sealed blocks, eth_getLogs, and eth_sendRawTransactionSync.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

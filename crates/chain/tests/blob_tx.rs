@@ -2,9 +2,7 @@
 //! `send-blob-tx.io` (one blob, EIP-7594 cell proofs) checks out after Osaka and not
 //! before, and a changed blob or versioned hash is refused.
 
-#[path = "consensus/kit.rs"]
-#[allow(dead_code)]
-mod kit;
+use crate::kit;
 
 use alloy_consensus::Transaction as _;
 use preconf_chain::api::blobs::decode_blob_tx;

@@ -1,4 +1,4 @@
-//! Issue 22: several blocks in flight read as committed; a batch commits in one
+//! Several blocks in flight read as committed; a batch commits in one
 //! transaction; bounded history (`set_history_blocks`) keeps every read in its window exact
 //! and refuses older ones; a store of an unknown schema stops with one line.
 

@@ -1,7 +1,7 @@
 //! Pending state: roots and proofs over a diff that is not written (`Overlay`), diffs
 //! stacked on diffs, and the errors a caller can meet.
 
-mod common;
+use crate::common;
 
 use alloy_primitives::{B256, U256};
 use alloy_trie::{proof::verify_proof, Nibbles};

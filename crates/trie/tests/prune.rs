@@ -1,7 +1,7 @@
 //! Pruning keeps the last N blocks' roots and proofs intact and deletes exactly the
 //! versions (and tombstones) no reader of those blocks can need.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 

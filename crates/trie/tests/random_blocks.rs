@@ -3,7 +3,7 @@
 //! blocks keep their roots, proofs verify at the head and at older blocks, and a root
 //! computed from tries prefetched along part of the keys is the same.
 
-mod common;
+use crate::common;
 
 use alloy_primitives::B256;
 use common::layout::check_layout;

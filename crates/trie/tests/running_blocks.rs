@@ -3,7 +3,7 @@
 //! from scratch, and a diff that takes the parent's trie to the same nodes as the diff of
 //! the block computed in one pass. Also when ticks are skipped or a tick is repeated.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

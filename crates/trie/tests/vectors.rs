@@ -1,6 +1,6 @@
 //! Known roots, and genesis imports streamed in chunks through the ordinary update path.
 
-mod common;
+use crate::common;
 
 use alloy_primitives::{b256, keccak256, B256, KECCAK256_EMPTY, U256};
 use common::layout::check_layout;

@@ -1,9 +1,7 @@
 //! Block import against the execution-apis rpc-compat chain (test/fixtures/rpc-compat/chain):
 //! the whole chain into a real store, tampered blocks, resuming.
 
-#[path = "../consensus/kit.rs"]
-#[allow(dead_code)]
-mod kit;
+use crate::kit;
 
 mod chain;
 mod resume;

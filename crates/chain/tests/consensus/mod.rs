@@ -1,9 +1,10 @@
 //! Consensus rules for block import, against the execution-apis rpc-compat chain
 //! (test/fixtures/rpc-compat/chain: a geth genesis and 54 blocks from Homestead to BPO2).
 
+use crate::kit;
+
 mod blobs;
 mod chain;
 mod errors;
-mod kit;
 mod rewards;
 mod uncles;

@@ -1,0 +1,4 @@
+//! The crate's integration tests, one module per subject, linked as one binary.
+
+mod base_block_1;
+mod holocene_witness;
