@@ -6,9 +6,10 @@ use napi_derive::napi;
 use preconf_chain::{ChainError, ChainResult, SimulateCode};
 
 /// Declares `ErrorKind`: the kinds listed, then one kind per eth_simulateV1 refusal code
-/// (`Sim` + the `SimulateCode` variant), and `simulate_kind`, which maps the code to its kind.
+/// (`Sim` + the `SimulateCode` variant, the list the chain crate hands over), and
+/// `simulate_kind`, which maps the code to its kind.
 macro_rules! error_kinds {
-    (kinds: [$($(#[$doc:meta])* $kind:ident,)*] simulate: [$($code:ident,)*]) => {
+    (kinds: [$($(#[$doc:meta])* $kind:ident,)*] simulate: [$($(#[$code_doc:meta])* $code:ident,)*]) => {
         paste::paste! {
             #[napi(string_enum = "camelCase")]
             #[derive(Debug, PartialEq, Eq)]
@@ -26,55 +27,37 @@ macro_rules! error_kinds {
     };
 }
 
-error_kinds! {
+preconf_chain::with_simulate_codes!(error_kinds {
     kinds: [
-    Config,
-    InvalidParams,
-    HeaderNotFound,
-    Reverted,
-    Halted,
-    Rejected,
-    LimitExceeded,
-    /// State the node no longer keeps (proofs older than the trie history).
-    Unavailable,
-    /// History older than `--history-blocks` (geth's 4444 "pruned history unavailable").
-    Pruned,
-    /// The store cannot write (disk full, I/O error): transactions are refused for now.
-    StoreFault,
-    /// The transaction or block a request names does not exist.
-    NotFound,
-    /// Work stopped at its wall-clock budget (a trace's `timeout`).
-    Timeout,
-    /// A work queue of the node is full (too many concurrent requests of one kind).
-    Overloaded,
-    /// A clustered node that does not lead was asked to accept a transaction.
-    NotLeader,
-    /// A test method could not do what it was asked (anvil answers -32603; not logged).
-    TestMethodFailed,
-    /// A forked chain's upstream could not answer (`--fork-url`): stalled, refused, rate
-    /// limited or gone; the message names it.
-    Upstream,
-    Internal,
+        Config,
+        InvalidParams,
+        HeaderNotFound,
+        Reverted,
+        Halted,
+        Rejected,
+        LimitExceeded,
+        /// State the node no longer keeps (proofs older than the trie history).
+        Unavailable,
+        /// History older than `--history-blocks` (geth's 4444 "pruned history unavailable").
+        Pruned,
+        /// The store cannot write (disk full, I/O error): transactions are refused for now.
+        StoreFault,
+        /// The transaction or block a request names does not exist.
+        NotFound,
+        /// Work stopped at its wall-clock budget (a trace's `timeout`).
+        Timeout,
+        /// A work queue of the node is full (too many concurrent requests of one kind).
+        Overloaded,
+        /// A clustered node that does not lead was asked to accept a transaction.
+        NotLeader,
+        /// A test method could not do what it was asked (anvil answers -32603; not logged).
+        TestMethodFailed,
+        /// A forked chain's upstream could not answer (`--fork-url`): stalled, refused, rate
+        /// limited or gone; the message names it.
+        Upstream,
+        Internal,
     ]
-    simulate: [
-    NonceTooLow,
-    NonceTooHigh,
-    BaseFeeTooLow,
-    IntrinsicGasTooLow,
-    InsufficientFunds,
-    BlockGasLimitExceeded,
-    BlockNumberInvalid,
-    TimestampInvalid,
-    PrecompileSelfReference,
-    PrecompileDuplicateAddress,
-    ClientLimitExceeded,
-    SenderNotEoa,
-    MaxInitCodeSizeExceeded,
-    Generic,
-    InternalError,
-    Timeout,
-    ]
-}
+});
 
 #[napi(object)]
 pub struct NativeFailure {

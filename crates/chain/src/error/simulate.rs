@@ -51,31 +51,52 @@ pub enum SimulateError {
     Timeout { ms: u128 },
 }
 
-/// The JSON-RPC code family of a [`SimulateError`] (-380xx, or geth's plain codes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimulateCode {
-    NonceTooLow,
-    NonceTooHigh,
-    BaseFeeTooLow,
-    IntrinsicGasTooLow,
-    InsufficientFunds,
-    BlockGasLimitExceeded,
-    BlockNumberInvalid,
-    TimestampInvalid,
-    PrecompileSelfReference,
-    PrecompileDuplicateAddress,
-    ClientLimitExceeded,
-    /// The sender has code that is not a delegation (geth: -38024).
-    SenderNotEoa,
-    /// Contract creation with init code over the limit (geth: -38025).
-    MaxInitCodeSizeExceeded,
-    /// Errors geth reports with plain -32000 inside simulate (e.g. "not a precompile").
-    Generic,
-    /// Errors geth reports with -32603 inside simulate (e.g. nonce overflow).
-    InternalError,
-    /// The simulation ran past its wall-clock budget (-32016).
-    Timeout,
+/// Hands the list of eth_simulateV1 code families to `$m!`, after the tokens given: this
+/// crate declares [`SimulateCode`] from it, the addon its error kinds (one kind per code), so
+/// the list is written once.
+#[macro_export]
+macro_rules! with_simulate_codes {
+    ($m:ident { $($before:tt)* }) => {
+        $m! {
+            $($before)*
+            simulate: [
+            NonceTooLow,
+            NonceTooHigh,
+            BaseFeeTooLow,
+            IntrinsicGasTooLow,
+            InsufficientFunds,
+            BlockGasLimitExceeded,
+            BlockNumberInvalid,
+            TimestampInvalid,
+            PrecompileSelfReference,
+            PrecompileDuplicateAddress,
+            ClientLimitExceeded,
+            /// The sender has code that is not a delegation (geth: -38024).
+            SenderNotEoa,
+            /// Contract creation with init code over the limit (geth: -38025).
+            MaxInitCodeSizeExceeded,
+            /// Errors geth reports with plain -32000 inside simulate (e.g. "not a precompile").
+            Generic,
+            /// Errors geth reports with -32603 inside simulate (e.g. nonce overflow).
+            InternalError,
+            /// The simulation ran past its wall-clock budget (-32016).
+            Timeout,
+            ]
+        }
+    };
 }
+
+macro_rules! declare_simulate_code {
+    (simulate: [$($(#[$doc:meta])* $code:ident,)*]) => {
+        /// The JSON-RPC code family of a [`SimulateError`] (-380xx, or geth's plain codes).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum SimulateCode {
+            $($(#[$doc])* $code,)*
+        }
+    };
+}
+
+with_simulate_codes!(declare_simulate_code {});
 
 impl SimulateError {
     pub fn code(&self) -> SimulateCode {
