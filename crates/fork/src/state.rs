@@ -70,8 +70,25 @@ impl State {
         self.at.read().as_ref().map(|(b, _)| b.clone()).unwrap_or_else(|| "latest".into())
     }
 
+    /// The fork block, once attached.
+    pub fn fork_block(&self) -> Option<u64> {
+        let at = self.at.read();
+        at.as_ref().and_then(|(b, _)| u64::from_str_radix(b.trim_start_matches("0x"), 16).ok())
+    }
+
     fn cache(&self) -> Option<Arc<dyn ForkCache>> {
         self.at.read().as_ref().and_then(|(_, c)| c.clone())
+    }
+
+    pub fn cache_get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.cache()?.get(key).ok()?
+    }
+
+    /// Like the state's answers: a failed write costs only a request again.
+    pub fn cache_put(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) {
+        if let Some(cache) = self.cache() {
+            let _ = cache.put(&entries);
+        }
     }
 
     /// The answer for `key`: from memory, the cache, a request in flight, or the upstream.
