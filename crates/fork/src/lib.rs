@@ -10,6 +10,7 @@ mod keys;
 mod limit;
 mod state;
 mod transport;
+mod values;
 
 use std::collections::HashSet;
 use std::sync::Arc;
