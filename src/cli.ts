@@ -112,6 +112,15 @@ function httpUrl(flag: string, v: string): string {
   return url.href;
 }
 
+/** A fork's upstream: HTTP only. The EVM reads state synchronously on its own thread, and
+ *  the blocking client behind it speaks HTTP; providers serve the same API over both. */
+function forkUrl(v: string): string {
+  if (/^wss?:\/\//i.test(v)) {
+    throw new Error(`--fork-url: WebSocket upstreams are not supported, got "${v}"; give the provider's http(s) endpoint (docs/fork.md)`);
+  }
+  return httpUrl('fork-url', v);
+}
+
 function forkHeader(v: string): string {
   if (!/^[^:\s]+:.*$/.test(v)) throw new Error(`--fork-header must be KEY:VALUE, got "${v}"`);
   return v;
@@ -450,7 +459,7 @@ const FLAGS: Flag[] = [
     name: 'fork-url',
     value: 'URL',
     help: 'fork a live chain: its state at the fork block is read from this http(s) JSON-RPC endpoint as needed, and this node builds on that block (docs/fork.md)',
-    apply: (c, v) => void (c.chain.forkUrl = httpUrl('fork-url', v)),
+    apply: (c, v) => void (c.chain.forkUrl = forkUrl(v)),
   },
   {
     name: 'fork-block-number',

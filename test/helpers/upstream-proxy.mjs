@@ -1,7 +1,8 @@
 // A loopback proxy in front of a fork's upstream, run as its own process (a forked node
 // blocks its thread on upstream reads, so the proxy must not share its event loop).
 // Counts the requests and JSON-RPC calls it forwards, and can delay, stall, answer 429
-// or drop them. Control: POST /__control {mode, delayMs, fail}, GET /__stats, POST /__reset.
+// or drop them, or answer some methods "does not exist" itself (`hide`, as an upstream that
+// predates them). Control: POST /__control {mode, delayMs, fail, hide}, GET /__stats, POST /__reset.
 //
 //   node upstream-proxy.mjs UPSTREAM_URL   (prints "listening PORT")
 
@@ -11,6 +12,7 @@ const upstream = process.argv[2];
 let mode = 'pass'; // pass | stall | 429 | drop
 let delayMs = Number(process.argv[3] ?? 0);
 let fail = 0; // answer the next N requests with 429, then pass
+let hide = []; // methods answered with -32601
 let stats = { requests: 0, calls: 0, methods: {} };
 
 const server = createServer((req, res) => {
@@ -28,6 +30,7 @@ const server = createServer((req, res) => {
       mode = c.mode ?? mode;
       delayMs = c.delayMs ?? delayMs;
       fail = c.fail ?? fail;
+      hide = c.hide ?? hide;
       return void res.end('{}');
     }
     stats.requests += 1;
@@ -50,6 +53,21 @@ const server = createServer((req, res) => {
     }
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     try {
+      const hidden = Array.isArray(parsed) ? parsed.filter((c) => hide.includes(c.method)) : [];
+      if (hidden.length > 0) {
+        const rest = parsed.filter((c) => !hide.includes(c.method));
+        const answered =
+          rest.length === 0
+            ? []
+            : await (await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rest) })).json();
+        const refused = hidden.map((c) => ({
+          jsonrpc: '2.0',
+          id: c.id,
+          error: { code: -32601, message: `the method ${c.method} does not exist/is not available` },
+        }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify([...answered, ...refused]));
+      }
       const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const text = await answer.text();
       res.writeHead(answer.status, { 'content-type': 'application/json' });

@@ -17,7 +17,7 @@ export interface UpstreamProxy {
   url: string;
   stats(): Promise<ProxyStats>;
   reset(): Promise<void>;
-  control(c: { mode?: 'pass' | 'stall' | '429' | 'drop'; delayMs?: number; fail?: number }): Promise<void>;
+  control(c: { mode?: 'pass' | 'stall' | '429' | 'drop'; delayMs?: number; fail?: number; hide?: string[] }): Promise<void>;
   stop(): Promise<void>;
 }
 

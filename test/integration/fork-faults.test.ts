@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
+import { parseArgs } from '../../src/cli.js';
 import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
 
@@ -71,6 +72,15 @@ describe('a failing fork upstream', () => {
     expect(r.error.message).toMatch(new RegExp(`^fork upstream ${proxy.url.replace(/\./g, '\\.')} failed: .+ \\(after 3 attempts\\)$`));
     await proxy.control({ mode: 'pass' });
     expect((await rpc(t.node.url, 'eth_getBalance', [cold(5), 'latest'])).result).toBe('0x0');
+  });
+});
+
+describe('an upstream this node cannot speak to', () => {
+  it('a WebSocket --fork-url is refused at start, saying only HTTP is supported', () => {
+    for (const url of ['ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {
+      expect(() => parseArgs(['--fork-url', url])).toThrow(/WebSocket upstreams are not supported.*http\(s\) endpoint/);
+    }
+    expect(() => parseArgs(['--fork-url', 'ftp://x'])).toThrow(/must be an http\(s\) URL/);
   });
 });
 

@@ -33,7 +33,11 @@ const upstreamClient = () => createPublicClient({ chain: foundry, transport: htt
 
 // The real command, so that a restart reopens the store a stopped process released.
 async function forkNode(): Promise<{ url: string; pub: ReturnType<typeof upstreamClient>; proc: NodeProcess }> {
-  const args = ['--fork-url', proxy.url, '--fork-block-number', String(forkBlock), '--datadir', datadir];
+  return forkNodeAt(datadir);
+}
+
+async function forkNodeAt(dir: string): Promise<{ url: string; pub: ReturnType<typeof upstreamClient>; proc: NodeProcess }> {
+  const args = ['--fork-url', proxy.url, '--fork-block-number', String(forkBlock), '--datadir', dir];
   const proc = await spawnNode([...args, '--preconf-interval-ms', '50', '--block-time-ms', '200']);
   return { url: proc.url, proc, pub: createPublicClient({ chain: foundry, transport: http(proc.url), pollingInterval: 50 }) };
 }
@@ -75,14 +79,40 @@ describe('a fork of a live chain', () => {
       const upBlock = await up.getBlock(at);
       expect((await pub.getBlock(at)).hash).toBe(upBlock.hash);
 
-      // One cold call that reads 50 slots: the guess and a batch, not 50 requests.
+      // One cold call that reads 50 slots: the guess and a batch, not 50 requests; anvil
+      // answers eth_getStorageValues, so the 50 slots are one call of that batch.
       await proxy.reset();
       const sum = await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] });
       expect(sum).toBe(await up.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n], ...at }));
       const cold = await proxy.stats();
       expect(cold.methods.eth_createAccessList).toBe(1);
-      expect(cold.methods.eth_getStorageAt).toBe(50);
+      expect(cold.methods.eth_getStorageValues).toBe(1);
+      expect(cold.methods.eth_getStorageAt).toBeUndefined();
       expect(cold.requests).toBeLessThanOrEqual(3);
+
+      // An upstream without eth_getStorageValues: the same reads, slot by slot in one batch.
+      await proxy.control({ hide: ['eth_getStorageValues'] });
+      await proxy.reset();
+      const freshDir = mkdtempSync(join(tmpdir(), 'preconf-fork-'));
+      const fresh = await forkNodeAt(freshDir);
+      try {
+        // Asked once, with the first slots (those every block touches, warmed at start), and refused.
+        expect((await proxy.stats()).methods.eth_getStorageValues).toBe(1);
+        await proxy.reset();
+        expect(await fresh.pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] })).toBe(sum);
+        const bySlot = await proxy.stats();
+        expect(bySlot.methods.eth_getStorageValues).toBeUndefined();
+        expect(bySlot.methods.eth_getStorageAt).toBe(50);
+        expect(bySlot.requests).toBeLessThanOrEqual(3);
+        // Not asked again: the next cold slots go straight to eth_getStorageAt.
+        await proxy.reset();
+        expect(await fresh.pub.getStorageAt({ address: reader, slot: '0x40' })).toBe(await up.getStorageAt({ address: reader, slot: '0x40', ...at }));
+        expect((await proxy.stats()).methods).toEqual({ eth_getStorageAt: 1 });
+      } finally {
+        await fresh.proc.kill('SIGTERM');
+        await proxy.control({ hide: [] });
+        rmSync(freshDir, { recursive: true, force: true });
+      }
 
       // Accounts, code, storage and token balances as the upstream's at the fork block.
       for (const a of [holder, other, stranger, token]) {

@@ -59,6 +59,13 @@ pub trait UpstreamState: Send + Sync {
     /// Fetches these accounts and slots in one batch, when not known yet (what every block
     /// touches, read before the first block is built). Failures are not reported.
     fn warm(&self, accounts: &[Address], slots: &[(Address, U256)]);
+    /// The upstream's answer to a history request (a block, transaction, receipt or logs
+    /// at or before the fork block), as JSON text, verbatim: the upstream's own rendering
+    /// keeps what the node's types would drop (another chain's transaction types, its
+    /// extra fields). A block, transaction or receipt after the fork block (or not yet in
+    /// a block) answers `null`; a list keeps only what is at or before it. Cached when
+    /// the answer cannot change (everything up to the fork block is final).
+    fn history(&self, method: &'static str, params: serde_json::Value) -> ChainResult<String>;
 }
 
 /// Where an upstream source keeps what it fetched: a namespace of the node's store (or of

@@ -5,10 +5,12 @@
 //! fork block) all in one, identical reads in flight merged, every request under the
 //! rate limit, the timeout and the retries (docs/fork.md).
 
+mod history;
 mod keys;
 mod limit;
 mod state;
 mod transport;
+mod values;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -68,6 +70,7 @@ impl ForkOptions {
 pub struct ForkClient {
     options: ForkOptions,
     state: State,
+    history: history::History,
     /// Calls whose reads were prefetched this run (the cache keeps them across runs).
     prefetched: Mutex<HashSet<B256>>,
 }
@@ -75,7 +78,7 @@ pub struct ForkClient {
 impl ForkClient {
     pub fn new(options: ForkOptions) -> Result<Self, UpstreamError> {
         let transport = Transport::new(&options)?;
-        Ok(Self { options, state: State::new(transport), prefetched: Default::default() })
+        Ok(Self { options, state: State::new(transport), history: Default::default(), prefetched: Default::default() })
     }
 
     /// HTTP requests sent to the upstream so far (each a batch).
@@ -123,6 +126,7 @@ impl UpstreamState for ForkClient {
 
     fn attach(&self, point: &ForkPoint, cache: Arc<dyn ForkCache>) {
         self.state.attach(point.header.number, self.options.cache.then_some(cache));
+        self.history.clear();
     }
 
     fn account(&self, address: &Address) -> ChainResult<Option<AccountState>> {
@@ -152,6 +156,13 @@ impl UpstreamState for ForkClient {
 
     fn warm(&self, accounts: &[Address], slots: &[(Address, U256)]) {
         self.warm_keys(accounts, slots);
+    }
+
+    fn history(&self, method: &'static str, params: Value) -> ChainResult<String> {
+        let Some(fork) = self.state.fork_block() else {
+            return Err(self.fail(malformed(method, "the fork is not attached yet")));
+        };
+        Ok(self.history.get(&self.state, fork, method, params)?)
     }
 
     /// One `eth_createAccessList` at the fork block for what the call touches, then one

@@ -12,6 +12,7 @@ use preconf_chain::fork::ForkCache;
 
 use crate::keys::{code_key, Answer, Key};
 use crate::transport::{Call, Transport};
+use crate::values::{self, Support};
 
 type Outcome = Result<Answer, UpstreamError>;
 /// The fork block (hex) reads are at, and the cache (absent: `--no-storage-caching`).
@@ -50,11 +51,12 @@ pub struct State {
     memory: Mutex<Memory>,
     /// Set by `attach`: the fork block (hex) the reads are at, and the cache.
     at: RwLock<At>,
+    values: Mutex<Support>,
 }
 
 impl State {
     pub fn new(transport: Transport) -> Self {
-        Self { transport, memory: Default::default(), at: Default::default() }
+        Self { transport, memory: Default::default(), at: Default::default(), values: Mutex::new(Support::Unknown) }
     }
 
     pub fn transport(&self) -> &Transport {
@@ -70,8 +72,25 @@ impl State {
         self.at.read().as_ref().map(|(b, _)| b.clone()).unwrap_or_else(|| "latest".into())
     }
 
+    /// The fork block, once attached.
+    pub fn fork_block(&self) -> Option<u64> {
+        let at = self.at.read();
+        at.as_ref().and_then(|(b, _)| u64::from_str_radix(b.trim_start_matches("0x"), 16).ok())
+    }
+
     fn cache(&self) -> Option<Arc<dyn ForkCache>> {
         self.at.read().as_ref().and_then(|(_, c)| c.clone())
+    }
+
+    pub fn cache_get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.cache()?.get(key).ok()?
+    }
+
+    /// Like the state's answers: a failed write costs only a request again.
+    pub fn cache_put(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) {
+        if let Some(cache) = self.cache() {
+            let _ = cache.put(&entries);
+        }
     }
 
     /// The answer for `key`: from memory, the cache, a request in flight, or the upstream.
@@ -124,37 +143,92 @@ impl State {
         if missing.is_empty() {
             return Ok(());
         }
+        self.fetch(missing, false)
+    }
+
+    /// Asks the upstream for `missing` in one batch (chunked): each account's three calls,
+    /// and the slots in `eth_getStorageValues` calls where the upstream answers them, else
+    /// one `eth_getStorageAt` each.
+    /// `by_slot`: without `eth_getStorageValues` this time (it just failed).
+    fn fetch(&self, missing: Vec<(Key, Arc<Waiter>)>, by_slot: bool) -> Result<(), UpstreamError> {
         let block = self.block();
-        let per_key: Vec<Vec<Call>> = missing.iter().map(|(k, _)| k.calls(&block)).collect();
-        let calls: Vec<Call> = per_key.iter().flatten().cloned().collect();
-        match self.transport.batch(&calls) {
-            Ok(answers) => {
-                let mut answers = answers.into_iter();
-                let mut fresh = Vec::new();
-                let mut first_failure = None;
-                for ((key, waiter), calls) in missing.into_iter().zip(per_key) {
-                    // Taken whole before looking at them: the next key's answers follow.
-                    let taken: Vec<_> = answers.by_ref().take(calls.len()).collect();
-                    let results: Result<Vec<_>, UpstreamFailure> = taken.into_iter().collect();
-                    let outcome = results.and_then(|r| key.answer(r)).map_err(|f| self.transport.error(f));
-                    match &outcome {
-                        Ok(answer) => fresh.push((key, answer.clone())),
-                        Err(e) => {
-                            first_failure.get_or_insert_with(|| e.clone());
-                        }
-                    }
-                    self.settle(key, &waiter, outcome);
-                }
-                self.write_cache(&fresh);
-                first_failure.map_or(Ok(()), Err)
-            }
+        let grouped = !by_slot && *self.values.lock() != Support::No;
+        let (slots, others): (Vec<_>, Vec<_>) =
+            missing.into_iter().partition(|(k, _)| grouped && matches!(k, Key::Slot(..)));
+        let per_key: Vec<Vec<Call>> = others.iter().map(|(k, _)| k.calls(&block)).collect();
+        let mut calls: Vec<Call> = per_key.iter().flatten().cloned().collect();
+        let slot_chunks: Vec<&[(Key, Arc<Waiter>)]> = slots.chunks(values::MAX_SLOTS).collect();
+        calls.extend(slot_chunks.iter().map(|chunk| values::call(&slot_pairs(chunk), &block)));
+        let answers = match self.transport.batch(&calls) {
+            Ok(answers) => answers,
             Err(e) => {
-                for (key, waiter) in missing {
+                for (key, waiter) in others.into_iter().chain(slots) {
                     self.settle(key, &waiter, Err(e.clone()));
                 }
-                Err(e)
+                return Err(e);
+            }
+        };
+        let mut answers = answers.into_iter();
+        let mut fresh = Vec::new();
+        let mut first_failure = None;
+        for ((key, waiter), calls) in others.into_iter().zip(per_key) {
+            // Taken whole before looking at them: the next key's answers follow.
+            let taken: Vec<_> = answers.by_ref().take(calls.len()).collect();
+            let results: Result<Vec<_>, UpstreamFailure> = taken.into_iter().collect();
+            let outcome = results.and_then(|r| key.answer(r)).map_err(|f| self.transport.error(f));
+            self.record(key, &waiter, outcome, &mut fresh, &mut first_failure);
+        }
+        let mut unanswered = Vec::new();
+        for chunk in slot_chunks {
+            let answer = answers.next().expect("one answer per call");
+            match answer.and_then(|v| values::values(&slot_pairs(chunk), &v)) {
+                Ok(found) => {
+                    *self.values.lock() = Support::Yes;
+                    for ((key, waiter), value) in chunk.iter().zip(found) {
+                        self.record(*key, waiter, Ok(Answer::Slot(value)), &mut fresh, &mut first_failure);
+                    }
+                }
+                // An upstream without the method: asked again, slot by slot, and never
+                // again with it (unless it answered it before: then only this batch).
+                Err(UpstreamFailure::Rpc { .. } | UpstreamFailure::Malformed { .. }) => {
+                    let mut support = self.values.lock();
+                    if *support == Support::Unknown {
+                        *support = Support::No;
+                    }
+                    unanswered.extend(chunk.iter().cloned());
+                }
+                Err(f) => {
+                    let e = self.transport.error(f);
+                    for (key, waiter) in chunk {
+                        self.record(*key, waiter, Err(e.clone()), &mut fresh, &mut first_failure);
+                    }
+                }
             }
         }
+        self.write_cache(&fresh);
+        if !unanswered.is_empty() {
+            if let Err(e) = self.fetch(unanswered, true) {
+                first_failure.get_or_insert(e);
+            }
+        }
+        first_failure.map_or(Ok(()), Err)
+    }
+
+    fn record(
+        &self,
+        key: Key,
+        waiter: &Waiter,
+        outcome: Outcome,
+        fresh: &mut Vec<(Key, Answer)>,
+        first_failure: &mut Option<UpstreamError>,
+    ) {
+        match &outcome {
+            Ok(answer) => fresh.push((key, answer.clone())),
+            Err(e) => {
+                first_failure.get_or_insert_with(|| e.clone());
+            }
+        }
+        self.settle(key, waiter, outcome);
     }
 
     /// Hands the outcome to the waiters; an answer stays in memory, a failure does not (the
@@ -220,4 +294,14 @@ impl State {
             let _ = cache.put(&[(marker, Vec::new())]);
         }
     }
+}
+
+/// The (address, slot) pairs of slot keys.
+fn slot_pairs(keys: &[(Key, Arc<Waiter>)]) -> Vec<(alloy_primitives::Address, alloy_primitives::U256)> {
+    keys.iter()
+        .filter_map(|(k, _)| match k {
+            Key::Slot(a, s) => Some((*a, *s)),
+            _ => None,
+        })
+        .collect()
 }

@@ -198,6 +198,10 @@ fn compute_units(method: &str) -> u64 {
         "eth_getBalance" => 19,
         "eth_getBlockByNumber" => 16,
         "eth_getTransactionCount" | "eth_getCode" => 26,
+        "eth_getTransactionReceipt" => 15,
+        "eth_getTransactionByHash" | "eth_getBlockByHash" => 17,
+        "eth_getLogs" => 75,
+        "eth_getBlockReceipts" => 500,
         _ => 26,
     }
 }

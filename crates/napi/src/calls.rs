@@ -3,7 +3,7 @@
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_rpc::params;
-use preconf_rpc::render::{self, log, simulate, to_json};
+use preconf_rpc::render::{self, simulate, to_json};
 
 use crate::failure::NativeFailure;
 use crate::work::Class;
@@ -80,7 +80,7 @@ work_methods! {
     };
 
     fn get_logs(filter: String) per client on Class::Scans => |n| {
-        Ok(log::found_logs(&n.api().logs.query(&params::log_query(&filter)?)?))
+        crate::history::logs(n, &filter)
     };
 
     #[doc = " eth_getProof: `keys` are 0x storage keys as the request named them."]

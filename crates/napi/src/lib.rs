@@ -12,6 +12,7 @@ mod calls;
 mod dev;
 mod events;
 mod failure;
+mod history;
 pub mod import;
 mod log;
 mod metrics;

@@ -6,7 +6,12 @@ use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, block, receipt, to_json, transaction};
 
+use preconf_chain::types::BlockData;
+use serde_json::json;
+use std::sync::Arc;
+
 use crate::failure::NativeFailure;
+use crate::history;
 use crate::work::Class;
 use crate::NativeNode;
 
@@ -55,14 +60,16 @@ impl NativeNode {
     #[napi]
     pub fn get_block(&self, block: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, false)))
+            let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| block::block(&b, false)));
+            history::by_block(n, params::block(&block)?, "eth_getBlockByNumber", Some(json!(false)), local)
         })
     }
 
     #[napi]
     pub fn get_block_transaction_count(&self, block: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| render::quantity(b.txs.len())))
+            let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| render::quantity(b.txs.len())));
+            history::by_block(n, params::block(&block)?, "eth_getBlockTransactionCountByNumber", None, local)
         })
     }
 
@@ -70,30 +77,37 @@ impl NativeNode {
     #[napi]
     pub fn get_transaction_by_block_and_index(&self, block: String, index: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            let index = usize::from_str_radix(index.trim_start_matches("0x"), 16).unwrap_or(usize::MAX);
-            let found = n.api().blocks.by_id(params::block(&block)?)?;
-            Ok(match found {
-                Some(b) if index < b.txs.len() => {
-                    let t = &b.txs[index];
-                    to_json(&transaction::transaction(&t.tx, t.sender, Some(render::TxPosition::in_block(&b, index))))
-                }
-                _ => "null".into(),
-            })
+            let at = usize::from_str_radix(index.trim_start_matches("0x"), 16).unwrap_or(usize::MAX);
+            let local = |found: Option<Arc<BlockData>>| {
+                Ok(match found {
+                    Some(b) if at < b.txs.len() => {
+                        let t = &b.txs[at];
+                        to_json(&transaction::transaction(&t.tx, t.sender, Some(render::TxPosition::in_block(&b, at))))
+                    }
+                    _ => "null".into(),
+                })
+            };
+            let method = "eth_getTransactionByBlockNumberAndIndex";
+            history::by_block(n, params::block(&block)?, method, Some(json!(index)), local)
         })
     }
 
     #[napi]
     pub fn get_transaction(&self, hash: String) -> Either<String, NativeFailure> {
-        self.sync(|n| Ok(transaction::lookup(n.api().transactions.by_hash(params::hash(&hash)?)?)))
+        self.sync(|n| {
+            let hash = params::hash(&hash)?;
+            let local = transaction::lookup(n.api().transactions.by_hash(hash)?);
+            history::by_transaction(n, hash, "eth_getTransactionByHash", local)
+        })
     }
 
     #[napi]
     pub fn get_transaction_receipt(&self, hash: String) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            Ok(n.api()
-                .transactions
-                .receipt(params::hash(&hash)?)?
-                .map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec())))
+            let hash = params::hash(&hash)?;
+            let found = n.api().transactions.receipt(hash)?;
+            let local = found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec()));
+            history::by_transaction(n, hash, "eth_getTransactionReceipt", local)
         })
     }
 
@@ -117,13 +131,12 @@ impl NativeNode {
 work_methods! {
     #[doc = " A block with full transaction objects: grows with the block, so off the event loop."]
     fn get_block_full(block: String) per client on Class::Scans => |n| {
-        Ok(n.api().blocks.by_id(params::block(&block)?)?.map_or("null".into(), |b| block::block(&b, true)))
+        let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| block::block(&b, true)));
+        history::by_block(n, params::block(&block)?, "eth_getBlockByNumber", Some(json!(true)), local)
     };
 
     fn get_block_receipts(block: String) per client on Class::Scans => |n| {
-        Ok(n.api()
-            .blocks
-            .by_id(params::block(&block)?)?
-            .map_or("null".into(), |b| receipt::block_receipts(&b, n.chain().spec())))
+        let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| receipt::block_receipts(&b, n.chain().spec())));
+        history::by_block(n, params::block(&block)?, "eth_getBlockReceipts", None, local)
     };
 }

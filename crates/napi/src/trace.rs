@@ -19,7 +19,10 @@ work_methods! {
     fn trace_transaction(request: String) per client on Class::Trace => |n| {
         let p: params::TraceTransactionParams = params::json(&request, "trace request")?;
         let tracing = &n.api().tracing;
-        let out = tracing.trace_transaction(params::hash(&p.hash)?, &p.options.into_options())?;
+        let hash = params::hash(&p.hash)?;
+        let out = tracing
+            .trace_transaction(hash, &p.options.into_options())
+            .map_err(|e| crate::history::trace_failure(n, hash, e))?;
         trace::trace(out, tracing.max_bytes())
     };
 
@@ -27,7 +30,9 @@ work_methods! {
     fn trace_block(request: String) per client on Class::Trace => |n| {
         let p: params::TraceBlockParams = params::json(&request, "trace request")?;
         let tracing = &n.api().tracing;
-        let out = tracing.trace_block(params::block(&p.block)?, &p.options.into_options())?;
+        let block = params::block(&p.block)?;
+        crate::history::check_traceable(n, block)?;
+        let out = tracing.trace_block(block, &p.options.into_options())?;
         trace::block_traces(out, tracing.max_bytes())
     };
 

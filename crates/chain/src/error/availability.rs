@@ -11,6 +11,10 @@ pub enum Unavailable {
     TestMethodsOff,
     #[error("the builder is not running, so the test methods cannot change the chain")]
     BuilderGone,
+    /// On a forked chain, a block the upstream executed: its traces need the upstream's
+    /// state before it, which this node does not hold.
+    #[error("block {block} is at or before the fork block {fork}: it was executed upstream and cannot be traced on this node (trace it on the upstream)")]
+    TraceBeforeFork { block: u64, fork: u64 },
 }
 
 /// Why a clustered node cannot accept a transaction: the caller sends it to the leader.
