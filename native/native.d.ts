@@ -389,6 +389,11 @@ export interface NodeOptions {
    * dev chain on an empty datadir, or the chain the datadir holds.
    */
   genesisFile?: string
+  /**
+   * The chain config for a `genesis_file` whose `config` is null: op-node's rollup.json
+   * or the superchain registry's chain TOML (OP chains' published genesis files).
+   */
+  rollupConfig?: string
   /** Page cache of the store in MiB: what its memory is bounded by. */
   dbCacheMb?: number
   /** Build blocks (false: `--no-build`, serve the stored chain). */

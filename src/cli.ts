@@ -158,6 +158,12 @@ const FLAGS: Flag[] = [
     },
   },
   {
+    name: 'rollup-config',
+    value: 'FILE',
+    help: "chain config for a --genesis whose config is null (OP chains): op-node's rollup.json or the superchain registry's chain TOML",
+    apply: (c, v) => void (c.chain.rollupConfig = resolve(v)),
+  },
+  {
     name: 'db-cache-mb',
     value: 'MB',
     help: 'page cache of the store (bounds its memory)',

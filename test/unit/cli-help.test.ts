@@ -1,8 +1,9 @@
 // `preconf-node --help` as a person reads it: every flag's text starts in one column, at
 // least two spaces after the longest flag, and each flag names its default once.
 
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { usage } from '../../src/cli.js';
+import { parseArgs, usage } from '../../src/cli.js';
 
 describe('--help', () => {
   const flagLines = usage()
@@ -25,5 +26,14 @@ describe('--help', () => {
   it('names each default once', () => {
     for (const line of flagLines) expect(line.match(/\(default/g)?.length ?? 0, line).toBeLessThanOrEqual(1);
     expect(flagLines.find((l) => l.includes('--trace-max-timeout-ms'))).toMatch(/gets 5 s\) \(default 60000\)$/);
+  });
+});
+
+describe('--rollup-config', () => {
+  it('gives the chain config for a genesis whose config is null', () => {
+    const cfg = parseArgs(['--genesis', 'package.json', '--rollup-config', 'test/fixtures/op/chain-configs/base-mainnet.toml']);
+    expect(cfg).not.toBe('help');
+    if (cfg === 'help') return;
+    expect(cfg.chain.rollupConfig).toBe(resolve('test/fixtures/op/chain-configs/base-mainnet.toml'));
   });
 });

@@ -12,6 +12,9 @@ pub struct ChainConfig {
     pub genesis: Option<String>,
     /// A geth-style genesis.json, read by streaming (for an alloc of any size).
     pub genesis_file: Option<PathBuf>,
+    /// The chain config for a `genesis_file` whose `config` is null (`--rollup-config`):
+    /// op-node's rollup.json or the superchain registry's chain TOML.
+    pub chain_config_file: Option<PathBuf>,
     /// Page cache of the store, in bytes: what the store's memory is bounded by.
     pub db_cache_bytes: usize,
     /// Build blocks. Without (`--no-build`: serving an imported chain, or a replica),
@@ -82,6 +85,7 @@ impl Default for ChainConfig {
             datadir: None,
             genesis: None,
             genesis_file: None,
+            chain_config_file: None,
             db_cache_bytes: 128 << 20,
             build: true,
             preconf: true,

@@ -12,7 +12,7 @@ use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
 use crate::error::{Cause, ChainResult, ConfigError, InternalError, UpstreamError, UpstreamFailure};
 use crate::fork::{ForkPoint, ForkSource};
-use crate::genesis::{self, seed::open_genesis, seed::GenesisSource};
+use crate::genesis::{self, seed::file_source, seed::open_genesis, seed::GenesisSource};
 use crate::ledger::Ledger;
 use crate::pool::{journal::Journal, Pool, PoolLimits};
 use crate::state::CodeCache;
@@ -43,10 +43,15 @@ impl Node {
         let source = match (&config.fork, &config.genesis, &config.genesis_file) {
             (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),
             (None, Some(json), _) => GenesisSource::Json(json.clone()),
-            (None, None, Some(path)) => GenesisSource::File(path.clone()),
+            (None, None, Some(path)) => file_source(path.clone(), config.chain_config_file.as_deref())?,
             (None, None, None) => GenesisSource::Dev,
         };
         let opened = open_genesis(&source, &store)?;
+        // An OP chain loads with its rules recorded, but its blocks are not built by OP rules
+        // yet: refuse rather than build Ethereum blocks on it.
+        if config.build && opened.spec.op().is_some() {
+            return Err(ConfigError::OpBuildingNotWired.into());
+        }
         if let GenesisSource::Fork(point) = &source {
             let upstream = config.fork.as_ref().expect("a fork source").0.clone();
             upstream.attach(point, store.fork_cache(point));

@@ -4,17 +4,29 @@ use alloy_consensus::{Header, EMPTY_ROOT_HASH};
 use alloy_eips::{eip1559::BaseFeeParams, eip7685::EMPTY_REQUESTS_HASH, eip7840::BlobParams};
 use alloy_genesis::Genesis;
 use alloy_primitives::B256;
+use preconf_op::OpConfig;
 use revm::primitives::hardfork::SpecId;
 
 /// The rules of the chain, derived from its genesis file.
 #[derive(Clone, Debug)]
 pub struct ChainSpec {
     pub genesis: Genesis,
+    /// An OP Stack chain's rules (its genesis config has an `optimism` section): the seam
+    /// through which crates/op plugs in. `None`: an Ethereum chain.
+    op: Option<OpConfig>,
 }
 
 impl ChainSpec {
     pub fn new(genesis: Genesis) -> Self {
-        Self { genesis }
+        // The genesis reader refuses a malformed `optimism` section (`op_config_of`), so a
+        // spec built from a read genesis loses nothing here.
+        let op = op_config_of(&genesis).ok().flatten();
+        Self { genesis, op }
+    }
+
+    /// The OP Stack rules when the chain is an OP chain.
+    pub fn op(&self) -> Option<&OpConfig> {
+        self.op.as_ref()
     }
 
     pub fn chain_id(&self) -> u64 {
@@ -140,4 +152,14 @@ impl ChainSpec {
     pub fn base_fee_params(&self) -> BaseFeeParams {
         BaseFeeParams::ethereum()
     }
+}
+
+/// The OP config of op-geth's genesis format (`config.optimism` and the OP fork fields,
+/// which alloy keeps among the config's extra fields); `None` for an Ethereum chain.
+pub fn op_config_of(genesis: &Genesis) -> Result<Option<OpConfig>, preconf_op::config::OpConfigError> {
+    if !genesis.config.extra_fields.contains_key("optimism") {
+        return Ok(None);
+    }
+    let config = serde_json::to_value(&genesis.config)?;
+    OpConfig::from_genesis_config(&config)
 }

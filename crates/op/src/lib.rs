@@ -7,9 +7,15 @@
 pub mod block;
 pub mod config;
 pub mod deposit;
+pub mod fixture;
 pub mod genesis;
+pub mod l1info;
+pub mod registry;
 pub mod state;
 pub mod tx;
+
+#[cfg(test)]
+mod l1fee_vectors;
 
 pub use config::{OpConfig, OpForks};
 pub use deposit::TxDeposit;

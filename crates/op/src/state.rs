@@ -52,20 +52,33 @@ impl WitnessState {
 
     /// The node at `path` below the trie whose root is `root`; `None` where there is none.
     fn node_at(&self, root: B256, path: &Nibbles) -> Result<Option<Bytes>, WitnessError> {
+        self.walk(root, path, Some(path.len()))
+    }
+
+    /// The value under `key` (already hashed) in the trie at `root`.
+    fn get(&self, root: B256, key: B256) -> Result<Option<Bytes>, WitnessError> {
+        self.walk(root, &Nibbles::unpack(key), None)
+    }
+
+    /// Follows `path` down from `root`. With `stop` the walk returns the node that many
+    /// nibbles down (the trie's node reads); without, the value of the leaf holding the whole
+    /// path (revm's reads). `None` where the path leaves the trie.
+    fn walk(&self, root: B256, path: &Nibbles, stop: Option<usize>) -> Result<Option<Bytes>, WitnessError> {
         if root == alloy_trie::EMPTY_ROOT_HASH {
             return Ok(None);
         }
         let mut bytes = self.preimage(&root)?.clone();
         let mut depth = 0;
         loop {
-            if depth == path.len() {
+            if stop == Some(depth) {
                 return Ok(Some(bytes));
             }
             let node = TrieNode::decode(&mut &bytes[..])
                 .map_err(|e| WitnessError::Corrupt(keccak256(&bytes), e.to_string()))?;
+            let rest = path.slice(depth..);
             match node {
                 TrieNode::Branch(branch) => {
-                    let nibble = path.get(depth).unwrap_or_default();
+                    let Some(nibble) = path.get(depth) else { return Ok(None) };
                     let branch_ref = branch.as_ref();
                     let Some(child) = branch_ref.children().find(|(n, _)| *n == nibble).and_then(|(_, c)| c) else {
                         return Ok(None);
@@ -75,48 +88,14 @@ impl WitnessState {
                 }
                 TrieNode::Extension(ext) => {
                     // A path that ends inside the extension's key names no node.
-                    let rest = path.slice(depth..);
-                    if rest.len() < ext.key.len() || !rest.starts_with(&ext.key) {
+                    if !rest.starts_with(&ext.key) {
                         return Ok(None);
                     }
                     bytes = self.resolve(&ext.child)?;
                     depth += ext.key.len();
-                }
-                TrieNode::Leaf(_) | TrieNode::EmptyRoot => return Ok(None),
-            }
-        }
-    }
-
-    /// The value under `key` (already hashed) in the trie at `root`.
-    fn get(&self, root: B256, key: B256) -> Result<Option<Bytes>, WitnessError> {
-        if root == alloy_trie::EMPTY_ROOT_HASH {
-            return Ok(None);
-        }
-        let path = Nibbles::unpack(key);
-        let mut bytes = self.preimage(&root)?.clone();
-        let mut depth = 0;
-        loop {
-            let node = TrieNode::decode(&mut &bytes[..])
-                .map_err(|e| WitnessError::Corrupt(keccak256(&bytes), e.to_string()))?;
-            match node {
-                TrieNode::Branch(branch) => {
-                    let nibble = path.get(depth).unwrap_or_default();
-                    let branch_ref = branch.as_ref();
-                    let Some(child) = branch_ref.children().find(|(n, _)| *n == nibble).and_then(|(_, c)| c) else {
-                        return Ok(None);
-                    };
-                    bytes = self.resolve(child)?;
-                    depth += 1;
-                }
-                TrieNode::Extension(ext) => {
-                    if !path.slice(depth..).starts_with(&ext.key) {
-                        return Ok(None);
-                    }
-                    depth += ext.key.len();
-                    bytes = self.resolve(&ext.child)?;
                 }
                 TrieNode::Leaf(leaf) => {
-                    return Ok((path.slice(depth..) == leaf.key).then(|| Bytes::from(leaf.value)));
+                    return Ok((stop.is_none() && rest == leaf.key).then(|| Bytes::from(leaf.value)));
                 }
                 TrieNode::EmptyRoot => return Ok(None),
             }

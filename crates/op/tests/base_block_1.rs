@@ -8,7 +8,7 @@ use std::io::Read;
 use alloy_consensus::Header;
 use alloy_primitives::{b256, hex, Address, Bytes, B256, U256};
 use preconf_op::block::{execute, Attributes};
-use preconf_op::config::{Eip1559, OpConfig, OpForks};
+use preconf_op::config::OpConfig;
 use preconf_op::genesis;
 use preconf_trie::{state_root, NodeReader, Overlay, TrieDiff, TrieResult};
 use revm::bytecode::Bytecode;
@@ -17,25 +17,11 @@ use revm::state::AccountInfo;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../test/fixtures/op/base-mainnet-block-1");
 
-/// Base's schedule (test/fixtures/op/chain-configs/base-mainnet.toml): Bedrock and Regolith
-/// from genesis, as op-geth sets them for registry chains.
+/// Base's schedule, from the registry's TOML (test/fixtures/op/chain-configs/base-mainnet.toml):
+/// Bedrock and Regolith from genesis, as op-geth sets them for registry chains.
 fn base_config() -> OpConfig {
-    OpConfig {
-        chain_id: 8453,
-        forks: OpForks {
-            bedrock_block: Some(0),
-            regolith_time: Some(0),
-            canyon_time: Some(1704992401),
-            delta_time: Some(1708560000),
-            ecotone_time: Some(1710374401),
-            fjord_time: Some(1720627201),
-            granite_time: Some(1726070401),
-            holocene_time: Some(1736445601),
-            isthmus_time: Some(1746806401),
-            jovian_time: Some(1764691201),
-        },
-        eip1559: Eip1559 { eip1559_elasticity: 6, eip1559_denominator: 50, eip1559_denominator_canyon: Some(250) },
-    }
+    let toml = std::fs::read_to_string(format!("{DIR}/../chain-configs/base-mainnet.toml")).unwrap();
+    OpConfig::from_registry_toml(&toml).unwrap()
 }
 
 struct Empty;

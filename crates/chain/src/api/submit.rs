@@ -132,6 +132,9 @@ impl Submission {
         match raw.first() {
             None => return Err(InvalidParam::EmptyTx.into()),
             Some(3) if !self.accepts_blobs() => return Err(Rejection::NoBlobsOnThisChain.into()),
+            // An OP deposit (0x7E) carries no signature: it enters only through the chain
+            // (imported blocks, payload attributes). op-geth's pool refuses it in these words.
+            Some(&preconf_op::deposit::DEPOSIT_TX_TYPE) => return Err(InvalidTx::TypeNotSupported.into()),
             Some(t) if *t > 4 && *t < 0xc0 => return Err(Rejection::TypeNotSupported(*t).into()),
             _ => {}
         }

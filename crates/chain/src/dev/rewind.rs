@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::chain_state::ChainState;
 use crate::error::{ChainResult, InternalError};
-use crate::genesis::seed::{open_genesis, GenesisSource};
+use crate::genesis::seed::{file_source, open_genesis, GenesisSource};
 use crate::state::CodeCache;
 use crate::view::ChainView;
 
@@ -29,7 +29,7 @@ pub fn genesis_source(chain: &ChainState, is_dev: bool) -> Option<GenesisSource>
     }
     match (&chain.config().genesis, &chain.config().genesis_file) {
         (Some(json), _) => Some(GenesisSource::Json(json.clone())),
-        (None, Some(path)) => Some(GenesisSource::File(path.clone())),
+        (None, Some(path)) => file_source(path.clone(), chain.config().chain_config_file.as_deref()).ok(),
         (None, None) if is_dev => Some(GenesisSource::Dev),
         (None, None) => None,
     }

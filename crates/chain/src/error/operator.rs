@@ -69,6 +69,14 @@ pub enum ConfigError {
     #[error("genesis config has no chainId")]
     NoChainId,
     #[error(
+        "the genesis file carries its own chain config: --rollup-config is for genesis files whose config is null"
+    )]
+    TwoChainConfigs,
+    #[error("cannot read the chain config {}: {source}", path.display())]
+    ReadChainConfig { path: PathBuf, source: Cause },
+    #[error("OP Stack chain: building its blocks is not wired yet (start with --no-build to serve its genesis)")]
+    OpBuildingNotWired,
+    #[error(
         "the datadir holds a different chain (genesis {0}) than the genesis configured; use another --datadir or \
          the same genesis"
     )]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use alloy_genesis::Genesis;
 
-use super::stream::read_genesis;
+use super::stream::{read_genesis, read_genesis_with};
 use super::{dev_genesis, genesis_header};
 use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 use crate::fork::ForkPoint;
@@ -25,6 +25,9 @@ pub enum GenesisSource {
     Json(String),
     /// A genesis.json file, read by streaming.
     File(PathBuf),
+    /// A genesis.json file whose `config` is null, and the chain config (op-geth's genesis
+    /// `config` shape) read in its place: an OP chain from the superchain registry.
+    FileWithConfig(PathBuf, Box<serde_json::Value>),
     /// A forked chain (`--fork-url`): the upstream's fork block is the first block.
     Fork(Box<ForkPoint>),
 }
@@ -48,6 +51,9 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
                 GenesisSource::Dev | GenesisSource::Fork(_) => None,
                 GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
                 GenesisSource::File(path) => Some(read_genesis(open(path)?, None)?),
+                GenesisSource::FileWithConfig(path, config) => {
+                    Some(read_genesis_with(open(path)?, None, Some(config))?)
+                }
             };
             if let Some(configured) = configured {
                 // The alloc is not read again (that would cost as much as the state): the
@@ -61,6 +67,16 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
         (Some(_), None) | (None, Some(_)) => Err(InternalError::HalfGenesis.into()),
         (None, None) => seed(source, store),
     }
+}
+
+/// The source for a genesis file, with the chain config standing in for a null `config`
+/// when the operator names one (op-node's rollup.json or the registry's chain TOML).
+pub fn file_source(path: PathBuf, chain_config: Option<&std::path::Path>) -> ChainResult<GenesisSource> {
+    let Some(config_path) = chain_config else { return Ok(GenesisSource::File(path)) };
+    let read_error = |e: Cause| ConfigError::ReadChainConfig { path: config_path.to_path_buf(), source: e };
+    let text = std::fs::read_to_string(config_path).map_err(|e| read_error(Cause::new(e)))?;
+    let op = preconf_op::OpConfig::from_chain_config_file(&text).map_err(|e| read_error(Cause::new(e)))?;
+    Ok(GenesisSource::FileWithConfig(path, Box::new(op.genesis_config())))
 }
 
 fn open(path: &PathBuf) -> ChainResult<File> {
@@ -80,6 +96,7 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         }
         GenesisSource::Json(json) => read_genesis(json.as_bytes(), Some(&mut writer))?,
         GenesisSource::File(path) => read_genesis(open(path)?, Some(&mut writer))?,
+        GenesisSource::FileWithConfig(path, config) => read_genesis_with(open(path)?, Some(&mut writer), Some(config))?,
         GenesisSource::Fork(_) => unreachable!("seeded above"),
     };
     let spec_json = serde_json::to_string(&genesis).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
@@ -165,4 +182,46 @@ fn dev_genesis_hash() -> ChainResult<B256> {
     let store = Store::in_memory()?;
     let hash = seed(&GenesisSource::Dev, &store)?.hash;
     Ok(*HASH.get_or_init(|| hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OP_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../test/fixtures/op");
+
+    /// Base's genesis as the superchain registry publishes it (`config: null`), with the
+    /// registry's chain TOML standing in for the config: Base's block-0 hash, an OP spec.
+    #[test]
+    fn base_genesis_with_the_registry_toml() {
+        let gz = File::open(format!("{OP_FIXTURES}/base-mainnet-block-1/genesis.json.gz")).unwrap();
+        let path = std::env::temp_dir().join(format!("preconf-base-genesis-{}.json", std::process::id()));
+        std::io::copy(&mut flate2::read::GzDecoder::new(gz), &mut File::create(&path).unwrap()).unwrap();
+        let toml = PathBuf::from(format!("{OP_FIXTURES}/chain-configs/base-mainnet.toml"));
+
+        let source = file_source(path.clone(), Some(&toml)).unwrap();
+        let opened = open_genesis(&source, &Store::in_memory().unwrap()).unwrap();
+        assert_eq!(
+            opened.hash,
+            "0xf712aa9241cc24369b143cf6dce85f0902a9731e70d66818a3a5845b296c73dd".parse::<B256>().unwrap()
+        );
+        let op = opened.spec.op().expect("an OP chain");
+        assert_eq!((op.chain_id, op.forks.canyon_time), (8453, Some(1704992401)));
+        assert_eq!(opened.spec.chain_id(), 8453);
+        // Canyon brings Shanghai, Ecotone Cancun, Isthmus Prague.
+        assert_eq!(opened.spec.spec_at(1, 1704992401), revm::primitives::hardfork::SpecId::SHANGHAI);
+        assert_eq!(opened.spec.spec_at(1, 1746806401), revm::primitives::hardfork::SpecId::PRAGUE);
+
+        // Without the TOML the genesis names no chain; with it, a genesis that has its own
+        // config is refused rather than overridden.
+        let e = open_genesis(&GenesisSource::File(path.clone()), &Store::in_memory().unwrap()).err().expect("refused");
+        assert_eq!(e.to_string(), ConfigError::NoChainId.to_string());
+        let own = std::env::temp_dir().join(format!("preconf-own-config-{}.json", std::process::id()));
+        std::fs::write(&own, r#"{"config":{"chainId":7},"alloc":{}}"#).unwrap();
+        let e = open_genesis(&file_source(own.clone(), Some(&toml)).unwrap(), &Store::in_memory().unwrap())
+            .err()
+            .expect("refused");
+        assert_eq!(e.to_string(), ConfigError::TwoChainConfigs.to_string());
+        let _ = (std::fs::remove_file(&path), std::fs::remove_file(&own));
+    }
 }

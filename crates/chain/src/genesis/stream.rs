@@ -20,17 +20,36 @@ pub const STORAGE_CHUNK: usize = 50_000;
 /// Parses `reader`; the alloc goes to `sink` (or is skipped when `sink` is `None`), the
 /// rest is returned as a `Genesis` with an empty alloc.
 pub fn read_genesis(reader: impl Read, sink: Option<&mut dyn AllocSink>) -> ChainResult<Genesis> {
+    read_genesis_with(reader, sink, None)
+}
+
+/// As [`read_genesis`], with `chain_config` standing in for the genesis's `config` where
+/// that is null or absent: the superchain registry publishes OP chains' genesis files so,
+/// their config living in the chain's TOML or op-node's rollup.json.
+pub fn read_genesis_with(
+    reader: impl Read,
+    sink: Option<&mut dyn AllocSink>,
+    chain_config: Option<&serde_json::Value>,
+) -> ChainResult<Genesis> {
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, reader));
     let mut error = None;
-    let rest = de
+    let mut rest = de
         .deserialize_map(TopLevel { sink, error: &mut error })
         .map_err(|e| error.take().unwrap_or_else(|| invalid(e)))?;
     de.end().map_err(invalid)?;
+    if let Some(config) = chain_config {
+        if rest.get("config").is_some_and(|c| !c.is_null()) {
+            return Err(ConfigError::TwoChainConfigs.into());
+        }
+        rest.insert("config".into(), config.clone());
+    }
     // alloy defaults a missing chain id to mainnet's; a genesis must name its own.
     if rest.get("config").and_then(|c| c.get("chainId")).is_none() {
         return Err(ConfigError::NoChainId.into());
     }
     let genesis: Genesis = serde_json::from_value(serde_json::Value::Object(rest)).map_err(invalid)?;
+    // An OP chain's section must read as one: the chain spec relies on it.
+    crate::spec::op_config_of(&genesis).map_err(|e| ConfigError::InvalidGenesis(Cause::new(e)))?;
     Ok(genesis)
 }
 

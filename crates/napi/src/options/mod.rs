@@ -26,6 +26,9 @@ pub struct NodeOptions {
     /// A geth-style genesis.json, read by streaming. Absent with `genesis`: the embedded
     /// dev chain on an empty datadir, or the chain the datadir holds.
     pub genesis_file: Option<String>,
+    /// The chain config for a `genesis_file` whose `config` is null: op-node's rollup.json
+    /// or the superchain registry's chain TOML (OP chains' published genesis files).
+    pub rollup_config: Option<String>,
     /// Page cache of the store in MiB: what its memory is bounded by.
     pub db_cache_mb: Option<u32>,
     /// Build blocks (false: `--no-build`, serve the stored chain).
@@ -105,6 +108,7 @@ impl NodeOptions {
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
             genesis_file: self.genesis_file.map(Into::into),
+            chain_config_file: self.rollup_config.map(Into::into),
             db_cache_bytes: self.db_cache_mb.map_or(d.db_cache_bytes, |mb| (mb as usize) << 20),
             build: self.build.unwrap_or(d.build),
             preconf: self.preconf.unwrap_or(d.preconf),
@@ -148,6 +152,7 @@ pub fn default_options() -> NodeOptions {
         datadir: None,
         genesis: None,
         genesis_file: None,
+        rollup_config: None,
         db_cache_mb: Some((d.db_cache_bytes >> 20) as u32),
         build: Some(d.build),
         preconf: Some(d.preconf),
