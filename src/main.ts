@@ -1,6 +1,6 @@
 // The `preconf-node` command.
 
-import { parseArgs, usage } from './cli.js';
+import { parseArgs, usage } from './cli/index.js';
 import { runImport } from './commands/import.js';
 import { verifyCommand } from './commands/verify.js';
 import { exportCommand } from './commands/export.js';

@@ -18,7 +18,7 @@ import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
 import { forwardToLeader, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
-import type { Config } from './cli.js';
+import type { Config } from './cli/index.js';
 
 export interface RunningNode {
   chain: Chain;

@@ -7,7 +7,7 @@ import { Chain } from './native.js';
 import { buildLoop, listen } from './server.js';
 import { workerMetrics } from './metrics/node.js';
 import { createLogger, defaultLogConfig } from './log/index.js';
-import type { Config } from './cli.js';
+import type { Config } from './cli/index.js';
 
 const { handle, config, port, loop: index } = workerData as { handle: number; config: Config; port: number; loop: number };
 

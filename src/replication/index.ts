@@ -3,7 +3,7 @@
 // leader), and the methods that go to the leader. The NATS client, roles and lease run in
 // the addon (crates/replication); here is only their start, stop and the forwarding of writes.
 
-import type { ReplicationConfig } from '../cli.js';
+import type { ReplicationConfig } from '../cli/index.js';
 import type { Chain } from '../native.js';
 import type { Method } from '../protocol/jsonrpc.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';

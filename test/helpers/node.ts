@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, http, type Chain as ViemChain } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { defaultConfig, type Config } from '../../src/cli.js';
+import { defaultConfig, type Config } from '../../src/cli/index.js';
 import { startNode, type RunningNode } from '../../src/server.js';
 
 /** The well-known dev keys (anvil/Hardhat), account 0..9. */
@@ -86,7 +86,11 @@ export async function withTestNode<T>(opts: TestNodeOptions, body: (t: TestNode)
 }
 
 /** POSTs a raw body and returns status and parsed JSON (or text). */
-export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+export async function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
   let json: unknown;

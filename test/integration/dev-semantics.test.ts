@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, type Address, type Hex } from 'viem';
-import { parseArgs } from '../../src/cli.js';
+import { parseArgs } from '../../src/cli/index.js';
 import { testGenesis } from '../helpers/genesis.js';
 import { devAccount, rpc, startTestNode, withTestNode, type TestNode } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';

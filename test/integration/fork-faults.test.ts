@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
-import { parseArgs } from '../../src/cli.js';
+import { parseArgs } from '../../src/cli/index.js';
 import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
 

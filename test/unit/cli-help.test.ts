@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseArgs, usage } from '../../src/cli.js';
+import { parseArgs, usage } from '../../src/cli/index.js';
 
 describe('--help', () => {
   const flagLines = usage()

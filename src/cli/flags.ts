@@ -1,78 +1,13 @@
-// Command-line flags -> configuration. Every flag has a default that runs the dev chain.
+// Every flag: its name, the placeholder of its value, its help line, where its default comes
+// from, and how it sets the configuration. Values are checked here, naming the flag.
 
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { defaultChainOptions, type NodeOptions } from './native.js';
-import { defaultLogConfig, LOG_LEVELS, type LogConfig, type LogLevel } from './log/index.js';
+import { defaultLogConfig, LOG_LEVELS, type LogConfig, type LogLevel } from '../log/index.js';
+import type { NodeOptions } from '../native.js';
+import type { Config, ReplicationConfig, ServerConfig } from './config.js';
 
-export interface ServerConfig {
-  host: string;
-  port: number;
-  maxBodyBytes: number;
-  maxBatch: number;
-  publicEndpoint: boolean;
-  wsMaxConnections: number;
-  wsMaxSubscriptions: number;
-  wsMaxBackpressureBytes: number;
-  printAccounts: boolean;
-  /** Event loops serving the port (main thread + workers). */
-  threads: number;
-  /** Heavy requests of one batch running at once, and the time they may take in all. */
-  batchConcurrency: number;
-  batchBudgetMs: number;
-  /** Bytes of a batch's answer past which the rest answer -32003. */
-  batchMaxResponseBytes: number;
-  /** Per client address: requests per second, heavy requests in flight (0: off). */
-  rateLimit: number;
-  rateLimitHeavy: number;
-  /** Reverse proxies in front whose X-Forwarded-For is believed. */
-  trustedProxies: number;
-  /** A Node proxy in front of uWebSockets.js for HTTP/1.0, unknown verbs and WebSocket closes. */
-  /** The uWebSockets.js guard (crates/uws-guard); off only with --no-uws-guard. */
-  uwsGuard: boolean;
-  /** The rate limiters' shared table (startNode makes it when a limit is on). */
-  rateTable?: SharedArrayBuffer;
-}
-
-/** Read replicas and leader failover over NATS JetStream (src/replication/, crates/replication). */
-export interface ReplicationConfig {
-  /** --publish: build, and publish every pre-confirmation and sealed block to this server. */
-  publish?: string;
-  /** --follow: a replica of the stream on this server (no builder). */
-  follow?: string;
-  /** --leader: where a replica forwards transactions. */
-  leader?: string;
-  /** JetStream stream name. */
-  stream: string;
-  /** Events a leader queues while NATS is unreachable. */
-  queue: number;
-  /** How long NATS may be unreachable before /health answers 503. */
-  natsTimeoutMs: number;
-  /** --cluster: NATS servers of a cluster whose nodes elect their leader (a lease). */
-  cluster?: string[];
-  /** --node-id: this node's name in the cluster (default: its host and port). */
-  nodeId?: string;
-  /** --advertise: where the other nodes forward transactions to this one when it leads. */
-  advertise?: string;
-  /** --lease-ms: how long the leader's lease runs without renewal. */
-  leaseMs: number;
-  /** --leader-wait-ms: how long a write waits for a leader during an election. */
-  leaderWaitMs: number;
-  /** --stream-replicas: copies JetStream keeps of a stream this node creates. */
-  streamReplicas?: number;
-}
-
-export interface Config {
-  server: ServerConfig;
-  /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
-  chain: NodeOptions;
-  replication: ReplicationConfig;
-  /** --log-format, --log-level, --log-slow-ms (absent: the defaults, src/log). */
-  log?: LogConfig;
-}
-
-interface Flag {
+export interface Flag {
   name: string;
   value?: string; // placeholder when the flag takes a value
   help: string;
@@ -138,7 +73,7 @@ function streamName(v: string): string {
   return v;
 }
 
-const FLAGS: Flag[] = [
+export const FLAGS: Flag[] = [
   { name: 'host', value: 'ADDR', help: 'interface to listen on', serverDefault: 'host', apply: (c, v) => void (c.server.host = v) },
   {
     name: 'port',
@@ -545,100 +480,3 @@ const FLAGS: Flag[] = [
   { name: 'no-dev', help: 'do not serve the test methods, even on the embedded dev chain', apply: (c) => void (c.chain.dev = false) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
 ];
-
-export function defaultConfig(): Config {
-  return {
-    server: {
-      host: '127.0.0.1',
-      port: 8545,
-      maxBodyBytes: 5 * 1024 * 1024,
-      maxBatch: 1000,
-      publicEndpoint: false,
-      wsMaxConnections: 10_000,
-      wsMaxSubscriptions: 100,
-      wsMaxBackpressureBytes: 4 * 1024 * 1024,
-      printAccounts: true,
-      // Leave a core to the builder, libuv's pool and the rest; uWS loops scale to a few.
-      threads: Math.max(1, Math.min(availableParallelism() - 1, 4)),
-      batchConcurrency: 2,
-      batchBudgetMs: 10_000,
-      batchMaxResponseBytes: 25_000_000,
-      rateLimit: 0,
-      rateLimitHeavy: 0,
-      trustedProxies: 0,
-      uwsGuard: true,
-    },
-    chain: { datadir: resolve('data') },
-    replication: { stream: 'preconf', queue: 1024, natsTimeoutMs: 5000, leaseMs: 2000, leaderWaitMs: 3000 },
-    log: defaultLogConfig(),
-  };
-}
-
-export function usage(): string {
-  const chain = defaultChainOptions();
-  const { server, replication, log } = defaultConfig();
-  const names = FLAGS.map((f) => `  --${f.name}${f.value ? ` ${f.value}` : ''}`);
-  // The help column starts two spaces after the longest flag, so no flag runs into its text.
-  const column = Math.max(...names.map((n) => n.length)) + 2;
-  const lines = FLAGS.map((f, i) => {
-    const d =
-      f.chainDefault !== undefined
-        ? chain[f.chainDefault]
-        : f.serverDefault !== undefined
-          ? server[f.serverDefault]
-          : f.replicationDefault !== undefined
-            ? replication[f.replicationDefault]
-            : f.logDefault !== undefined
-              ? log?.[f.logDefault]
-              : undefined;
-    return (names[i] ?? '').padEnd(column) + f.help + (d === undefined ? '' : ` (default ${String(d)})`);
-  });
-  return `Usage: preconf-node [flags]\n       preconf-node import --genesis FILE [--datadir DIR] BLOCKS.rlp   (see preconf-node import --help)\n       preconf-node export [--datadir DIR] [--from A] [--to B] BLOCKS.rlp   (see preconf-node export --help)\n       preconf-node verify [--datadir DIR]\n\n${lines.join('\n')}\n${'  --help'.padEnd(column)}this text\n`;
-}
-
-/** Parses argv (without node and script). Throws with a message naming the bad flag. */
-export function parseArgs(argv: string[]): Config | 'help' {
-  const cfg = defaultConfig();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const flag = FLAGS.find((f) => f.name === name);
-    if (flag === undefined) throw new Error(`unknown flag --${name} (see --help)`);
-    let value = '';
-    if (flag.value !== undefined) {
-      if (eq !== -1) value = arg.slice(eq + 1);
-      else {
-        const next = argv[++i];
-        if (next === undefined) throw new Error(`--${name} needs a value (${flag.value})`);
-        value = next;
-      }
-    } else if (eq !== -1) throw new Error(`--${name} takes no value`);
-    flag.apply(cfg, value);
-  }
-  const r = cfg.replication;
-  if (r.publish !== undefined && r.follow !== undefined) throw new Error('--publish and --follow exclude each other: a node leads or follows');
-  if (r.follow !== undefined && r.leader === undefined) throw new Error('--follow needs --leader URL: a replica forwards transactions to the leader');
-  if (r.leader !== undefined && r.follow === undefined) throw new Error('--leader only applies to a replica (--follow)');
-  if (r.cluster !== undefined && (r.publish !== undefined || r.follow !== undefined)) {
-    throw new Error('--cluster excludes --publish and --follow: in a cluster the lease decides who leads');
-  }
-  if (r.cluster === undefined && (r.nodeId !== undefined || r.advertise !== undefined))
-    throw new Error('--node-id and --advertise apply to a cluster node (--cluster)');
-  const replicated = r.publish !== undefined || r.follow !== undefined || r.cluster !== undefined;
-  if (cfg.chain.dev === true && replicated) {
-    // evm_revert, anvil_reset and a block opened again in a new context take back what a
-    // stream already carries; replicas only ever go forward.
-    throw new Error('--dev excludes --publish, --follow and --cluster: the test methods rewind the chain, which replicas cannot follow');
-  }
-  if (cfg.chain.forkUrl !== undefined && (replicated || cfg.chain.genesisFile !== undefined)) {
-    throw new Error('--fork-url excludes --genesis, --publish, --follow and --cluster: the fork block is the genesis');
-  }
-  // A fork serves the test methods as anvil's does, unless refused.
-  if (cfg.chain.dev === undefined && cfg.chain.forkUrl !== undefined && cfg.chain.build !== false) cfg.chain.dev = true;
-  // Off unless asked for on any chain but the embedded dev one (which the addon recognises).
-  if (cfg.chain.dev === undefined && (replicated || cfg.chain.genesisFile !== undefined || cfg.chain.build === false)) cfg.chain.dev = false;
-  return cfg;
-}
