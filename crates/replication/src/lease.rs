@@ -1,63 +1,18 @@
 //! The leader lease: one key in a JetStream key-value bucket, taken and renewed with
-//! compare-and-set on the key's revision. Its value names the leader, where it takes
-//! transactions, and its term, which grows by one with every new leader (a released lease
-//! keeps its term, so terms never repeat).
-//!
-//! Nobody compares clocks: a node sees the lease lapse when its revision has not changed for
-//! a whole lease duration on its own clock, counted from when it saw the revision arrive.
-//! The leader counts its own lease from when it sent the renewal, which is earlier, so it
-//! stops leading before anyone else may start.
+//! compare-and-set on the key's revision. Its value (`LeaseValue`) names the leader, where
+//! it takes transactions, and its term; what a node makes of it (who leads, when it lapses)
+//! is in `rules::election`.
 
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv::{self, Operation, UpdateErrorKind};
 use bytes::Bytes;
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+pub use crate::rules::election::{LeaseValue, Seen};
+
 const KEY: &str = "leader";
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaseValue {
-    pub node: String,
-    /// Where the leader takes forwarded transactions (its `--advertise` URL).
-    pub url: String,
-    pub term: u64,
-    /// Given up on purpose (a clean shutdown, or a takeover that could not finish):
-    /// anyone ready may take it at once.
-    #[serde(default)]
-    pub released: bool,
-}
-
-/// The lease as this node last saw it.
-#[derive(Clone, Debug)]
-pub struct Seen {
-    /// Revision of the key (0: never written).
-    pub revision: u64,
-    pub value: Option<LeaseValue>,
-    /// When this node saw that revision arrive (on its own clock).
-    pub at: Instant,
-    /// The key has been read at least once (before that nothing is known of the lease).
-    pub read: bool,
-}
-
-impl Seen {
-    /// The leader, while its lease runs.
-    pub fn holder(&self, lease: Duration) -> Option<&LeaseValue> {
-        self.value.as_ref().filter(|v| !v.released && self.at.elapsed() < lease)
-    }
-
-    /// Whether a node may try to take the lease: it has read it, and nobody holds it.
-    pub fn open(&self, lease: Duration) -> bool {
-        self.read && self.holder(lease).is_none()
-    }
-
-    /// The term a new leader takes.
-    pub fn next_term(&self) -> u64 {
-        self.value.as_ref().map_or(0, |v| v.term) + 1
-    }
-}
 
 #[derive(Clone)]
 pub struct Lease {
@@ -99,7 +54,7 @@ impl Lease {
                             read: true,
                         },
                         Some(e) => Seen { revision: e.revision, value: None, at: Instant::now(), read: true },
-                        None => Seen { read: true, ..unseen() },
+                        None => Seen { read: true, ..Seen::unseen(Instant::now()) },
                     };
                     seen.send_replace(now);
                     break;
@@ -162,9 +117,4 @@ impl Lease {
             _ => LeaseError::Unreachable(e.to_string()),
         })
     }
-}
-
-/// What a node knows of the lease before it has read it.
-pub fn unseen() -> Seen {
-    Seen { revision: 0, value: None, at: Instant::now(), read: false }
 }
