@@ -52,7 +52,7 @@ pub struct Controller {
 impl Controller {
     pub async fn run(mut self) {
         let (seen_tx, seen) = watch::channel(Seen::unseen(Instant::now()));
-        self.rt.spawn(self.lease.clone().observe(seen_tx, self.stop.clone()));
+        self.rt.spawn(self.lease.clone().observe(seen_tx, self.config.lease, self.stop.clone()));
         let mut campaign = Campaign::new(self.config.lease, Instant::now());
         loop {
             let Some((term, revision, seen_at)) = self.follow_until_elected(&seen, &campaign).await else { return };
@@ -124,7 +124,7 @@ impl Controller {
                     self.link.health.ok();
                     break Some((mine.term, revision, Instant::now()));
                 }
-                Err(LeaseError::Lost(_)) => {} // somebody was faster; the watch brings it
+                Err(LeaseError::Lost(_)) => {} // somebody was faster; the watch (or its check) brings it
                 Err(e) => self.link.health.fail(e),
             }
         };

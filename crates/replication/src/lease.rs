@@ -10,6 +10,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
+use crate::rules::election;
 pub use crate::rules::election::{LeaseValue, Seen};
 
 const KEY: &str = "leader";
@@ -34,8 +35,9 @@ impl Lease {
     }
 
     /// Keeps `seen` up to date with the key's revisions until `stop`; restarts its watch
-    /// whenever NATS drops it.
-    pub async fn observe(self, seen: watch::Sender<Seen>, mut stop: watch::Receiver<bool>) {
+    /// whenever NATS drops it, or when a read of the key finds a revision it did not bring
+    /// (`rules::election::watch_quiet_after`).
+    pub async fn observe(self, seen: watch::Sender<Seen>, lease: Duration, mut stop: watch::Receiver<bool>) {
         // What the key holds now, before any update: a node that just started knows the
         // lease from here on (a released one may be taken at once, a held one only after a
         // whole duration without renewal).
@@ -46,22 +48,13 @@ impl Lease {
             };
             match entry {
                 Ok(entry) => {
-                    let now = match entry {
-                        Some(e) if e.operation == Operation::Put => Seen {
-                            revision: e.revision,
-                            value: serde_json::from_slice::<LeaseValue>(&e.value).ok(),
-                            at: Instant::now(),
-                            read: true,
-                        },
-                        Some(e) => Seen { revision: e.revision, value: None, at: Instant::now(), read: true },
-                        None => Seen { read: true, ..Seen::unseen(Instant::now()) },
-                    };
-                    seen.send_replace(now);
+                    seen.send_replace(seen_of(entry));
                     break;
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             }
         }
+        let quiet = election::watch_quiet_after(lease);
         loop {
             let watch = tokio::select! {
                 w = self.kv.watch_with_history(KEY) => w,
@@ -76,11 +69,29 @@ impl Lease {
             };
             loop {
                 let next = tokio::select! {
-                    n = entries.next() => n,
+                    n = tokio::time::timeout(quiet, entries.next()) => n,
                     _ = stop.changed() => return,
                 };
+                let Ok(next) = next else {
+                    // Quiet: the key read directly says whether the watch still delivers.
+                    let read = tokio::select! {
+                        e = self.kv.entry(KEY) => e,
+                        _ = stop.changed() => return,
+                    };
+                    let Ok(entry) = read else { continue };
+                    let read = seen_of(entry);
+                    if !seen.borrow().superseded_by(read.revision) {
+                        continue;
+                    }
+                    eprintln!(
+                        "[preconf-node] cluster: the lease watch missed revision {}: watching again",
+                        read.revision
+                    );
+                    seen.send_replace(read);
+                    break;
+                };
                 let Some(Ok(entry)) = next else { break };
-                if entry.revision <= seen.borrow().revision {
+                if !seen.borrow().superseded_by(entry.revision) {
                     continue;
                 }
                 let value = match entry.operation {
@@ -116,5 +127,20 @@ impl Lease {
             UpdateErrorKind::WrongLastRevision => LeaseError::Lost(revision),
             _ => LeaseError::Unreachable(e.to_string()),
         })
+    }
+}
+
+/// The lease as read now: `None` when the key was never written.
+fn seen_of(entry: Option<kv::Entry>) -> Seen {
+    let now = Instant::now();
+    match entry {
+        Some(e) if e.operation == Operation::Put => Seen {
+            revision: e.revision,
+            value: serde_json::from_slice::<LeaseValue>(&e.value).ok(),
+            at: now,
+            read: true,
+        },
+        Some(e) => Seen { revision: e.revision, value: None, at: now, read: true },
+        None => Seen { read: true, ..Seen::unseen(now) },
     }
 }

@@ -55,6 +55,23 @@ impl Seen {
     pub fn next_term(&self) -> u64 {
         self.value.as_ref().map_or(0, |v| v.term) + 1
     }
+
+    /// Whether the key at `revision` (watched, or read directly) is news to this node: only
+    /// a newer revision is. The same one read again must not restart the lease's clock, or a
+    /// dead leader's lease would never lapse.
+    pub fn superseded_by(&self, revision: u64) -> bool {
+        revision > self.revision
+    }
+}
+
+/// The watch on the lease key brings every revision, but once the NATS server its consumer
+/// lived on is lost it can stop delivering without an error. A node with such a watch saw
+/// a live leader's lease lapse, and its takes were refused as stale forever while it
+/// answered "no leader". A leader renews every quarter lease (`term::renew_every`), so a
+/// watch quiet for half a lease is checked by reading the key directly, well before a lease
+/// it missed the renewals of would lapse; a newer revision read replaces the watch.
+pub fn watch_quiet_after(lease: Duration) -> Duration {
+    lease / 2
 }
 
 /// What a following node does after looking at the lease.

@@ -79,6 +79,27 @@ fn after_leading_a_node_backs_off_longer_the_worse_its_term_ended() {
 }
 
 #[test]
+fn a_quiet_watch_is_checked_by_a_read_before_a_live_leaders_lease_would_seem_lapsed() {
+    // The watch brought revision 7 at t0, then nothing (its NATS server was killed) while the
+    // leader went on renewing: revision 9 by the time the node reads the key.
+    let t0 = Instant::now();
+    let c = Campaign::new(LEASE, t0);
+    let watched = seen(t0, Some(value("a", 3, false)));
+    let quiet = election::watch_quiet_after(LEASE);
+    assert!(quiet + term::renew_every(LEASE) < LEASE, "read while the lease the watch saw still runs");
+    let read_at = t0 + quiet;
+    assert!(watched.superseded_by(9));
+    let read = Seen { revision: 9, at: read_at, ..watched.clone() };
+    // Where the stale view would campaign for a lease that is held (a take refused forever,
+    // writes answered "no leader"), the read one follows the leader.
+    assert_eq!(c.look(t0 + LEASE, &watched), Look::Campaign { term: 4 });
+    assert_eq!(c.look(t0 + LEASE, &read), Look::Follow);
+    assert_eq!(c.leader(t0 + LEASE, &read).map(|v| v.node.as_str()), Some("a"));
+    // The same revision read again is no news: a dead leader's lease still lapses on time.
+    assert!(!watched.superseded_by(7) && !watched.superseded_by(6));
+}
+
+#[test]
 fn a_node_campaigns_only_when_fit_and_holding_the_whole_stream() {
     let fit = Fitness { applied: 10, ..Fitness::default() };
     assert_eq!(election::unfit(&fit), None);
