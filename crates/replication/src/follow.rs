@@ -4,7 +4,8 @@
 //! of each sealed block with the block, so a restart resumes after it; a datadir without one
 //! (fresh, or copied from another node) is placed by looking its head up in the stream. A
 //! message that is not the next one is never skipped: the stream is read again from the one
-//! that is. The rules (order, gaps, checks) are the chain's; here is only the reading.
+//! that is (`rules::catch_up`). What a message may follow and the checks on apply are the
+//! chain's; here is only the reading.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -20,11 +21,8 @@ use tokio::sync::{watch, Notify};
 
 use crate::health::Cause;
 use crate::nats::{self, wait_or_stop, Link};
+use crate::rules::catch_up::{self, Behind, Delivery, GapReport, Gaps, Reading};
 
-/// Messages behind the stream's end at which a replica reports itself as catching up (and
-/// below which it is caught up again): a load balancer should not send it reads meanwhile.
-const BEHIND_DEGRADED: u64 = 256;
-const BEHIND_OK: u64 = 16;
 const RETRY: Duration = Duration::from_millis(250);
 
 /// The chain's follower and what the reader knows of it, shared with a cluster's controller.
@@ -127,11 +125,7 @@ impl Following {
         upto: u64,
         on_term: &(dyn Fn(TermStart) + Send + Sync),
     ) -> Result<(), String> {
-        loop {
-            let seq = self.applied() + 1;
-            if seq > upto {
-                return Ok(());
-            }
+        while let Some(seq) = catch_up::next_to_apply(self.applied(), upto) {
             let Some((data, _)) = nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? else {
                 return Err(format!("stream message {seq} is missing"));
             };
@@ -141,6 +135,7 @@ impl Following {
                 Err(e) => return Err(e.to_string()),
             }
         }
+        Ok(())
     }
 }
 
@@ -165,7 +160,7 @@ pub async fn follow(
     mut stop: watch::Receiver<bool>,
     on_term: Arc<dyn Fn(TermStart) + Send + Sync>,
 ) {
-    let mut gaps = (0u64, 0u32);
+    let mut gaps = Gaps::default();
     while !*stop.borrow() && !f.stopped.load(Ordering::Acquire) {
         let next = *f.next.lock();
         let from = match next {
@@ -186,12 +181,12 @@ pub async fn follow(
         match read(&link, &f, from, &mut stop, &*on_term).await {
             Ok(()) => {}
             Err(Reread::Gap(expected)) => {
-                gaps = if gaps.0 == expected { (expected, gaps.1 + 1) } else { (expected, 1) };
                 let what = format!("stream gap: reading again from message {expected}");
-                if gaps.1 >= 3 {
-                    link.health.fail(format!("{what} ({} times: is it deleted from the stream?)", gaps.1));
-                } else {
-                    preconf_chain::log::warn("replica", &what, serde_json::json!({}));
+                match gaps.met(expected) {
+                    GapReport::Fail(times) => {
+                        link.health.fail(format!("{what} ({times} times: is it deleted from the stream?)"))
+                    }
+                    GapReport::Warn => preconf_chain::log::warn("replica", &what, serde_json::json!({})),
                 }
                 *f.next.lock() = Some(expected);
             }
@@ -223,7 +218,7 @@ async fn read(
     let consumer = link.stream.create_consumer(config).await.map_err(|e| Reread::Failed(e.to_string()))?;
     let mut messages = consumer.messages().await.map_err(|e| Reread::Failed(e.to_string()))?;
     link.health.ok();
-    let mut next = from;
+    let mut reading = Reading::from(from);
     loop {
         let m = tokio::select! {
             m = messages.next() => m,
@@ -243,16 +238,15 @@ async fn read(
             Ok(i) => (i.stream_sequence, i.pending),
             Err(e) => return Err(Reread::Failed(e.to_string())),
         };
-        if seq < next {
-            continue; // delivered again
-        }
-        if seq > next {
-            return Err(Reread::Gap(next));
+        match reading.delivered(seq) {
+            Delivery::Duplicate => continue,
+            Delivery::Gap(next) => return Err(Reread::Gap(next)),
+            Delivery::Apply => {}
         }
         match f.apply(seq, m.payload.clone()).await {
             Ok(applied) => {
-                next = seq + 1;
-                *f.next.lock() = Some(next);
+                reading.applied(seq);
+                *f.next.lock() = Some(reading.next());
                 link.health.ok();
                 behind(link, pending, &applied);
                 if let Applied::Term(t) = applied {
@@ -267,17 +261,17 @@ async fn read(
 }
 
 fn behind(link: &Link, pending: u64, applied: &Applied) {
-    if pending >= BEHIND_DEGRADED {
-        let at = match applied {
-            Applied::Sealed { number } | Applied::Pending { number, .. } => number.to_string(),
-            _ => "?".into(),
-        };
-        link.health.set(
-            Cause::Behind,
-            Some(format!("replica: catching up, {pending} stream messages behind (at block {at})")),
-        );
-    } else if pending < BEHIND_OK {
-        link.health.set(Cause::Behind, None);
+    match catch_up::behind(pending) {
+        Behind::Degraded => {
+            let at = match applied {
+                Applied::Sealed { number } | Applied::Pending { number, .. } => number.to_string(),
+                _ => "?".into(),
+            };
+            let why = format!("replica: catching up, {pending} stream messages behind (at block {at})");
+            link.health.set(Cause::Behind, Some(why));
+        }
+        Behind::Clear => link.health.set(Cause::Behind, None),
+        Behind::Unchanged => {}
     }
 }
 

@@ -1,63 +1,19 @@
 //! The leader lease: one key in a JetStream key-value bucket, taken and renewed with
-//! compare-and-set on the key's revision. Its value names the leader, where it takes
-//! transactions, and its term, which grows by one with every new leader (a released lease
-//! keeps its term, so terms never repeat).
-//!
-//! Nobody compares clocks: a node sees the lease lapse when its revision has not changed for
-//! a whole lease duration on its own clock, counted from when it saw the revision arrive.
-//! The leader counts its own lease from when it sent the renewal, which is earlier, so it
-//! stops leading before anyone else may start.
+//! compare-and-set on the key's revision. Its value (`LeaseValue`) names the leader, where
+//! it takes transactions, and its term; what a node makes of it (who leads, when it lapses)
+//! is in `rules::election`.
 
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv::{self, Operation, UpdateErrorKind};
 use bytes::Bytes;
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+use crate::rules::election;
+pub use crate::rules::election::{LeaseValue, Seen};
+
 const KEY: &str = "leader";
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaseValue {
-    pub node: String,
-    /// Where the leader takes forwarded transactions (its `--advertise` URL).
-    pub url: String,
-    pub term: u64,
-    /// Given up on purpose (a clean shutdown, or a takeover that could not finish):
-    /// anyone ready may take it at once.
-    #[serde(default)]
-    pub released: bool,
-}
-
-/// The lease as this node last saw it.
-#[derive(Clone, Debug)]
-pub struct Seen {
-    /// Revision of the key (0: never written).
-    pub revision: u64,
-    pub value: Option<LeaseValue>,
-    /// When this node saw that revision arrive (on its own clock).
-    pub at: Instant,
-    /// The key has been read at least once (before that nothing is known of the lease).
-    pub read: bool,
-}
-
-impl Seen {
-    /// The leader, while its lease runs.
-    pub fn holder(&self, lease: Duration) -> Option<&LeaseValue> {
-        self.value.as_ref().filter(|v| !v.released && self.at.elapsed() < lease)
-    }
-
-    /// Whether a node may try to take the lease: it has read it, and nobody holds it.
-    pub fn open(&self, lease: Duration) -> bool {
-        self.read && self.holder(lease).is_none()
-    }
-
-    /// The term a new leader takes.
-    pub fn next_term(&self) -> u64 {
-        self.value.as_ref().map_or(0, |v| v.term) + 1
-    }
-}
 
 #[derive(Clone)]
 pub struct Lease {
@@ -79,8 +35,9 @@ impl Lease {
     }
 
     /// Keeps `seen` up to date with the key's revisions until `stop`; restarts its watch
-    /// whenever NATS drops it.
-    pub async fn observe(self, seen: watch::Sender<Seen>, mut stop: watch::Receiver<bool>) {
+    /// whenever NATS drops it, or when a read of the key finds a revision it did not bring
+    /// (`rules::election::watch_quiet_after`).
+    pub async fn observe(self, seen: watch::Sender<Seen>, lease: Duration, mut stop: watch::Receiver<bool>) {
         // What the key holds now, before any update: a node that just started knows the
         // lease from here on (a released one may be taken at once, a held one only after a
         // whole duration without renewal).
@@ -91,22 +48,13 @@ impl Lease {
             };
             match entry {
                 Ok(entry) => {
-                    let now = match entry {
-                        Some(e) if e.operation == Operation::Put => Seen {
-                            revision: e.revision,
-                            value: serde_json::from_slice::<LeaseValue>(&e.value).ok(),
-                            at: Instant::now(),
-                            read: true,
-                        },
-                        Some(e) => Seen { revision: e.revision, value: None, at: Instant::now(), read: true },
-                        None => Seen { read: true, ..unseen() },
-                    };
-                    seen.send_replace(now);
+                    seen.send_replace(seen_of(entry));
                     break;
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             }
         }
+        let quiet = election::watch_quiet_after(lease);
         loop {
             let watch = tokio::select! {
                 w = self.kv.watch_with_history(KEY) => w,
@@ -121,11 +69,29 @@ impl Lease {
             };
             loop {
                 let next = tokio::select! {
-                    n = entries.next() => n,
+                    n = tokio::time::timeout(quiet, entries.next()) => n,
                     _ = stop.changed() => return,
                 };
+                let Ok(next) = next else {
+                    // Quiet: the key read directly says whether the watch still delivers.
+                    let read = tokio::select! {
+                        e = self.kv.entry(KEY) => e,
+                        _ = stop.changed() => return,
+                    };
+                    let Ok(entry) = read else { continue };
+                    let read = seen_of(entry);
+                    if !seen.borrow().superseded_by(read.revision) {
+                        continue;
+                    }
+                    eprintln!(
+                        "[preconf-node] cluster: the lease watch missed revision {}: watching again",
+                        read.revision
+                    );
+                    seen.send_replace(read);
+                    break;
+                };
                 let Some(Ok(entry)) = next else { break };
-                if entry.revision <= seen.borrow().revision {
+                if !seen.borrow().superseded_by(entry.revision) {
                     continue;
                 }
                 let value = match entry.operation {
@@ -164,7 +130,17 @@ impl Lease {
     }
 }
 
-/// What a node knows of the lease before it has read it.
-pub fn unseen() -> Seen {
-    Seen { revision: 0, value: None, at: Instant::now(), read: false }
+/// The lease as read now: `None` when the key was never written.
+fn seen_of(entry: Option<kv::Entry>) -> Seen {
+    let now = Instant::now();
+    match entry {
+        Some(e) if e.operation == Operation::Put => Seen {
+            revision: e.revision,
+            value: serde_json::from_slice::<LeaseValue>(&e.value).ok(),
+            at: now,
+            read: true,
+        },
+        Some(e) => Seen { revision: e.revision, value: None, at: now, read: true },
+        None => Seen { read: true, ..Seen::unseen(now) },
+    }
 }

@@ -1,13 +1,7 @@
 //! A cluster leader's ledger on the stream. Appends are written one after the other, each
-//! naming the sequence it must follow (`Nats-Expected-Last-Sequence`): once another leader
-//! appended, JetStream refuses, and this leader is fenced. Accepted transactions that arrive
-//! while a message is on its way are written together as the next one (one message per
-//! group of submissions).
-//!
-//! A publish whose answer is lost (timeout, reconnect) is settled by reading the stream:
-//! the message after the expected sequence is ours (by its id: it landed), another leader's
-//! (fenced), or absent (sent again). JetStream checks the expected sequence before it drops
-//! duplicates, so resending alone could not tell.
+//! naming the sequence it must follow, and fenced once another leader appended (what each
+//! answer means is `rules::fence`). Accepted transactions that arrive while a message is on
+//! its way are written together as the next one (one message per group of submissions).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,10 +18,8 @@ use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::health::Health;
 use crate::nats::{self, Link, REQUEST_TIMEOUT};
+use crate::rules::fence::{self, Answer, Found, Settled, Step};
 
-/// The most transactions (and bytes) one message carries.
-const MAX_BATCH_TXS: usize = 1024;
-const MAX_BATCH_BYTES: usize = 512 * 1024;
 const RETRY: Duration = Duration::from_millis(100);
 
 enum Request {
@@ -62,13 +54,6 @@ pub struct StreamLedger {
     shared: Arc<Shared>,
 }
 
-/// Who wrote the stream's message after the expected sequence.
-enum Settled {
-    Ours,
-    Other(String),
-    Absent,
-}
-
 impl StreamLedger {
     /// A ledger appending to `link`'s stream after sequence `last_seq`, for `term`, on the
     /// tokio runtime `rt`. Message ids are `node.term.n`.
@@ -95,7 +80,8 @@ impl StreamLedger {
             stream: link.stream.clone(),
             health: link.health.clone(),
             name: name.clone(),
-            id_prefix: format!("{node}.{term}"),
+            node: node.to_string(),
+            term,
             shared: shared.clone(),
             sent: 0,
             block: 0,
@@ -168,7 +154,8 @@ struct Writer {
     stream: stream::Stream,
     health: Arc<Health>,
     name: String,
-    id_prefix: String,
+    node: String,
+    term: u64,
     shared: Arc<Shared>,
     sent: u64,
     /// The block the newest record written was about (a sealed block's successor): accepted
@@ -243,12 +230,11 @@ impl Writer {
     fn next_message(&mut self, queue: &mut VecDeque<Request>) -> (Kind, Vec<u8>, Waiters) {
         if let Some(Request::Record(..)) = queue.front() {
             let Some(Request::Record(record, w)) = queue.pop_front() else { unreachable!() };
-            let about = if record.kind == Kind::Sealed { record.number + 1 } else { record.number };
-            self.block = self.block.max(about);
+            self.block = self.block.max(fence::about(record.kind, record.number));
             return (record.kind, record.data, Waiters::Record(w));
         }
         let (mut raws, mut waiters, mut bytes) = (Vec::new(), Vec::new(), 0);
-        while raws.len() < MAX_BATCH_TXS && bytes < MAX_BATCH_BYTES {
+        while fence::batch_has_room(raws.len(), bytes) {
             match queue.front() {
                 Some(Request::Tx(..)) => {
                     let Some(Request::Tx(raw, w)) = queue.pop_front() else { unreachable!() };
@@ -269,7 +255,7 @@ impl Writer {
     /// Writes one message after `last_seq`; its sequence once the stream holds it.
     async fn write(&mut self, kind: Kind, data: Vec<u8>) -> Result<u64, LedgerError> {
         self.sent += 1;
-        let id = format!("{}.{}", self.id_prefix, self.sent);
+        let id = fence::message_id(&self.node, self.term, self.sent);
         let subject = nats::subject(&self.name, kind);
         let payload = Bytes::from(data);
         let expected = self.shared.last_seq.load(Ordering::Acquire);
@@ -288,49 +274,43 @@ impl Writer {
                 r = tokio::time::timeout(REQUEST_TIMEOUT, attempt) => r,
                 _ = closed => return Err(LedgerError::Closed),
             };
-            let refused = match outcome {
-                Ok(Ok(ack)) if ack.sequence == expected + 1 => {
-                    self.health.ok();
-                    return Ok(ack.sequence);
+            let answer = match outcome {
+                Ok(Ok(ack)) => Answer::Stored(ack.sequence),
+                Ok(Err(e)) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                    Answer::WrongLastSequence(e.to_string())
                 }
-                Ok(Ok(ack)) => format!("the stream placed it at {} instead of {}", ack.sequence, expected + 1),
-                Ok(Err(e)) if e.kind() == PublishErrorKind::WrongLastSequence => e.to_string(),
-                Ok(Err(e)) => format!("publish failed: {e}"),
-                Err(_) => "publish timed out".to_string(),
+                Ok(Err(e)) => Answer::Failed(e.to_string()),
+                Err(_) => Answer::TimedOut,
+            };
+            let refused = match fence::answered(expected, answer) {
+                Ok(seq) => {
+                    self.health.ok();
+                    return Ok(seq);
+                }
+                Err(refused) => refused,
             };
             // Did it land? The stream says.
             match self.settle(expected, &id).await {
-                Ok(Settled::Ours) => return Ok(expected + 1),
-                Ok(Settled::Other(who)) => {
-                    return Err(LedgerError::Fenced(format!(
-                        "stream message {} is another leader's ({who}), not this one's ({refused})",
-                        expected + 1
-                    )))
-                }
-                Ok(Settled::Absent) => {}
+                Ok(settled) => match fence::step(expected, settled, &refused) {
+                    Step::Landed(seq) => return Ok(seq),
+                    Step::Fenced(e) => return Err(e),
+                    Step::Resend => {}
+                },
                 Err(e) => self.health.fail(format!("cannot append to the stream ({refused}), nor read it: {e}")),
             }
             tokio::time::sleep(RETRY).await;
         }
     }
 
+    /// Who wrote the message after `expected`, read from the stream.
     async fn settle(&self, expected: u64, id: &str) -> Result<Settled, nats::Error> {
-        match nats::message_at(&self.stream, expected + 1).await? {
-            None => {
-                let last = nats::last_seq(&self.stream).await?;
-                // Nothing there and the stream ends at `expected`: not landed. A stream that
-                // ends past a hole (messages deleted) cannot be followed on by anyone.
-                if last <= expected {
-                    Ok(Settled::Absent)
-                } else {
-                    Ok(Settled::Other(format!("deleted; the stream ends at {last}")))
-                }
-            }
+        let found = match nats::message_at(&self.stream, expected + 1).await? {
+            None => Found::Nothing { last: nats::last_seq(&self.stream).await? },
             Some((_, headers)) => {
-                let theirs = headers.get("Nats-Msg-Id").map(|v| v.as_str().to_string()).unwrap_or_default();
-                Ok(if theirs == id { Settled::Ours } else { Settled::Other(theirs) })
+                Found::Message { id: headers.get("Nats-Msg-Id").map(|v| v.as_str().to_string()).unwrap_or_default() }
             }
-        }
+        };
+        Ok(fence::settle(expected, id, found))
     }
 }
 

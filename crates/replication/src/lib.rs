@@ -7,7 +7,8 @@
 //!   (cluster.rs, lease.rs, ledger.rs).
 //!
 //! The chain's rules (wire format, what follows what, checks on apply) are in preconf-chain;
-//! this crate moves bytes and decides roles. It runs on a small tokio runtime of its own,
+//! this crate moves bytes and decides roles, by the rules in rules/ (pure, tested without
+//! NATS). It runs on a small tokio runtime of its own,
 //! never on a JavaScript event loop.
 
 pub mod cluster;
@@ -17,6 +18,7 @@ mod lease;
 mod ledger;
 mod nats;
 mod publish;
+pub mod rules;
 pub mod status;
 
 use std::sync::atomic::Ordering;
