@@ -13,7 +13,8 @@ use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_eips::{eip2935, eip4788, Typed2718};
 use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, B256, B64, U256};
 use alloy_rlp::{BufMut, Encodable};
-use op_revm::{DefaultOp, L1BlockInfo, OpBuilder, OpSpecId};
+use op_revm::api::builder::DefaultOpEvm;
+use op_revm::{DefaultOp, L1BlockInfo, OpBuilder, OpContext, OpSpecId};
 use preconf_trie::{state_root, AccountFields, AccountUpdate, NodeReader, TrieError};
 use revm::context::result::ExecutionResult;
 use revm::context::{BlockEnv, CfgEnv, Context};
@@ -148,121 +149,215 @@ pub fn execute<S>(
 where
     S: DatabaseRef<Error: DBErrorMarker + std::fmt::Display> + NodeReader,
 {
-    let number = parent.number + 1;
-    let timestamp = attributes.timestamp;
-    let spec = config.spec_at(timestamp);
-    let base_fee = calc_next_block_base_fee(
-        parent.gas_used,
-        parent.gas_limit,
-        parent.base_fee_per_gas.unwrap_or_default(),
-        base_fee_params(config, parent, timestamp),
-    );
-    let block_env = BlockEnv {
-        number: U256::from(number),
-        beneficiary: attributes.fee_recipient,
-        timestamp: U256::from(timestamp),
-        gas_limit: attributes.gas_limit,
-        basefee: base_fee,
-        difficulty: U256::ZERO,
-        prevrandao: Some(attributes.prev_randao),
-        // OP blocks carry no blobs: from Ecotone the blob base fee is the minimum.
-        blob_excess_gas_and_price: spec.is_enabled_in(OpSpecId::ECOTONE).then(|| {
-            revm::context_interface::block::BlobExcessGasAndPrice::new(
-                0,
-                alloy_eips::eip4844::BLOB_GASPRICE_UPDATE_FRACTION as u64,
-            )
-        }),
-        slot_num: 0,
-    };
-    let mut cfg = CfgEnv::new_with_spec(spec);
-    cfg.chain_id = config.chain_id;
-    let ctx = Context::op()
-        .with_db(CacheDB::new(state))
-        .with_block(block_env)
-        .with_cfg(cfg)
-        .with_chain(L1BlockInfo::default());
-    let mut evm = ctx.build_op();
-
-    let fail = |e: String| OpBlockError::SystemCall(e);
-    // EIP-4788 from Ecotone (Cancun's EVM), EIP-2935 from Isthmus (Prague's).
-    if let (true, Some(root)) = (spec.is_enabled_in(OpSpecId::ECOTONE), attributes.parent_beacon_block_root) {
-        system_call(&mut evm, eip4788::BEACON_ROOTS_ADDRESS, root.0.into()).map_err(fail)?;
-    }
-    if spec.is_enabled_in(OpSpecId::ISTHMUS) {
-        system_call(&mut evm, eip2935::HISTORY_STORAGE_ADDRESS, parent.hash_slow().0.into()).map_err(fail)?;
-    }
-
-    let mut txs = Vec::with_capacity(attributes.transactions.len());
-    let mut cumulative = 0u64;
+    let mut block = OpBlockBuilder::open(config, parent, attributes, state)?;
     for (index, raw) in attributes.transactions.iter().enumerate() {
+        let tx = OpTx::decode_2718(raw).map_err(|e| OpBlockError::Transaction { index, reason: e.to_string() })?;
+        block.push(tx)?;
+    }
+    block.finish()
+}
+
+type OpBlockEvm<'s, S> = DefaultOpEvm<OpContext<CacheDB<&'s S>>>;
+
+/// A block being built on op-revm: opened from its parent and context (the system calls
+/// run), then transactions one at a time (the L1-info deposit first, as every OP block
+/// starts), then sealed into its header. `execute` runs op-node's attributes through it; a
+/// block producer pushes its pool's transactions the same way and skips the ones refused.
+pub struct OpBlockBuilder<'s, S: DatabaseRef> {
+    config: &'s OpConfig,
+    state: &'s S,
+    parent: Header,
+    attributes: Attributes,
+    spec: OpSpecId,
+    base_fee: u64,
+    evm: OpBlockEvm<'s, S>,
+    txs: Vec<OpExecutedTx>,
+    cumulative: u64,
+}
+
+impl<'s, S> OpBlockBuilder<'s, S>
+where
+    S: DatabaseRef<Error: DBErrorMarker + std::fmt::Display> + NodeReader,
+{
+    /// The block after `parent` in the context `attributes` give (their transactions are
+    /// not run: `push` them), with the fork's system calls done.
+    pub fn open(
+        config: &'s OpConfig,
+        parent: &Header,
+        attributes: &Attributes,
+        state: &'s S,
+    ) -> Result<Self, OpBlockError> {
+        let number = parent.number + 1;
+        let timestamp = attributes.timestamp;
+        let spec = config.spec_at(timestamp);
+        let base_fee = calc_next_block_base_fee(
+            parent.gas_used,
+            parent.gas_limit,
+            parent.base_fee_per_gas.unwrap_or_default(),
+            base_fee_params(config, parent, timestamp),
+        );
+        let block_env = BlockEnv {
+            number: U256::from(number),
+            beneficiary: attributes.fee_recipient,
+            timestamp: U256::from(timestamp),
+            gas_limit: attributes.gas_limit,
+            basefee: base_fee,
+            difficulty: U256::ZERO,
+            prevrandao: Some(attributes.prev_randao),
+            // OP blocks carry no blobs: from Ecotone the blob base fee is the minimum.
+            blob_excess_gas_and_price: spec.is_enabled_in(OpSpecId::ECOTONE).then(|| {
+                revm::context_interface::block::BlobExcessGasAndPrice::new(
+                    0,
+                    alloy_eips::eip4844::BLOB_GASPRICE_UPDATE_FRACTION as u64,
+                )
+            }),
+            slot_num: 0,
+        };
+        let mut cfg = CfgEnv::new_with_spec(spec);
+        cfg.chain_id = config.chain_id;
+        let ctx = Context::op()
+            .with_db(CacheDB::new(state))
+            .with_block(block_env)
+            .with_cfg(cfg)
+            .with_chain(L1BlockInfo::default());
+        let mut evm = ctx.build_op();
+
+        let fail = |e: String| OpBlockError::SystemCall(e);
+        // EIP-4788 from Ecotone (Cancun's EVM), EIP-2935 from Isthmus (Prague's).
+        if let (true, Some(root)) = (spec.is_enabled_in(OpSpecId::ECOTONE), attributes.parent_beacon_block_root) {
+            system_call(&mut evm, eip4788::BEACON_ROOTS_ADDRESS, root.0.into()).map_err(fail)?;
+        }
+        if spec.is_enabled_in(OpSpecId::ISTHMUS) {
+            system_call(&mut evm, eip2935::HISTORY_STORAGE_ADDRESS, parent.hash_slow().0.into()).map_err(fail)?;
+        }
+        let attributes = Attributes { transactions: Vec::new(), ..attributes.clone() };
+        Ok(Self {
+            config,
+            state,
+            parent: parent.clone(),
+            attributes,
+            spec,
+            base_fee,
+            evm,
+            txs: Vec::new(),
+            cumulative: 0,
+        })
+    }
+
+    pub fn spec(&self) -> OpSpecId {
+        self.spec
+    }
+
+    pub fn base_fee(&self) -> u64 {
+        self.base_fee
+    }
+
+    /// The gas the block has left for transactions.
+    pub fn gas_left(&self) -> u64 {
+        self.attributes.gas_limit.saturating_sub(self.cumulative)
+    }
+
+    pub fn txs(&self) -> &[OpExecutedTx] {
+        &self.txs
+    }
+
+    /// An account as the block has left it so far (`None`: it does not exist).
+    pub fn account(&mut self, address: Address) -> Result<Option<revm::state::AccountInfo>, OpBlockError> {
+        revm::Database::basic(&mut self.evm.0.ctx.journaled_state.database, address)
+            .map_err(|e| OpBlockError::State(e.to_string()))
+    }
+
+    /// Runs `tx` and keeps it in the block. A transaction op-revm refuses (nonce, funds,
+    /// gas beyond the block's) leaves the block as it was and is the error.
+    pub fn push(&mut self, tx: OpTx) -> Result<&OpExecutedTx, OpBlockError> {
+        let index = self.txs.len();
         let invalid = |reason: String| OpBlockError::Transaction { index, reason };
-        let tx = OpTx::decode_2718(raw).map_err(|e| invalid(e.to_string()))?;
+        // Before Regolith a deposit uses no block gas.
+        let uses_block_gas = !tx.is_deposit() || self.spec.is_enabled_in(OpSpecId::REGOLITH);
+        if uses_block_gas && tx.gas_limit() > self.gas_left() {
+            return Err(invalid(format!(
+                "gas limit {} above the block's remaining {}",
+                tx.gas_limit(),
+                self.gas_left()
+            )));
+        }
         let sender = tx.sender().map_err(|e| invalid(e.to_string()))?;
         let deposit_nonce = match tx.is_deposit() {
-            true => Some(
-                revm::Database::basic(&mut evm.0.ctx.journaled_state.database, sender)
-                    .map_err(|e| OpBlockError::State(e.to_string()))?
-                    .map_or(0, |a| a.nonce),
-            ),
+            true => Some(self.account(sender)?.map_or(0, |a| a.nonce)),
             false => None,
         };
-        let out = evm.transact(tx.to_op_env(sender)).map_err(|e| invalid(e.to_string()))?;
-        evm.commit(out.state);
+        let out = self.evm.transact(tx.to_op_env(sender)).map_err(|e| invalid(e.to_string()))?;
+        self.evm.commit(out.state);
         let gas_used = out.result.tx_gas_used();
-        cumulative += gas_used;
+        self.cumulative += gas_used;
         let success = out.result.is_success();
         let logs = match out.result {
             ExecutionResult::Success { logs, .. } => logs,
             _ => Vec::new(),
         };
-        txs.push(OpExecutedTx { tx, sender, success, gas_used, cumulative_gas_used: cumulative, logs, deposit_nonce });
+        self.txs.push(OpExecutedTx {
+            tx,
+            sender,
+            success,
+            gas_used,
+            cumulative_gas_used: self.cumulative,
+            logs,
+            deposit_nonce,
+        });
+        Ok(self.txs.last().expect("just pushed"))
     }
 
-    let db = &evm.0.ctx.journaled_state.database;
-    let updates = account_updates(db, state)?;
-    let (state_root, _) = state_root(state, &updates)?;
+    /// The block's header over everything pushed (state root, transactions and receipts
+    /// roots, each fork's fields), and its transactions.
+    pub fn finish(self) -> Result<OpExecutedBlock, OpBlockError> {
+        let Self { config, state, parent, attributes, spec, base_fee, evm, txs, cumulative } = self;
+        let timestamp = attributes.timestamp;
+        let db = &evm.0.ctx.journaled_state.database;
+        let updates = account_updates(db, state)?;
+        let (state_root, _) = state_root(state, &updates)?;
 
-    let canyon = spec.is_enabled_in(OpSpecId::CANYON);
-    let tx_leaves: Vec<Vec<u8>> = txs.iter().map(|t| t.tx.encoded_2718()).collect();
-    let receipt_leaves: Vec<Vec<u8>> = txs.iter().map(|t| encode_receipt(t, canyon)).collect();
-    let mut logs_bloom = Bloom::default();
-    for t in &txs {
-        logs_bloom.accrue_bloom(&alloy_primitives::logs_bloom(t.logs.iter()));
+        let canyon = spec.is_enabled_in(OpSpecId::CANYON);
+        let tx_leaves: Vec<Vec<u8>> = txs.iter().map(|t| t.tx.encoded_2718()).collect();
+        let receipt_leaves: Vec<Vec<u8>> = txs.iter().map(|t| encode_receipt(t, canyon)).collect();
+        let mut logs_bloom = Bloom::default();
+        for t in &txs {
+            logs_bloom.accrue_bloom(&alloy_primitives::logs_bloom(t.logs.iter()));
+        }
+        let withdrawals_root = if spec.is_enabled_in(OpSpecId::ISTHMUS) {
+            Some(message_passer_root(&updates, state)?)
+        } else {
+            canyon.then_some(EMPTY_ROOT_HASH)
+        };
+        let ecotone = spec.is_enabled_in(OpSpecId::ECOTONE);
+        let header = Header {
+            parent_hash: parent.hash_slow(),
+            ommers_hash: EMPTY_OMMER_ROOT_HASH,
+            beneficiary: attributes.fee_recipient,
+            state_root,
+            transactions_root: ordered_root(&tx_leaves),
+            receipts_root: ordered_root(&receipt_leaves),
+            logs_bloom,
+            difficulty: U256::ZERO,
+            number: parent.number + 1,
+            gas_limit: attributes.gas_limit,
+            gas_used: cumulative,
+            timestamp,
+            extra_data: match spec.is_enabled_in(OpSpecId::HOLOCENE) {
+                true => holocene_extra_data(config, attributes.eip1559_params, timestamp),
+                false => Bytes::new(),
+            },
+            mix_hash: attributes.prev_randao,
+            nonce: B64::ZERO,
+            base_fee_per_gas: Some(base_fee),
+            withdrawals_root,
+            blob_gas_used: ecotone.then_some(0),
+            excess_blob_gas: ecotone.then_some(0),
+            parent_beacon_block_root: if ecotone { attributes.parent_beacon_block_root } else { None },
+            requests_hash: spec.is_enabled_in(OpSpecId::ISTHMUS).then_some(EMPTY_REQUESTS_HASH),
+            ..Default::default()
+        };
+        Ok(OpExecutedBlock { header, txs })
     }
-    let withdrawals_root = if spec.is_enabled_in(OpSpecId::ISTHMUS) {
-        Some(message_passer_root(&updates, state)?)
-    } else {
-        canyon.then_some(EMPTY_ROOT_HASH)
-    };
-    let ecotone = spec.is_enabled_in(OpSpecId::ECOTONE);
-    let header = Header {
-        parent_hash: parent.hash_slow(),
-        ommers_hash: EMPTY_OMMER_ROOT_HASH,
-        beneficiary: attributes.fee_recipient,
-        state_root,
-        transactions_root: ordered_root(&tx_leaves),
-        receipts_root: ordered_root(&receipt_leaves),
-        logs_bloom,
-        difficulty: U256::ZERO,
-        number,
-        gas_limit: attributes.gas_limit,
-        gas_used: cumulative,
-        timestamp,
-        extra_data: match spec.is_enabled_in(OpSpecId::HOLOCENE) {
-            true => holocene_extra_data(config, attributes.eip1559_params, timestamp),
-            false => Bytes::new(),
-        },
-        mix_hash: attributes.prev_randao,
-        nonce: B64::ZERO,
-        base_fee_per_gas: Some(base_fee),
-        withdrawals_root,
-        blob_gas_used: ecotone.then_some(0),
-        excess_blob_gas: ecotone.then_some(0),
-        parent_beacon_block_root: if ecotone { attributes.parent_beacon_block_root } else { None },
-        requests_hash: spec.is_enabled_in(OpSpecId::ISTHMUS).then_some(EMPTY_REQUESTS_HASH),
-        ..Default::default()
-    };
-    Ok(OpExecutedBlock { header, txs })
 }
 
 fn ordered_root(leaves: &[Vec<u8>]) -> B256 {

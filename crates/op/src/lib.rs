@@ -7,10 +7,12 @@
 pub mod block;
 pub mod config;
 pub mod deposit;
+pub mod dev;
 pub mod fixture;
 pub mod genesis;
 pub mod l1info;
 pub mod registry;
+pub mod rpc;
 pub mod state;
 pub mod tx;
 

@@ -3,8 +3,10 @@
 
 use alloy_consensus::{transaction::SignerRecoverable, Transaction as _, TxEnvelope};
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use alloy_eips::eip2930::AccessList;
+use alloy_eips::eip7702::SignedAuthorization;
 use alloy_eips::Typed2718;
-use alloy_primitives::{Address, Bytes, B256};
+use alloy_primitives::{Address, Bytes, TxKind, B256, U256};
 use op_revm::transaction::deposit::DepositTransactionParts;
 use op_revm::OpTransaction;
 use revm::context::TxEnv;
@@ -125,4 +127,158 @@ fn eth_tx_env(tx: &TxEnvelope, sender: Address) -> TxEnv {
         env.set_signed_authorization(auths.to_vec());
     }
     env
+}
+
+/// A deposit as alloy's transaction: no nonce of its own (the sender's nonce is bumped and
+/// the receipt names it), no fee fields (it buys its gas on L1), no chain id, no access list.
+impl Typed2718 for TxDeposit {
+    fn ty(&self) -> u8 {
+        DEPOSIT_TX_TYPE
+    }
+}
+
+impl alloy_consensus::Transaction for TxDeposit {
+    fn chain_id(&self) -> Option<u64> {
+        None
+    }
+    fn nonce(&self) -> u64 {
+        0
+    }
+    fn gas_limit(&self) -> u64 {
+        self.gas_limit
+    }
+    fn gas_price(&self) -> Option<u128> {
+        None
+    }
+    fn max_fee_per_gas(&self) -> u128 {
+        0
+    }
+    fn max_priority_fee_per_gas(&self) -> Option<u128> {
+        None
+    }
+    fn max_fee_per_blob_gas(&self) -> Option<u128> {
+        None
+    }
+    fn priority_fee_or_price(&self) -> u128 {
+        0
+    }
+    fn effective_gas_price(&self, _base_fee: Option<u64>) -> u128 {
+        0
+    }
+    fn is_dynamic_fee(&self) -> bool {
+        false
+    }
+    fn kind(&self) -> TxKind {
+        self.to
+    }
+    fn is_create(&self) -> bool {
+        self.to.is_create()
+    }
+    fn value(&self) -> U256 {
+        self.value
+    }
+    fn input(&self) -> &Bytes {
+        &self.input
+    }
+    fn access_list(&self) -> Option<&AccessList> {
+        None
+    }
+    fn blob_versioned_hashes(&self) -> Option<&[B256]> {
+        None
+    }
+    fn authorization_list(&self) -> Option<&[SignedAuthorization]> {
+        None
+    }
+}
+
+impl Typed2718 for OpTx {
+    fn ty(&self) -> u8 {
+        match self {
+            Self::Deposit(d) => d.ty(),
+            Self::Eth(tx) => tx.ty(),
+        }
+    }
+}
+
+/// Either kind through one interface, so code written against alloy's `Transaction` (fees,
+/// receipts, rendering) takes an OP block's transactions unchanged.
+macro_rules! both {
+    ($self:ident, $tx:ident => $e:expr) => {
+        match $self {
+            OpTx::Deposit($tx) => $e,
+            OpTx::Eth($tx) => $e,
+        }
+    };
+}
+
+impl alloy_consensus::Transaction for OpTx {
+    fn chain_id(&self) -> Option<u64> {
+        both!(self, t => t.chain_id())
+    }
+    fn nonce(&self) -> u64 {
+        both!(self, t => t.nonce())
+    }
+    fn gas_limit(&self) -> u64 {
+        both!(self, t => t.gas_limit())
+    }
+    fn gas_price(&self) -> Option<u128> {
+        both!(self, t => t.gas_price())
+    }
+    fn max_fee_per_gas(&self) -> u128 {
+        both!(self, t => t.max_fee_per_gas())
+    }
+    fn max_priority_fee_per_gas(&self) -> Option<u128> {
+        both!(self, t => t.max_priority_fee_per_gas())
+    }
+    fn max_fee_per_blob_gas(&self) -> Option<u128> {
+        both!(self, t => t.max_fee_per_blob_gas())
+    }
+    fn priority_fee_or_price(&self) -> u128 {
+        both!(self, t => t.priority_fee_or_price())
+    }
+    fn effective_gas_price(&self, base_fee: Option<u64>) -> u128 {
+        both!(self, t => t.effective_gas_price(base_fee))
+    }
+    fn is_dynamic_fee(&self) -> bool {
+        both!(self, t => t.is_dynamic_fee())
+    }
+    fn kind(&self) -> TxKind {
+        both!(self, t => t.kind())
+    }
+    fn is_create(&self) -> bool {
+        both!(self, t => t.is_create())
+    }
+    fn value(&self) -> U256 {
+        both!(self, t => t.value())
+    }
+    fn input(&self) -> &Bytes {
+        both!(self, t => t.input())
+    }
+    fn access_list(&self) -> Option<&AccessList> {
+        both!(self, t => t.access_list())
+    }
+    fn blob_versioned_hashes(&self) -> Option<&[B256]> {
+        both!(self, t => t.blob_versioned_hashes())
+    }
+    fn authorization_list(&self) -> Option<&[SignedAuthorization]> {
+        both!(self, t => t.authorization_list())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deposit_reads_as_a_transaction_without_fees() {
+        let deposit = crate::dev::DevL1Values::default().l1_info_deposit(0);
+        let tx = OpTx::decode_2718(&deposit.encoded_2718()).unwrap();
+        assert_eq!(tx.ty(), DEPOSIT_TX_TYPE);
+        assert_eq!(tx.to(), Some(crate::dev::L1_BLOCK));
+        assert_eq!(tx.gas_limit(), crate::dev::L1_INFO_GAS);
+        assert_eq!((tx.effective_gas_price(Some(7)), tx.effective_tip_per_gas(7)), (0, None));
+        assert_eq!((tx.chain_id(), tx.nonce(), tx.max_fee_per_gas()), (None, 0, 0));
+        assert_eq!(tx.input(), &deposit.input);
+        assert_eq!(tx.hash(), deposit.hash());
+    }
 }

@@ -24,7 +24,7 @@ fn base_config() -> OpConfig {
     OpConfig::from_registry_toml(&toml).unwrap()
 }
 
-struct Empty;
+pub(crate) struct Empty;
 impl NodeReader for Empty {
     fn account_node(&self, _: &alloy_trie::Nibbles) -> TrieResult<Option<Bytes>> {
         Ok(None)
@@ -35,9 +35,9 @@ impl NodeReader for Empty {
 }
 
 /// The genesis state: its accounts for revm, its trie for the root.
-struct GenesisState {
-    accounts: HashMap<Address, genesis::GenesisAccount>,
-    trie: TrieDiff,
+pub(crate) struct GenesisState {
+    pub(crate) accounts: HashMap<Address, genesis::GenesisAccount>,
+    pub(crate) trie: TrieDiff,
 }
 
 impl DatabaseRef for GenesisState {

@@ -1,4 +1,5 @@
 //! The crate's integration tests, one module per subject, linked as one binary.
 
 mod base_block_1;
+mod dev_chain;
 mod holocene_witness;

@@ -1,0 +1,182 @@
+//! An OP dev chain (as `anvil --optimism` gives one): the OP fork schedule from genesis, the
+//! predeploys an L1-info deposit needs, and that deposit made from fixed L1 values instead
+//! of a real L1 origin, so wallets and harnesses see OP fees without an L1 or op-node.
+
+use alloy_primitives::{address, b256, keccak256, Address, Bytes, TxKind, B256, U256};
+
+use crate::config::{Eip1559, OpConfig, OpConfigError, OpForks};
+use crate::deposit::TxDeposit;
+use crate::l1info::SELECTOR_ECOTONE;
+
+/// The L1Block predeploy: the L1-info deposit writes the L1 values into it, op-revm reads
+/// the fee parameters from its storage.
+pub const L1_BLOCK: Address = address!("4200000000000000000000000000000000000015");
+/// The sender of the L1-info deposit (L1Block accepts its values only from it).
+pub const DEPOSITOR: Address = address!("deaddeaddeaddeaddeaddeaddeaddeaddead0001");
+/// Where op-revm pays the base fee, the L1 data fee and (Isthmus) the operator fee.
+pub const BASE_FEE_VAULT: Address = address!("4200000000000000000000000000000000000019");
+pub const L1_FEE_VAULT: Address = address!("420000000000000000000000000000000000001a");
+pub const SEQUENCER_FEE_VAULT: Address = address!("4200000000000000000000000000000000000011");
+
+/// The runtime code of L1Block as OP Sepolia ran it under Holocene (the implementation its
+/// proxy at `L1_BLOCK` delegated to; from the witness of test/fixtures/op/op-sepolia-holocene
+/// block 26207960, code hash `0xc88a313a…1dfd`). The dev chain puts it at `L1_BLOCK`
+/// itself, without the proxy: it keeps the values in its own storage either way.
+const L1_BLOCK_CODE_HEX: &str = include_str!("l1block_code.hex");
+
+/// The L1Block code hash the dev chain's predeploy has.
+pub const L1_BLOCK_CODE_HASH: B256 = b256!("c88a313aa75dc4fbf0b6850d9f9ae41e04243b7008cf3eadb29256d4a71c1dfd");
+
+/// The L1-info deposit's gas from Regolith on.
+pub const L1_INFO_GAS: u64 = 1_000_000;
+
+pub fn l1_block_code() -> Bytes {
+    alloy_primitives::hex::decode(L1_BLOCK_CODE_HEX.trim()).expect("the embedded L1Block code is hex").into()
+}
+
+/// The OP rules of the dev chain: every fork through Holocene from genesis (Isthmus needs
+/// the withdrawals root, not computed yet), OP Mainnet's EIP-1559 parameters.
+pub fn dev_config(chain_id: u64) -> OpConfig {
+    OpConfig {
+        chain_id,
+        forks: OpForks {
+            bedrock_block: Some(0),
+            regolith_time: Some(0),
+            canyon_time: Some(0),
+            delta_time: Some(0),
+            ecotone_time: Some(0),
+            fjord_time: Some(0),
+            granite_time: Some(0),
+            holocene_time: Some(0),
+            isthmus_time: None,
+            jovian_time: None,
+        },
+        eip1559: Eip1559 { eip1559_elasticity: 6, eip1559_denominator: 50, eip1559_denominator_canyon: Some(250) },
+    }
+}
+
+/// Makes a genesis in op-geth's format (an Ethereum dev chain's) the OP dev chain's: its
+/// config becomes `dev_config`'s (its chain id kept), and the alloc gains L1Block, which
+/// the L1-info deposit writes to and op-revm reads its fees from. The fee vaults need no
+/// code: they only receive.
+pub fn optimism_genesis(genesis: &mut serde_json::Value) -> Result<(), OpConfigError> {
+    let chain_id = genesis["config"]["chainId"].as_u64().ok_or(OpConfigError::Missing("chainId"))?;
+    genesis["config"] = dev_config(chain_id).genesis_config();
+    let alloc = genesis.get_mut("alloc").and_then(|a| a.as_object_mut()).ok_or(OpConfigError::Missing("alloc"))?;
+    alloc.insert(L1_BLOCK.to_string(), serde_json::json!({ "balance": "0x0", "code": l1_block_code().to_string() }));
+    Ok(())
+}
+
+/// The L1 values the dev chain's L1-info deposits carry, fixed for the chain's life (the
+/// flags set them). The defaults are of the order Base's blocks carry: a 1 gwei L1 base fee,
+/// a 1 wei blob base fee, Base's scalars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DevL1Values {
+    pub base_fee: U256,
+    pub blob_base_fee: U256,
+    pub base_fee_scalar: u32,
+    pub blob_base_fee_scalar: u32,
+    /// The L1 origin: number, timestamp and hash of the (imaginary) L1 block.
+    pub number: u64,
+    pub timestamp: u64,
+    pub hash: B256,
+    pub batcher_hash: B256,
+}
+
+impl Default for DevL1Values {
+    fn default() -> Self {
+        Self {
+            base_fee: U256::from(1_000_000_000u64),
+            blob_base_fee: U256::from(1u64),
+            base_fee_scalar: 2269,
+            blob_base_fee_scalar: 1_055_762,
+            number: 1,
+            timestamp: 0,
+            hash: keccak256("preconf-node OP dev chain L1 origin"),
+            batcher_hash: B256::ZERO,
+        }
+    }
+}
+
+impl DevL1Values {
+    /// `setL1BlockValuesEcotone()` calldata: the selector, then the packed fields (base fee
+    /// scalar u32, blob base fee scalar u32, sequence number u64, timestamp u64, number
+    /// u64, base fee, blob base fee, hash, batcher hash).
+    pub fn ecotone_calldata(&self, sequence_number: u64) -> Bytes {
+        let mut out = Vec::with_capacity(164);
+        out.extend_from_slice(&SELECTOR_ECOTONE);
+        out.extend_from_slice(&self.base_fee_scalar.to_be_bytes());
+        out.extend_from_slice(&self.blob_base_fee_scalar.to_be_bytes());
+        out.extend_from_slice(&sequence_number.to_be_bytes());
+        out.extend_from_slice(&self.timestamp.to_be_bytes());
+        out.extend_from_slice(&self.number.to_be_bytes());
+        out.extend_from_slice(&self.base_fee.to_be_bytes::<32>());
+        out.extend_from_slice(&self.blob_base_fee.to_be_bytes::<32>());
+        out.extend_from_slice(self.hash.as_slice());
+        out.extend_from_slice(self.batcher_hash.as_slice());
+        out.into()
+    }
+
+    /// The L1-info deposit that opens an L2 block: the `sequence_number`-th L2 block of this
+    /// L1 origin. Its source hash is the L1-info domain's (1): keccak(1 ‖ keccak(L1 hash ‖
+    /// sequence number)), so each block's deposit has its own hash.
+    pub fn l1_info_deposit(&self, sequence_number: u64) -> TxDeposit {
+        let inner = keccak256([self.hash.as_slice(), &U256::from(sequence_number).to_be_bytes::<32>()].concat());
+        let source_hash = keccak256([U256::from(1u64).to_be_bytes::<32>().as_slice(), inner.as_slice()].concat());
+        TxDeposit {
+            source_hash,
+            from: DEPOSITOR,
+            to: TxKind::Call(L1_BLOCK),
+            mint: 0,
+            value: U256::ZERO,
+            gas_limit: L1_INFO_GAS,
+            is_system_transaction: false,
+            input: self.ecotone_calldata(sequence_number),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::l1info::L1Info;
+
+    #[test]
+    fn embedded_l1_block_code_is_the_named_one() {
+        assert_eq!(keccak256(l1_block_code()), L1_BLOCK_CODE_HASH);
+    }
+
+    #[test]
+    fn ecotone_calldata_reads_back() {
+        let values = DevL1Values { number: 7, timestamp: 1_700_000_000, ..Default::default() };
+        let info = L1Info::from_calldata(&values.ecotone_calldata(3)).unwrap();
+        assert_eq!((info.number, info.timestamp, info.hash), (7, 1_700_000_000, values.hash));
+        assert_eq!(info.fees.l1_base_fee, values.base_fee);
+        assert_eq!(info.fees.l1_blob_base_fee, Some(values.blob_base_fee));
+        assert_eq!(info.fees.l1_base_fee_scalar, U256::from(2269));
+        assert_eq!(info.fees.l1_blob_base_fee_scalar, Some(U256::from(1_055_762)));
+    }
+
+    #[test]
+    fn an_ethereum_genesis_becomes_the_op_dev_chain() {
+        let mut genesis = serde_json::json!({
+            "config": { "chainId": 1337, "londonBlock": 0, "pragueTime": 0 },
+            "alloc": { "0x0000000000000000000000000000000000000001": { "balance": "0x1" } },
+        });
+        optimism_genesis(&mut genesis).unwrap();
+        let config = OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
+        assert_eq!(config, dev_config(1337));
+        assert_eq!(config.spec_at(0), op_revm::OpSpecId::HOLOCENE);
+        assert!(genesis["config"].get("pragueTime").is_none(), "Prague comes with Isthmus");
+        let accounts = crate::genesis::alloc(&genesis).unwrap();
+        let l1_block = accounts.iter().find(|a| a.address == L1_BLOCK).unwrap();
+        assert_eq!(keccak256(&l1_block.code), L1_BLOCK_CODE_HASH);
+        assert_eq!(accounts.len(), 2);
+    }
+
+    #[test]
+    fn each_block_has_its_own_deposit_hash() {
+        let values = DevL1Values::default();
+        assert_ne!(values.l1_info_deposit(0).hash(), values.l1_info_deposit(1).hash());
+    }
+}
