@@ -112,17 +112,17 @@ export declare class NativeNode {
   blockNumber(): string
   /** eth_coinbase: the address the next block credits its fees to. */
   coinbase(): string
-  getBalance(address: string, block: string): string | NativeFailure
-  getTransactionCount(address: string, block: string): string | NativeFailure
-  getCode(address: string, block: string): string | NativeFailure
-  getStorageAt(address: string, slot: string, block: string): string | NativeFailure
+  getBalance(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+  getTransactionCount(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+  getCode(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+  getStorageAt(address: string, slot: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
   /** A block with transaction hashes (`null` when it does not exist). */
-  getBlock(block: string): string | NativeFailure
-  getBlockTransactionCount(block: string): string | NativeFailure
+  getBlock(block: string): string | NativeFailure | Promise<string | NativeFailure>
+  getBlockTransactionCount(block: string): string | NativeFailure | Promise<string | NativeFailure>
   /** `index` is a 0x quantity. */
-  getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure
-  getTransaction(hash: string): string | NativeFailure
-  getTransactionReceipt(hash: string): string | NativeFailure
+  getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure | Promise<string | NativeFailure>
+  getTransaction(hash: string): string | NativeFailure | Promise<string | NativeFailure>
+  getTransactionReceipt(hash: string): string | NativeFailure | Promise<string | NativeFailure>
   /**
    * The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`
    * says (eth_sendRawTransactionSync answers with it).

@@ -101,6 +101,10 @@ export function unwrap(out: string | NativeFailure): string {
 
 const unwrapAsync = async (out: Promise<string | NativeFailure>): Promise<string> => unwrap(await out);
 
+/** A read answered now, or (on a fork, when it needs the upstream) by a promise. */
+type Later = string | NativeFailure | Promise<string | NativeFailure>;
+const unwrapLater = (out: Later): string | Promise<string> => (out instanceof Promise ? unwrapAsync(out) : unwrap(out));
+
 /**
  * Seats the uWebSockets.js guard (crates/uws-guard) on a listen socket's connections: the
  * requests uWS would leave unanswered (HTTP/1.0, unknown verbs, malformed heads) reach
@@ -180,19 +184,20 @@ export class Chain {
   coinbase = (): string => this.raw.coinbase();
   /** null while healthy, otherwise why the node is degraded. */
   health = (): string | null => this.raw.health();
-  getBalance = (address: string, block: string): string => unwrap(this.raw.getBalance(address, block));
-  getTransactionCount = (address: string, block: string): string => unwrap(this.raw.getTransactionCount(address, block));
-  getCode = (address: string, block: string): string => unwrap(this.raw.getCode(address, block));
-  getStorageAt = (address: string, slot: string, block: string): string => unwrap(this.raw.getStorageAt(address, slot, block));
+  getBalance = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getBalance(address, block));
+  getTransactionCount = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getTransactionCount(address, block));
+  getCode = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getCode(address, block));
+  getStorageAt = (address: string, slot: string, block: string): string | Promise<string> => unwrapLater(this.raw.getStorageAt(address, slot, block));
   getProof = (address: string, keys: string[], block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getProof(address, keys, block, client));
-  /** Hashes only: answered on the event loop. Full objects grow with the block: off it. */
+  /** Hashes only: answered on the event loop (on a fork, off it when the upstream must answer).
+   * Full objects grow with the block: off it. */
   getBlock = (block: string, full: boolean, client?: number): string | Promise<string> =>
-    full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrap(this.raw.getBlock(block));
+    full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrapLater(this.raw.getBlock(block));
   getBlockReceipts = (block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block, client));
-  getBlockTransactionCount = (block: string): string => unwrap(this.raw.getBlockTransactionCount(block));
-  getTransactionByBlockAndIndex = (block: string, index: string): string => unwrap(this.raw.getTransactionByBlockAndIndex(block, index));
-  getTransaction = (hash: string): string => unwrap(this.raw.getTransaction(hash));
-  getTransactionReceipt = (hash: string): string => unwrap(this.raw.getTransactionReceipt(hash));
+  getBlockTransactionCount = (block: string): string | Promise<string> => unwrapLater(this.raw.getBlockTransactionCount(block));
+  getTransactionByBlockAndIndex = (block: string, index: string): string | Promise<string> => unwrapLater(this.raw.getTransactionByBlockAndIndex(block, index));
+  getTransaction = (hash: string): string | Promise<string> => unwrapLater(this.raw.getTransaction(hash));
+  getTransactionReceipt = (hash: string): string | Promise<string> => unwrapLater(this.raw.getTransactionReceipt(hash));
   /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
   getPreconfirmedReceipt = (hash: string): string => unwrap(this.raw.getPreconfirmedReceipt(hash));
   feeHistory = (request: FeeHistoryParams, client?: number): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request), client));

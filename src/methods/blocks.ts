@@ -8,11 +8,16 @@ import type { MethodOptions, MethodTable } from './index.js';
 
 export function blockMethods({ chain, publicEndpoint }: MethodOptions): MethodTable {
   const fullFlag = (v: unknown): boolean => (v === undefined ? false : bool(v, argPath(1), 'full transactions flag'));
-  const txInBlock = (block: string, index: unknown): string => chain.getTransactionByBlockAndIndex(block, quantity64(index, argPath(1), 'transaction index'));
-  const txCount = (block: string): string => chain.getBlockTransactionCount(block);
+  const txInBlock = (block: string, index: unknown): string | Promise<string> =>
+    chain.getTransactionByBlockAndIndex(block, quantity64(index, argPath(1), 'transaction index'));
+  const txCount = (block: string): string | Promise<string> => chain.getBlockTransactionCount(block);
   const byNumber = (v: unknown): string => blockNumberOrTag(v, argPath(0));
   // No uncles on this chain: 0 for a block that exists, null (as geth) for one that does not.
-  const uncleCount = (block: string): string => (txCount(block) === 'null' ? 'null' : '"0x0"');
+  const uncles = (count: string): string => (count === 'null' ? 'null' : '"0x0"');
+  const uncleCount = (block: string): string | Promise<string> => {
+    const count = txCount(block);
+    return typeof count === 'string' ? uncles(count) : count.then(uncles);
+  };
   return {
     eth_getBlockByNumber: {
       maxParams: 2,

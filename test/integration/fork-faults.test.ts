@@ -73,6 +73,37 @@ describe('a failing fork upstream', () => {
     await proxy.control({ mode: 'pass' });
     expect((await rpc(t.node.url, 'eth_getBalance', [cold(5), 'latest'])).result).toBe('0x0');
   });
+
+  it('cold reads waiting on the upstream do not hold up the event loop: warm requests are answered meanwhile', async () => {
+    const url = t.node.url;
+    const warm = (await rpc(url, 'eth_getBalance', [funded, 'latest'])).result;
+    await proxy.control({ mode: 'stall' });
+    await proxy.reset();
+    // Each needs the upstream: state of accounts never read, history before the fork.
+    const reads: [string, unknown[]][] = [
+      ['eth_getBalance', [cold(10), 'latest']],
+      ['eth_getTransactionCount', [cold(11), 'latest']],
+      ['eth_getCode', [cold(12), 'latest']],
+      ['eth_getStorageAt', [cold(13), '0x0', 'latest']],
+      ['eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`]],
+      ['eth_getTransactionReceipt', [`0x${'cd'.repeat(32)}`]],
+    ];
+    let waiting = reads.length;
+    const answers = reads.map(([method, params]) => rpc(url, method, params).finally(() => (waiting -= 1)));
+    // Every cold read has reached the upstream (which holds them for 3 × 400 ms) ...
+    await vi.waitFor(async () => expect((await proxy.stats()).requests).toBeGreaterThanOrEqual(reads.length), { timeout: 1_000, interval: 20 });
+    // ... and the node still answers what it holds.
+    expect(BigInt((await rpc(url, 'eth_blockNumber')).result)).toBeGreaterThanOrEqual(0n);
+    expect((await rpc(url, 'eth_getBalance', [funded, 'latest'])).result).toBe(warm);
+    expect((await rpc(url, 'eth_chainId')).result).toBe('0x7a69');
+    expect(waiting).toBe(reads.length);
+    for (const r of await Promise.all(answers)) {
+      expect(r.error.message).toBe(`fork upstream ${proxy.url} failed: no answer within 400 ms (after 3 attempts)`);
+    }
+    await proxy.control({ mode: 'pass' });
+    expect((await rpc(url, 'eth_getStorageAt', [cold(13), '0x0', 'latest'])).result).toBe(`0x${'0'.repeat(64)}`);
+    expect((await rpc(url, 'eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).result).toBeNull();
+  });
 });
 
 describe('an upstream this node cannot speak to', () => {

@@ -21,6 +21,7 @@ const slots = contract('Slots');
 const holder = devAccount(0).address;
 const other = devAccount(1).address;
 const stranger = '0x00000000000000000000000000000000000a11ce' as Address;
+const DEV_BALANCE = 10_000n * 10n ** 18n;
 
 let anvil: Anvil;
 let proxy: UpstreamProxy;
@@ -114,9 +115,16 @@ describe('a fork of a live chain', () => {
         rmSync(freshDir, { recursive: true, force: true });
       }
 
-      // Accounts, code, storage and token balances as the upstream's at the fork block.
+      // Accounts, code, storage and token balances as the upstream's at the fork block,
+      // but the dev accounts' ether: as on anvil's fork, each holds 10,000 (a local write
+      // at the fork block) whatever it spent upstream.
+      expect(await up.getBalance({ address: holder, ...at })).toBeLessThan(DEV_BALANCE);
+      const accounts = (await rpc(t.url, 'eth_accounts')).result as string[];
+      expect(accounts).toHaveLength(10);
+      expect(accounts.slice(0, 2)).toEqual([holder.toLowerCase(), other.toLowerCase()]);
       for (const a of [holder, other, stranger, token]) {
-        expect(await pub.getBalance({ address: a })).toBe(await up.getBalance({ address: a, ...at }));
+        const dev = a === holder || a === other;
+        expect(await pub.getBalance({ address: a })).toBe(dev ? DEV_BALANCE : await up.getBalance({ address: a, ...at }));
         expect(await pub.getTransactionCount({ address: a })).toBe(await up.getTransactionCount({ address: a, ...at }));
         expect(await pub.getCode({ address: a })).toBe(await up.getCode({ address: a, ...at }));
         const balanceOf = { address: token, abi: erc20.abi, functionName: 'balanceOf', args: [a] } as const;
@@ -162,7 +170,8 @@ describe('a fork of a live chain', () => {
       expect(await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] })).toBe(sum50());
       expect(await pub.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [other] })).toBe(250n);
       expect(await pub.readContract({ address: token, abi: erc20.abi, functionName: 'balanceOf', args: [stranger] })).toBe(42n);
-      expect(await pub.getBalance({ address: other })).toBe(await up.getBalance({ address: other, ...at }));
+      expect(await pub.getBalance({ address: other })).toBe(DEV_BALANCE);
+      expect(await pub.getBalance({ address: stranger })).toBe(await up.getBalance({ address: stranger, ...at }));
       expect(await proxy.stats()).toEqual({ requests: 0, calls: 0, methods: {} });
     } finally {
       await t.proc.kill('SIGTERM');

@@ -4,6 +4,7 @@
 //! crates/fork. Everything the node writes stays in the store's own tables: the upstream
 //! source answers only for what was never written locally.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -73,6 +74,32 @@ pub trait UpstreamState: Send + Sync {
 pub trait ForkCache: Send + Sync {
     fn get(&self, key: &[u8]) -> ChainResult<Option<Vec<u8>>>;
     fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> ChainResult<()>;
+}
+
+thread_local! {
+    /// Set while a read is tried on a JavaScript event loop (`without_waiting`).
+    static NO_WAIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` on this thread with waiting for the upstream forbidden: a value the
+/// upstream source holds neither in memory nor in its cache (or one another thread is
+/// fetching) fails with `UpstreamFailure::WouldWait` instead of being fetched, so that the
+/// caller can run the read again on a thread where waiting costs nobody else. An event
+/// loop answers every other client of its thread: a slow upstream must not stop it.
+pub fn without_waiting<T>(read: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NO_WAIT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(NO_WAIT.with(|c| c.replace(true)));
+    read()
+}
+
+/// Whether this thread may wait for the upstream (false inside `without_waiting`).
+pub fn may_wait() -> bool {
+    !NO_WAIT.with(Cell::get)
 }
 
 /// The configured upstream, carried in `ChainConfig`.

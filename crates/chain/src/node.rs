@@ -46,19 +46,24 @@ impl Node {
             (None, None, Some(path)) => file_source(path.clone(), config.chain_config_file.as_deref())?,
             (None, None, None) => GenesisSource::Dev,
         };
-        let opened = open_genesis(&source, &store)?;
-        // An OP chain loads with its rules recorded, but its blocks are not built by OP rules
-        // yet: refuse rather than build Ethereum blocks on it.
-        if config.build && opened.spec.op().is_some() {
-            return Err(ConfigError::OpBuildingNotWired.into());
-        }
+        // A fork's upstream is attached before the first block is seeded: the seed reads the
+        // dev accounts' nonce and code from it.
         if let GenesisSource::Fork(point) = &source {
             let upstream = config.fork.as_ref().expect("a fork source").0.clone();
             upstream.attach(point, store.fork_cache(point));
             warm_fork(upstream.as_ref(), point);
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
-        let dev_accounts = if opened.is_dev { genesis::dev_accounts(genesis::DEV_ACCOUNT_COUNT) } else { Vec::new() };
+        let opened = open_genesis(&source, &store)?;
+        // An OP chain loads with its rules recorded, but its blocks are not built by OP rules
+        // yet: refuse rather than build Ethereum blocks on it.
+        if config.build && opened.spec.op().is_some() {
+            return Err(ConfigError::OpBuildingNotWired.into());
+        }
+        // A fork has anvil's dev accounts too (funded at its first block: genesis/seed.rs).
+        let with_dev_accounts = opened.is_dev || matches!(source, GenesisSource::Fork(_));
+        let dev_accounts =
+            if with_dev_accounts { genesis::dev_accounts(genesis::DEV_ACCOUNT_COUNT) } else { Vec::new() };
         let spec = Arc::new(opened.spec);
 
         let snapshot = store.snapshot()?;
@@ -224,12 +229,15 @@ fn fork_point(store: &Store, fork: &ForkSource) -> ChainResult<ForkPoint> {
 }
 
 /// What every block of a fork touches, fetched in one batch before the builder starts: the
-/// fee recipient and the system contracts (their accounts, and the request queues' slots).
+/// fee recipient and the system contracts (their accounts, and the request queues' slots),
+/// with the dev accounts the first block funds.
 fn warm_fork(upstream: &dyn crate::fork::UpstreamState, point: &ForkPoint) {
     use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
     let queues = [eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS];
     let mut accounts = vec![point.header.beneficiary, eip4788::BEACON_ROOTS_ADDRESS, eip2935::HISTORY_STORAGE_ADDRESS];
     accounts.extend(queues);
+    // The dev accounts' nonce and code, for the seed (from the cache after the first start).
+    accounts.extend(genesis::dev_accounts(genesis::DEV_ACCOUNT_COUNT).into_iter().map(|a| a.address));
     let slots: Vec<_> =
         queues.iter().flat_map(|q| (0..4u64).map(move |s| (*q, alloy_primitives::U256::from(s)))).collect();
     upstream.warm(&accounts, &slots);

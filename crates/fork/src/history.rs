@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use alloy_primitives::{keccak256, B256};
 use parking_lot::Mutex;
-use preconf_chain::error::UpstreamError;
+use preconf_chain::error::{UpstreamError, UpstreamFailure};
 use serde_json::Value;
 
 use crate::state::State;
@@ -39,6 +39,9 @@ impl History {
         if let Some(text) = state.cache_get(&key).and_then(|v| String::from_utf8(v).ok()) {
             self.remember(id, &text);
             return Ok(text);
+        }
+        if !preconf_chain::fork::may_wait() {
+            return Err(state.transport().error(UpstreamFailure::WouldWait));
         }
         let mut answers = state.transport().batch(&[Call::new(method, params)])?;
         let answer = answers.pop().expect("one answer per call").map_err(|f| state.transport().error(f))?;

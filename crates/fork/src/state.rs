@@ -94,7 +94,11 @@ impl State {
     }
 
     /// The answer for `key`: from memory, the cache, a request in flight, or the upstream.
+    /// On a thread that may not wait (`fork::without_waiting`), memory and the cache only.
     pub fn get(&self, key: Key) -> Outcome {
+        if !preconf_chain::fork::may_wait() {
+            return self.get_held(key);
+        }
         loop {
             let waiter = {
                 let memory = self.memory.lock();
@@ -107,6 +111,24 @@ impl State {
                 Some(w) => return w.wait(),
                 None => self.resolve(&[key])?,
             }
+        }
+    }
+
+    /// The answer for `key` from memory or the cache, or `WouldWait`.
+    fn get_held(&self, key: Key) -> Outcome {
+        if let Some(v) = self.memory.lock().values.get(&key) {
+            return Ok(v.clone());
+        }
+        match self.cached(&key) {
+            Some(answer) => {
+                let mut memory = self.memory.lock();
+                if let Answer::Account(Some(a), Some(code)) = &answer {
+                    memory.codes.insert(a.code_hash, code.clone());
+                }
+                memory.values.insert(key, answer.clone());
+                Ok(answer)
+            }
+            None => Err(self.transport.error(UpstreamFailure::WouldWait)),
         }
     }
 
@@ -304,4 +326,29 @@ fn slot_pairs(keys: &[(Key, Arc<Waiter>)]) -> Vec<(alloy_primitives::Address, al
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::Address;
+    use preconf_chain::fork::{may_wait, without_waiting};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    /// An event loop's try: what is not held fails at once with `WouldWait`, and nothing is
+    /// sent to the upstream (here one that would refuse the connection).
+    #[test]
+    fn a_thread_that_may_not_wait_never_asks_the_upstream() {
+        let mut options = crate::ForkOptions::new("http://127.0.0.1:9");
+        options.retries = 0;
+        let state = State::new(Transport::new(&options).unwrap());
+        state.attach(5, None);
+        let key = Key::Account(Address::with_last_byte(1));
+        let e = without_waiting(|| state.get(key)).unwrap_err();
+        assert_eq!(e.failure, UpstreamFailure::WouldWait);
+        assert_eq!(state.transport().requests.load(Relaxed), 0);
+        assert!(may_wait(), "the thread may wait again after the try");
+        state.memory.lock().values.insert(key, Answer::Account(None, None));
+        assert_eq!(without_waiting(|| state.get(key)), Ok(Answer::Account(None, None)));
+    }
 }

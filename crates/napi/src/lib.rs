@@ -31,10 +31,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use napi::bindgen_prelude::{Either, Either3};
 use napi::Env;
 use napi_derive::napi;
 use parking_lot::Mutex;
-use preconf_chain::{ChainResult, Node};
+use preconf_chain::error::{UpstreamError, UpstreamFailure};
+use preconf_chain::{ChainError, ChainResult, Node};
 
 pub use events::EventKind;
 pub use failure::{ErrorKind, NativeFailure};
@@ -46,6 +48,10 @@ use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};
 use work::Answer;
 use work::Class;
+
+/// The answer of `read_or_defer`: now, or a promise of it (the methods returning it spell
+/// it out, for napi's type generator).
+pub type Later<'env> = Either3<String, NativeFailure, Answer<'env>>;
 
 /// mimalloc: the chain allocates many small objects per request (EVM state, rendering);
 /// docs/architecture.md says why and how it is configured.
@@ -93,6 +99,27 @@ pub struct NativeNode {
 impl NativeNode {
     pub(crate) fn sync(&self, read: impl FnOnce(&Node) -> ChainResult<String>) -> Outcome {
         outcome(work::guarded(|| read(&self.node)))
+    }
+
+    /// A read that answers at once unless it needs a forked chain's upstream: tried here
+    /// without waiting for it (memory and the fork's cache only); a value only the
+    /// upstream has sends the read to a thread of its own class, and the answer is a
+    /// promise. Warm reads keep the event loop's speed; a cold one never holds it.
+    pub(crate) fn read_or_defer<'env>(
+        &self,
+        env: &'env Env,
+        read: impl Fn(&Node) -> ChainResult<String> + Send + 'static,
+    ) -> napi::Result<Later<'env>> {
+        let now = preconf_chain::fork::without_waiting(|| work::guarded(|| read(&self.node)));
+        Ok(match now {
+            Err(ChainError::Upstream(UpstreamError { failure: UpstreamFailure::WouldWait, .. })) => {
+                Either3::C(self.spawn_for(env, Class::Upstream, None, read)?)
+            }
+            other => match outcome(other) {
+                Either::A(text) => Either3::A(text),
+                Either::B(failure) => Either3::B(failure),
+            },
+        })
     }
 
     /// Runs `work` on a thread of `class`, in `client`'s turn (see `work`); the methods'

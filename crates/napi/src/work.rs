@@ -45,10 +45,15 @@ pub enum Class {
     /// debug_trace*: up to their timeout each, with outputs of many megabytes; kept off
     /// the calls threads so a few traces cannot hold up eth_call.
     Trace,
+    /// A forked chain's reads that must wait for the upstream (a cold account, slot or
+    /// block of its history): mostly waiting on the network, kept off the event loop and
+    /// off the other classes' threads.
+    Upstream,
 }
 
 impl Class {
-    pub const ALL: [Class; 5] = [Class::Calls, Class::Simulate, Class::Scans, Class::Submit, Class::Trace];
+    pub const ALL: [Class; 6] =
+        [Class::Calls, Class::Simulate, Class::Scans, Class::Submit, Class::Trace, Class::Upstream];
 
     /// The class as a metrics label.
     pub fn label(self) -> &'static str {
@@ -58,11 +63,12 @@ impl Class {
             Class::Scans => "scans",
             Class::Submit => "submit",
             Class::Trace => "trace",
+            Class::Upstream => "upstream",
         }
     }
 
     fn stats(self) -> &'static QueueStats {
-        static STATS: [QueueStats; 5] = [const { QueueStats::new() }; 5];
+        static STATS: [QueueStats; 6] = [const { QueueStats::new() }; 6];
         &STATS[self as usize]
     }
 
@@ -74,11 +80,13 @@ impl Class {
             Class::Scans => ("eth_getLogs/eth_feeHistory/block", 2, 256),
             Class::Submit => ("transaction submission", 8, 4096),
             Class::Trace => ("debug_trace*", 2, 64),
+            // Threads that wait, not compute: enough for reads of several clients at once.
+            Class::Upstream => ("fork upstream read", 8, 1024),
         }
     }
 
     fn pool(self) -> &'static WorkPool {
-        static POOLS: [OnceLock<WorkPool>; 5] = [const { OnceLock::new() }; 5];
+        static POOLS: [OnceLock<WorkPool>; 6] = [const { OnceLock::new() }; 6];
         POOLS[self as usize].get_or_init(|| WorkPool::start(self))
     }
 }

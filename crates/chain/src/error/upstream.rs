@@ -36,6 +36,10 @@ pub enum UpstreamFailure {
     /// The store's fork is another upstream's, or another block.
     #[error("the datadir holds a fork of {stored} at block {block}; start it with that --fork-url and block, or another datadir")]
     OtherFork { stored: String, block: u64 },
+    /// The value is not held yet and this thread does not wait for the upstream
+    /// (`fork::without_waiting`): the caller runs the read again where it may wait.
+    #[error("the value must be fetched from the upstream, and this thread does not wait for it")]
+    WouldWait,
     /// The state before the fork block is the upstream's history, not served here.
     #[error("state before the fork block {fork} is not available on this node (block {block} asked)")]
     BeforeFork { block: u64, fork: u64 },

@@ -19,6 +19,9 @@ pub const DEV_CHAIN_ID: u64 = 31337;
 pub const DEV_GAS_LIMIT: u64 = 30_000_000;
 pub const DEV_BASE_FEE: u64 = 1_000_000_000;
 pub const DEV_ACCOUNT_COUNT: u32 = 10;
+
+/// What each dev account holds at the start (anvil's 10,000 ether), on a fork too.
+pub const DEV_BALANCE: U256 = U256::from_limbs([0x19e0_c9ba_b240_0000, 0x21e, 0, 0]);
 /// geth's base fee for a London genesis that does not name one.
 pub const INITIAL_BASE_FEE: u64 = 1_000_000_000;
 /// geth's gas limit for a genesis that does not name one.
@@ -49,9 +52,8 @@ pub fn dev_accounts(count: u32) -> Vec<DevAccount> {
 /// the system contracts Cancun and Prague blocks call (as geth's dev mode deploys them).
 pub fn dev_genesis() -> Genesis {
     let mut alloc = BTreeMap::new();
-    let ten_thousand_eth = U256::from(10_000u64) * U256::from(10u64).pow(U256::from(18u64));
     for account in dev_accounts(DEV_ACCOUNT_COUNT) {
-        alloc.insert(account.address, GenesisAccount::default().with_balance(ten_thousand_eth));
+        alloc.insert(account.address, GenesisAccount::default().with_balance(DEV_BALANCE));
     }
     let system = [
         (eip4788::BEACON_ROOTS_ADDRESS, &eip4788::BEACON_ROOTS_CODE),

@@ -8,14 +8,14 @@ use std::path::PathBuf;
 use alloy_genesis::Genesis;
 
 use super::stream::{read_genesis, read_genesis_with};
-use super::{dev_genesis, genesis_header};
+use super::{dev_accounts, dev_genesis, genesis_header, DEV_ACCOUNT_COUNT, DEV_BALANCE};
 use crate::error::{Cause, ChainResult, ConfigError, InternalError};
-use crate::fork::ForkPoint;
+use crate::fork::{ForkPoint, UpstreamState};
 use crate::spec::ChainSpec;
 use crate::store::genesis::GenesisWriter;
 use crate::store::genesis::{AllocAccount, AllocSink};
 use crate::store::{Store, META_FORK};
-use alloy_primitives::B256;
+use alloy_primitives::{B256, KECCAK256_EMPTY};
 
 /// Where the genesis comes from.
 pub enum GenesisSource {
@@ -86,7 +86,7 @@ fn open(path: &PathBuf) -> ChainResult<File> {
 fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
     let mut writer = GenesisWriter::new(store)?;
     if let GenesisSource::Fork(point) = source {
-        return seed_fork(point, writer);
+        return seed_fork(point, writer.at_block(point.header.number), store);
     }
     let genesis = match source {
         GenesisSource::Dev => {
@@ -113,13 +113,35 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
 }
 
 /// A fork's first block is the upstream's fork block, header verbatim (its hash is the
-/// upstream's), over no local state: every account comes from the upstream until written.
-fn seed_fork(point: &ForkPoint, writer: GenesisWriter) -> ChainResult<OpenedGenesis> {
+/// upstream's), over no local state but the dev accounts: every account comes from the
+/// upstream until written.
+fn seed_fork(point: &ForkPoint, mut writer: GenesisWriter, store: &Store) -> ChainResult<OpenedGenesis> {
+    if let Some(upstream) = store.upstream() {
+        fund_dev_accounts(upstream.source.as_ref(), &mut writer)?;
+    }
     let genesis = fork_genesis(point);
     let spec_json = serde_json::to_string(&genesis).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
     let record = serde_json::to_vec(point).map_err(|e| InternalError::GenesisSpec(Cause::new(e)))?;
     writer.finish_with_meta(&point.header, point.hash, &spec_json, &[(META_FORK, &record)])?;
     Ok(OpenedGenesis { spec: ChainSpec::new(genesis), hash: point.hash, is_dev: false })
+}
+
+/// The dev accounts on a fork, as anvil funds them: 10,000 ether each, written locally at
+/// the fork block (so the cache of the upstream's state never holds it), with the nonce and
+/// code the upstream gives them (a key used upstream keeps its nonce; anvil keeps both).
+fn fund_dev_accounts(upstream: &dyn UpstreamState, writer: &mut GenesisWriter) -> ChainResult<()> {
+    let addresses: Vec<_> = dev_accounts(DEV_ACCOUNT_COUNT).into_iter().map(|a| a.address).collect();
+    upstream.warm(&addresses, &[]);
+    for address in addresses {
+        let found = upstream.account(&address)?;
+        let code = match &found {
+            Some(a) if a.code_hash != KECCAK256_EMPTY => upstream.code(&a.code_hash)?,
+            _ => None,
+        };
+        let nonce = found.map_or(0, |a| a.nonce);
+        writer.account(address, AllocAccount { nonce, balance: DEV_BALANCE, code })?;
+    }
+    Ok(())
 }
 
 /// The rules of a fork: the upstream's chain id, and the forks its header shows active
@@ -189,6 +211,12 @@ mod tests {
     use super::*;
 
     const OP_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../test/fixtures/op");
+
+    #[test]
+    fn the_dev_balance_is_ten_thousand_ether() {
+        let ether = alloy_primitives::U256::from(10u64).pow(alloy_primitives::U256::from(18u64));
+        assert_eq!(DEV_BALANCE, alloy_primitives::U256::from(10_000u64) * ether);
+    }
 
     /// Base's genesis as the superchain registry publishes it (`config: null`), with the
     /// registry's chain TOML standing in for the config: Base's block-0 hash, an OP spec.

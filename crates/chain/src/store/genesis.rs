@@ -58,6 +58,8 @@ pub struct GenesisWriter {
     by_hash: Option<ExternalSort>,
     /// Accounts and slots per state-root computation (`TRIE_CHUNK`).
     trie_chunk: usize,
+    /// The block the alloc is written as of (0, or a fork's first block: `at_block`).
+    block: u64,
     root: B256,
     accounts: u64,
     slots: u64,
@@ -77,11 +79,19 @@ impl GenesisWriter {
             by_hash: Some(ExternalSort::new(scratch.clone(), "by-hash", sort_chunk)),
             scratch,
             trie_chunk,
+            block: 0,
             root: EMPTY_ROOT_HASH,
             accounts: 0,
             slots: 0,
             tally: Tally::default(),
         })
+    }
+
+    /// Writes the alloc as of `block` instead of 0: a fork's first block is the upstream's
+    /// block N, and what the node writes there must not answer for blocks before it.
+    pub fn at_block(mut self, block: u64) -> Self {
+        self.block = block;
+        self
     }
 
     /// Accounts and non-zero slots written (once the alloc is folded in: `state_root`).
@@ -98,7 +108,7 @@ impl GenesisWriter {
         Ok(())
     }
 
-    /// Accounts, codes and slots as of block 0, in address order.
+    /// Accounts, codes and slots as of the first block, in address order.
     fn write_history(&mut self, sort: ExternalSort) -> ChainResult<()> {
         let mut merged = sort.into_sorted()?;
         let mut accounts = self.txn.open_table(ACCOUNTS)?;
@@ -112,14 +122,14 @@ impl GenesisWriter {
                     self.tally.add(32, value.len() - 72);
                 }
                 let encoded = codec::encode_account(&state);
-                if accounts.insert(&codec::account_key(&address, 0), encoded.as_slice())?.is_none() {
+                if accounts.insert(&codec::account_key(&address, self.block), encoded.as_slice())?.is_none() {
                     self.tally.add(28, encoded.len());
                     self.accounts += 1;
                 }
             } else {
                 let slot = U256::from_be_slice(&key[21..53]);
                 let value: [u8; 32] = value.as_slice().try_into().map_err(|_| corrupt())?;
-                if storage.insert(&codec::storage_key(&address, &slot, 0), &value)?.is_none() {
+                if storage.insert(&codec::storage_key(&address, &slot, self.block), &value)?.is_none() {
                     self.tally.add(60, 32);
                     self.slots += 1;
                 }
