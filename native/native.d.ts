@@ -469,6 +469,16 @@ export interface NodeOptions {
   noStorageCaching?: boolean
   /** `--fork-header KEY:VALUE`, sent with every upstream request. */
   forkHeaders?: Array<string>
+  /** `--optimism`: the embedded dev chain as an OP dev chain (deposits, L1 fees). */
+  optimism?: boolean
+  /**
+   * The L1 values every OP block's L1-info deposit carries (no L1 here): `--l1-base-fee`
+   * and `--l1-blob-base-fee` in wei, `--l1-base-fee-scalar`, `--l1-blob-base-fee-scalar`.
+   */
+  l1BaseFee?: number
+  l1BlobBaseFee?: number
+  l1BaseFeeScalar?: number
+  l1BlobBaseFeeScalar?: number
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */

@@ -68,6 +68,10 @@ export function parseArgs(argv: string[]): Config | 'help' {
   if (cfg.chain.forkUrl !== undefined && (replicated || cfg.chain.genesisFile !== undefined)) {
     throw new Error('--fork-url excludes --genesis, --publish, --follow and --cluster: the fork block is the genesis');
   }
+  if (cfg.chain.optimism === true && (cfg.chain.forkUrl !== undefined || cfg.chain.genesisFile !== undefined)) {
+    // An OP genesis (op-geth's format, or a null config with --rollup-config) runs OP rules by itself.
+    throw new Error('--optimism excludes --genesis and --fork-url: it makes the embedded dev chain an OP Stack chain');
+  }
   // A fork serves the test methods as anvil's does, unless refused.
   if (cfg.chain.dev === undefined && cfg.chain.forkUrl !== undefined && cfg.chain.build !== false) cfg.chain.dev = true;
   // Off unless asked for on any chain but the embedded dev one (which the addon recognises).

@@ -18,7 +18,7 @@ fn transfer(i: u64) -> Arc<ExecutedTx> {
     let hash = B256::from(U256::from(i + 1));
     let tx = TxEnvelope::Legacy(Signed::new_unchecked(tx, Signature::test_signature(), hash));
     let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i + 1), logs: vec![] };
-    Arc::new(ExecutedTx { tx, sender: Address::with_last_byte(1), receipt, gas_used: 21_000 })
+    Arc::new(ExecutedTx::eth(tx, Address::with_last_byte(1), receipt, 21_000))
 }
 
 #[path = "support/changes.rs"]

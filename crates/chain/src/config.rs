@@ -67,6 +67,11 @@ pub struct ChainConfig {
     /// A forked chain (`--fork-url`): the upstream that answers for the state at the fork
     /// block, which the node builds on.
     pub fork: Option<crate::fork::ForkSource>,
+    /// `--optimism`: the embedded dev chain made an OP dev chain (`preconf_op::dev`).
+    pub optimism: bool,
+    /// The L1 values the L1-info deposit of every block built on an OP chain carries: the
+    /// node has no L1 to read them from (`--optimism`'s L1 flags set them).
+    pub op_l1: preconf_op::dev::DevL1Values,
 }
 
 /// The interface profile (`--profile`).
@@ -112,6 +117,8 @@ impl Default for ChainConfig {
             publish: false,
             dev: None,
             fork: None,
+            optimism: false,
+            op_l1: preconf_op::dev::DevL1Values::default(),
         }
     }
 }

@@ -44,6 +44,7 @@ impl Node {
             (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),
             (None, Some(json), _) => GenesisSource::Json(json.clone()),
             (None, None, Some(path)) => file_source(path.clone(), config.chain_config_file.as_deref())?,
+            (None, None, None) if config.optimism => GenesisSource::OpDev,
             (None, None, None) => GenesisSource::Dev,
         };
         // A fork's upstream is attached before the first block is seeded: the seed reads the
@@ -55,9 +56,9 @@ impl Node {
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
         let opened = open_genesis(&source, &store)?;
-        // An OP chain loads with its rules recorded, but its blocks are not built by OP rules
-        // yet: refuse rather than build Ethereum blocks on it.
-        if config.build && opened.spec.op().is_some() {
+        // The builder builds OP blocks with Ecotone's L1-info deposit and without Isthmus's
+        // withdrawals root: an OP chain outside that is served, not built on.
+        if config.build && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
             return Err(ConfigError::OpBuildingNotWired.into());
         }
         // A fork has anvil's dev accounts too (funded at its first block: genesis/seed.rs).
@@ -247,4 +248,10 @@ impl Drop for Node {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Whether the builder builds this OP chain's blocks: Ecotone (the L1-info deposit's
+/// format it writes) from genesis, and no Isthmus (its withdrawals root is not computed).
+fn buildable(op: &preconf_op::OpConfig, genesis_timestamp: u64) -> bool {
+    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && op.forks.isthmus_time.is_none()
 }

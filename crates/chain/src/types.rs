@@ -1,7 +1,8 @@
 //! Chain data shared across modules: block selectors, executed transactions, blocks.
 
-use alloy_consensus::{Header, Receipt, ReceiptEnvelope, Transaction, TxEnvelope, TxType};
-use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use alloy_consensus::{Header, Receipt, ReceiptEnvelope, Transaction, TxType};
+use alloy_eips::Typed2718;
+use preconf_op::OpTx;
 use std::sync::Arc;
 
 use alloy_primitives::{Address, Log, B256};
@@ -48,33 +49,59 @@ impl From<alloy_eips::BlockId> for BlockId {
     }
 }
 
-/// A transaction executed into a block, with its outcome.
+/// A transaction executed into a block, with its outcome. An Ethereum chain's are all
+/// `OpTx::Eth`; an OP chain's blocks also hold deposits.
 #[derive(Clone, Debug)]
 pub struct ExecutedTx {
-    pub tx: TxEnvelope,
+    pub tx: OpTx,
     pub sender: Address,
     pub receipt: Receipt<Log>,
     pub gas_used: u64,
+    /// A deposit's receipt nonce (its sender's nonce before it ran), from Canyon on, when
+    /// the consensus receipt carries it. `None` for every other transaction.
+    pub deposit_nonce: Option<u64>,
 }
 
 impl ExecutedTx {
+    /// An Ethereum transaction executed (everything but the OP chain's deposits).
+    pub fn eth(tx: alloy_consensus::TxEnvelope, sender: Address, receipt: Receipt<Log>, gas_used: u64) -> Self {
+        Self { tx: OpTx::Eth(tx), sender, receipt, gas_used, deposit_nonce: None }
+    }
+
     pub fn hash(&self) -> B256 {
-        *self.tx.tx_hash()
+        match &self.tx {
+            OpTx::Eth(tx) => *tx.tx_hash(),
+            OpTx::Deposit(d) => d.hash(),
+        }
     }
 
+    /// The EIP-2718 type byte (0x7E for a deposit).
+    pub fn ty(&self) -> u8 {
+        self.tx.ty()
+    }
+
+    /// The Ethereum receipt's type; a deposit's receipt reads as an EIP-1559 one where only
+    /// an Ethereum type fits (JSON rendering patches the type).
     pub fn tx_type(&self) -> TxType {
-        self.tx.tx_type()
+        TxType::try_from(self.ty()).unwrap_or(TxType::Eip1559)
     }
 
-    /// The consensus receipt, as hashed into `receiptsRoot` and stored.
+    /// The consensus receipt of an Ethereum transaction (a deposit's: see `receipt_2718`).
     pub fn receipt_envelope(&self) -> ReceiptEnvelope<Log> {
         ReceiptEnvelope::from_typed(self.tx_type(), self.receipt.clone().with_bloom())
+    }
+
+    /// The consensus receipt's EIP-2718 encoding, as hashed into `receiptsRoot` and stored.
+    pub fn receipt_2718(&self) -> Vec<u8> {
+        preconf_op::receipt::encode_2718(self.ty(), self.receipt.clone(), self.deposit_nonce)
+            .expect("an executed transaction has a known type")
     }
 
     /// Address of the contract a creation deployed.
     pub fn contract_address(&self) -> Option<Address> {
         if self.tx.is_create() {
-            Some(self.sender.create(self.tx.nonce()))
+            // A deposit has no nonce field: its receipt records the sender's.
+            Some(self.sender.create(self.deposit_nonce.unwrap_or_else(|| self.tx.nonce())))
         } else {
             None
         }
@@ -89,14 +116,14 @@ impl ExecutedTx {
         let mut out = Vec::with_capacity(txs.len());
         let mut prev_cumulative = 0;
         for (stored, raw_receipt) in txs.iter().zip(receipts) {
-            let tx = TxEnvelope::decode_2718(&mut stored.raw.as_ref())
+            let tx = OpTx::decode_2718(&stored.raw)
                 .map_err(|e| InternalError::CorruptTx { number: None, source: Cause::new(e) })?;
-            let envelope = ReceiptEnvelope::<Log>::decode_2718(&mut raw_receipt.as_ref())
+            let decoded = preconf_op::receipt::decode_2718(raw_receipt)
                 .map_err(|e| InternalError::CorruptReceipt(Cause::new(e)))?;
-            let receipt = envelope.as_receipt().cloned().ok_or(InternalError::BadReceipt)?;
+            let (receipt, deposit_nonce) = (decoded.receipt, decoded.deposit_nonce);
             let gas_used = receipt.cumulative_gas_used - prev_cumulative;
             prev_cumulative = receipt.cumulative_gas_used;
-            out.push(Arc::new(ExecutedTx { tx, sender: stored.sender, receipt, gas_used }));
+            out.push(Arc::new(ExecutedTx { tx, sender: stored.sender, receipt, gas_used, deposit_nonce }));
         }
         Ok(out)
     }
@@ -129,8 +156,7 @@ impl BlockData {
 
     /// The RLP payload of these transactions' list (what `rlp_size` adds up for the block's).
     pub fn txs_rlp_payload(txs: &[Arc<ExecutedTx>]) -> usize {
-        use alloy_rlp::Encodable;
-        txs.iter().map(|t| t.tx.length()).sum()
+        txs.iter().map(|t| t.tx.rlp_length()).sum()
     }
 
     /// `rlp_size` with the transactions' part known (`txs_rlp_payload` of `self.txs`).

@@ -23,8 +23,7 @@
 
 use std::sync::Arc;
 
-use alloy_consensus::{Eip658Value, Header, Receipt, TxEnvelope};
-use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use alloy_consensus::{Eip658Value, Header, Receipt};
 use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Address, Bytes, Log, B256};
 use alloy_rlp::{BufMut, Decodable, Encodable, RlpDecodable, RlpEncodable};
@@ -81,7 +80,7 @@ pub enum CodecError {
     #[error("malformed body: {0}")]
     Rlp(#[from] alloy_rlp::Error),
     #[error("malformed transaction: {0}")]
-    Tx(#[source] alloy_eips::eip2718::Eip2718Error),
+    Tx(#[source] preconf_op::tx::OpTxError),
     #[error("malformed transaction: bad receipt status of {0} bytes")]
     ReceiptStatus(usize),
     #[error(transparent)]
@@ -341,7 +340,10 @@ fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {
 }
 
 /// A transaction with its outcome, as it travels (the status: one byte, or a 32-byte root).
+/// An OP deposit's receipt nonce trails; absent for every other transaction, so an
+/// Ethereum chain's records are the same bytes as before it existed.
 #[derive(RlpEncodable)]
+#[rlp(trailing)]
 struct TxRecordRef<'a> {
     raw: Bytes,
     sender: Address,
@@ -349,9 +351,11 @@ struct TxRecordRef<'a> {
     cumulative_gas_used: u64,
     gas_used: u64,
     logs: &'a Vec<Log>,
+    deposit_nonce: Option<u64>,
 }
 
 #[derive(RlpDecodable)]
+#[rlp(trailing)]
 struct TxRecord {
     raw: Bytes,
     sender: Address,
@@ -359,6 +363,7 @@ struct TxRecord {
     cumulative_gas_used: u64,
     gas_used: u64,
     logs: Vec<Log>,
+    deposit_nonce: Option<u64>,
 }
 
 fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
@@ -377,6 +382,7 @@ fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
         cumulative_gas_used: t.receipt.cumulative_gas_used,
         gas_used: t.gas_used,
         logs: &t.receipt.logs,
+        deposit_nonce: t.deposit_nonce,
     }
     .encode(out);
 }
@@ -386,7 +392,7 @@ fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
     let mut txs = Vec::new();
     while !items.is_empty() {
         let r = TxRecord::decode(&mut items)?;
-        let tx = TxEnvelope::decode_2718(&mut &r.raw[..]).map_err(CodecError::Tx)?;
+        let tx = preconf_op::OpTx::decode_2718(&r.raw).map_err(CodecError::Tx)?;
         let status = match r.status.as_ref() {
             [0] => Eip658Value::Eip658(false),
             [1] => Eip658Value::Eip658(true),
@@ -394,7 +400,8 @@ fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
             other => return Err(CodecError::ReceiptStatus(other.len())),
         };
         let receipt = Receipt { status, cumulative_gas_used: r.cumulative_gas_used, logs: r.logs };
-        txs.push(Arc::new(ExecutedTx { tx, sender: r.sender, receipt, gas_used: r.gas_used }));
+        let deposit_nonce = r.deposit_nonce;
+        txs.push(Arc::new(ExecutedTx { tx, sender: r.sender, receipt, gas_used: r.gas_used, deposit_nonce }));
     }
     Ok(txs)
 }

@@ -125,8 +125,7 @@ impl NativeNode {
             let local = |found: Option<Arc<BlockData>>| {
                 Ok(match found {
                     Some(b) if at < b.txs.len() => {
-                        let t = &b.txs[at];
-                        to_json(&transaction::transaction(&t.tx, t.sender, Some(render::TxPosition::in_block(&b, at))))
+                        to_json(&transaction::executed(&b.txs[at], render::TxPosition::in_block(&b, at)))
                     }
                     _ => "null".into(),
                 })

@@ -61,6 +61,26 @@ impl OpTx {
         matches!(self, Self::Deposit(_))
     }
 
+    /// The Ethereum transaction, `None` for a deposit.
+    pub fn as_eth(&self) -> Option<&TxEnvelope> {
+        match self {
+            Self::Eth(tx) => Some(tx),
+            Self::Deposit(_) => None,
+        }
+    }
+
+    /// The length of the transaction in a block body's RLP list: a typed transaction is
+    /// an RLP string of its EIP-2718 encoding, a legacy one its own list.
+    pub fn rlp_length(&self) -> usize {
+        match self {
+            Self::Eth(tx) => alloy_rlp::Encodable::length(tx),
+            Self::Deposit(d) => {
+                let len = d.encoded_2718().len();
+                alloy_rlp::length_of_length(len) + len
+            }
+        }
+    }
+
     /// The sender: a deposit's `from`, or the signer of any other transaction.
     pub fn sender(&self) -> Result<Address, OpTxError> {
         match self {

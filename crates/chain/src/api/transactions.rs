@@ -17,7 +17,7 @@ pub enum TxLookup {
     Executed { block: Arc<BlockData>, index: usize },
     /// Not in a sealed block yet: pooled, or pre-confirmed (reported without block fields,
     /// as geth reports pending transactions, unless `preconf_receipts`).
-    Waiting { tx: Box<alloy_consensus::TxEnvelope>, sender: alloy_primitives::Address },
+    Waiting { tx: Box<preconf_op::OpTx>, sender: alloy_primitives::Address },
 }
 
 /// Where a transaction stands.
@@ -69,7 +69,7 @@ impl Transactions {
             let etx = &block.txs[index];
             return Ok(Some(TxLookup::Waiting { tx: Box::new(etx.tx.clone()), sender: etx.sender }));
         }
-        Ok(pooled.map(|p| TxLookup::Waiting { tx: Box::new(p.tx.clone()), sender: p.sender }))
+        Ok(pooled.map(|p| TxLookup::Waiting { tx: Box::new(preconf_op::OpTx::Eth(p.tx.clone())), sender: p.sender }))
     }
 
     /// The block and index of a transaction for its receipt: sealed (or, with

@@ -4,12 +4,10 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_consensus::{Header, Receipt, EMPTY_ROOT_HASH};
-use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{keccak256, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
+use preconf_op::{OpSpecId, OpTx};
 use preconf_trie::OrderedTrie;
-use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, ExecuteEvm};
 use revm::primitives::hardfork::SpecId;
 
 use crate::chain_state::ChainState;
@@ -17,8 +15,9 @@ use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::dev::clock::BlockContext;
 use crate::error::{Cause, ChainResult, Divergence, DropReason, InternalError};
+use crate::exec::block_evm::{BlockEvm, TxRefusal};
 use crate::exec::system::{self, SystemCalls};
-use crate::exec::{build_evm, errors::invalid_tx, tx_env_from_signed, Evm, ExecBlock, Mode};
+use crate::exec::{errors::invalid_tx, ExecBlock};
 use crate::pool::PooledTx;
 use crate::state::StateView;
 use crate::types::ExecutedTx;
@@ -29,7 +28,8 @@ use crate::warm::WarmTrie;
 pub struct OpenBlock {
     pub header: Header,
     pub spec_id: SpecId,
-    pub evm: Evm<StateView>,
+    /// Ethereum's EVM, or op-revm's on an OP chain (the chain spec's choice).
+    pub evm: BlockEvm<StateView>,
     /// Everything the block changed so far (written to the store when it is sealed).
     pub changes: StateChanges,
     /// What changed since the last pre-confirmation (its overlay layer).
@@ -45,6 +45,11 @@ pub struct OpenBlock {
     /// transaction executes: every pre-confirmation's header has the roots over all of
     /// them, and a tick must not encode and hash the whole block again.
     pub leaves: RootLeaves,
+    /// An OP chain's block from Canyon on (its deposit receipts carry the nonce).
+    canyon: bool,
+    /// The transactions the block opened with (an OP block's L1-info deposit): a block
+    /// holding only these holds nothing to seal.
+    pub opening: usize,
 }
 
 #[derive(Default)]
@@ -60,10 +65,9 @@ pub struct RootLeaves {
 
 impl RootLeaves {
     fn push(&mut self, etx: &ExecutedTx) {
-        let envelope = etx.receipt_envelope();
-        self.bloom.accrue_bloom(envelope.logs_bloom());
+        etx.receipt.logs.iter().for_each(|l| self.bloom.accrue_log(l));
         let tx = Bytes::from(etx.tx.encoded_2718());
-        let receipt = Bytes::from(envelope.encoded_2718());
+        let receipt = Bytes::from(etx.receipt_2718());
         self.tx_trie.push(tx.clone());
         self.receipt_trie.push(receipt.clone());
         self.txs.push(tx);
@@ -124,16 +128,21 @@ impl OpenBlock {
         header.state_root = B256::ZERO;
         let number = header.number;
         let mut block = Self::with_header(chain, view, header)?;
+        // An OP block's L1-info deposit is the block's own (opening it pushed it again).
+        let opened = block.opening;
         for (i, was) in shown.block.txs.iter().enumerate() {
-            let ptx = PooledTx::new(was.tx.clone(), Bytes::from(was.tx.encoded_2718()), was.sender);
             let cannot = |why| InternalError::CannotContinue { number, index: i, hash: was.hash(), why: Box::new(why) };
-            match block.execute(&ptx) {
-                Outcome::Included => {}
-                Outcome::NoRoom => return Err(cannot(Divergence::NoRoom).into()),
-                Outcome::Invalid(reason) => return Err(cannot(Divergence::Invalid(reason)).into()),
+            if i >= opened {
+                let raw = Bytes::from(was.tx.encoded_2718());
+                match block.run(was.tx.clone(), was.sender, &raw) {
+                    Outcome::Included => {}
+                    Outcome::NoRoom => return Err(cannot(Divergence::NoRoom).into()),
+                    Outcome::Invalid(reason) => return Err(cannot(Divergence::Invalid(reason)).into()),
+                }
             }
-            let now = block.txs.last().expect("just included");
-            if now.receipt != was.receipt || now.gas_used != was.gas_used {
+            let now = &block.txs[i]; // opened with, or just included
+                                     // The opening deposit must be the one shown too (the same L1 values).
+            if now.hash() != was.hash() || now.receipt != was.receipt || now.gas_used != was.gas_used {
                 return Err(cannot(Divergence::Differs {
                     gas: now.gas_used,
                     shown_gas: was.gas_used,
@@ -158,7 +167,8 @@ impl OpenBlock {
         let spec = chain.spec();
         let spec_id = spec.spec_at(header.number, header.timestamp);
         let base = view.state_at(parent.number);
-        let evm = build_evm(CacheDB::new(base), spec, &ExecBlock::from_header(&header), Mode::Transaction);
+        let evm = BlockEvm::new(CacheDB::new(base), spec, &ExecBlock::from_header(&header));
+        let canyon = spec.op().is_some_and(|op| op.is_active(OpSpecId::CANYON, header.timestamp));
         let mut block = OpenBlock {
             header,
             spec_id,
@@ -171,9 +181,26 @@ impl OpenBlock {
             announced: 0,
             warm: WarmTrie::new(view.snapshot.clone()),
             leaves: RootLeaves::default(),
+            canyon,
+            opening: 0,
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
+        // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values.
+        if spec.op().is_some() {
+            let deposit = chain.config().op_l1.l1_info_deposit(header.number);
+            let raw = Bytes::from(deposit.encoded_2718());
+            let failed = |reason: String| InternalError::SystemCall {
+                address: preconf_op::dev::L1_BLOCK,
+                source: Cause::new(std::io::Error::other(reason)),
+            };
+            match block.run(OpTx::Deposit(deposit), preconf_op::dev::DEPOSITOR, &raw) {
+                Outcome::Included => {}
+                Outcome::NoRoom => return Err(failed("the L1-info deposit does not fit in the block".into()).into()),
+                Outcome::Invalid(reason) => return Err(failed(reason.to_string()).into()),
+            }
+            block.opening = block.txs.len();
+        }
         // eth_coinbase's answer where the block is not shown (`--no-preconf`).
         chain.set_next_coinbase(header.beneficiary);
         Ok(block)
@@ -181,35 +208,38 @@ impl OpenBlock {
 
     /// The sender's nonce in the block so far.
     pub fn nonce_of(&mut self, sender: &Address) -> u64 {
-        let db = &mut self.evm.ctx.journaled_state.database;
+        let db = self.evm.db();
         db.load_account(*sender).ok().and_then(|a| a.info()).map(|i| i.nonce).unwrap_or(0)
     }
 
     pub fn execute(&mut self, ptx: &PooledTx) -> Outcome {
-        if self.gas_used + ptx.gas_limit > self.header.gas_limit {
+        self.run(OpTx::Eth(ptx.tx.clone()), ptx.sender, &ptx.raw)
+    }
+
+    /// Runs `tx` (EIP-2718 encoding `raw`) from `sender` into the block.
+    fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
+        if self.gas_used + tx.gas_limit() > self.header.gas_limit {
             return Outcome::NoRoom;
         }
-        let env = tx_env_from_signed(&ptx.tx, ptx.sender);
-        match self.evm.transact(env) {
+        // From Canyon a deposit's receipt records its sender's nonce before it ran.
+        let deposit_nonce = match tx.is_deposit() && self.canyon {
+            true => Some(self.nonce_of(&sender)),
+            false => None,
+        };
+        match self.evm.transact(&tx, sender, raw) {
             Ok(out) => {
-                let result = out.result;
                 self.record(&out.state);
                 self.evm.commit(out.state);
-                let gas = result.tx_gas_used();
-                self.gas_used += gas;
-                let success = result.is_success();
-                let logs = match result {
-                    ExecutionResult::Success { logs, .. } => logs,
-                    _ => Vec::new(),
-                };
-                let receipt = Receipt { status: success.into(), cumulative_gas_used: self.gas_used, logs };
-                let etx = ExecutedTx { tx: ptx.tx.clone(), sender: ptx.sender, receipt, gas_used: gas };
+                self.gas_used += out.gas_used;
+                let receipt =
+                    Receipt { status: out.success.into(), cumulative_gas_used: self.gas_used, logs: out.logs };
+                let etx = ExecutedTx { tx, sender, receipt, gas_used: out.gas_used, deposit_nonce };
                 self.leaves.push(&etx);
                 self.txs.push(Arc::new(etx));
                 Outcome::Included
             }
-            Err(EVMError::Transaction(e)) => Outcome::Invalid(DropReason::Invalid(invalid_tx(&e, ptx.sender))),
-            Err(e) => Outcome::Invalid(DropReason::ExecutionFailed(Cause::new(e))),
+            Err(TxRefusal::Invalid(e)) => Outcome::Invalid(DropReason::Invalid(invalid_tx(&e, sender))),
+            Err(TxRefusal::Failed(cause)) => Outcome::Invalid(DropReason::ExecutionFailed(cause)),
         }
     }
 
@@ -239,21 +269,14 @@ impl OpenBlock {
 impl SystemCalls for OpenBlock {
     /// Runs a system call inside the open block and folds its state changes in.
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
-        let exists = self
-            .evm
-            .ctx
-            .journaled_state
-            .database
-            .load_account(address)?
-            .info()
-            .is_some_and(|i| i.code_hash != KECCAK256_EMPTY);
+        let exists = self.evm.db().load_account(address)?.info().is_some_and(|i| i.code_hash != KECCAK256_EMPTY);
         if !exists {
             return Ok(None);
         }
         // The protocol's gas for the fork (revm's own system call adds Amsterdam's reservoir).
-        let out = system::run(&mut self.evm, address, input)
-            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
-        let output = out.result.output().cloned();
+        let out =
+            self.evm.system_call(address, input).map_err(|source| InternalError::SystemCall { address, source })?;
+        let output = out.output;
         self.record(&out.state);
         self.evm.commit(out.state);
         Ok(output)

@@ -15,12 +15,16 @@ pub const MAX_GAS_LIMIT: u64 = 0x7fff_ffff_ffff_ffff;
 
 /// The base fee a block `number` on top of `parent` must carry: `None` before London,
 /// [`INITIAL_BASE_FEE`] for the first London block, then the EIP-1559 update.
-pub fn next_base_fee(spec: &ChainSpec, parent: &Header, number: u64) -> Option<u64> {
+pub fn next_base_fee(spec: &ChainSpec, parent: &Header, number: u64, timestamp: u64) -> Option<u64> {
     if !spec.is_london(number) {
         return None;
     }
     if !spec.is_london(parent.number) {
         return Some(INITIAL_BASE_FEE);
+    }
+    if let Some(op) = spec.op() {
+        // An OP chain has its own EIP-1559 parameters (and from Holocene, the parent's).
+        return Some(preconf_op::header::next_base_fee(op, parent, timestamp));
     }
     let parent_fee = parent.base_fee_per_gas.unwrap_or(INITIAL_BASE_FEE);
     Some(alloy_eips::eip1559::calc_next_block_base_fee(

@@ -120,7 +120,12 @@ impl Check {
             let required = Rule::AtMostGasLimit(header.gas_limit);
             return Err(self.fail(Field::GasUsed, Basis::Rules, required, Found::value(header.gas_used)));
         }
-        self.equal_opt(Field::BaseFee, Basis::Rules, next_base_fee(spec, p, header.number), header.base_fee_per_gas)
+        self.equal_opt(
+            Field::BaseFee,
+            Basis::Rules,
+            next_base_fee(spec, p, header.number, header.timestamp),
+            header.base_fee_per_gas,
+        )
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod access_list;
 pub mod answer_slot;
+pub mod block_evm;
 pub mod call;
 pub mod create_guard;
 pub mod errors;
@@ -147,6 +148,18 @@ pub fn evm_context_with_spec<DB: StorageSlots>(
 /// An EVM over `CacheDB<DB>` for one block.
 pub fn build_evm<DB: StorageSlots>(db: CacheDB<DB>, spec: &ChainSpec, block: &ExecBlock, mode: Mode) -> Evm<DB> {
     evm_context(db, spec, block, mode).build_mainnet()
+}
+
+/// revm's transaction for one of a block's transactions replayed on the Ethereum EVM
+/// (tracing, anvil's outputs). A deposit, which only an OP chain's blocks hold, runs on
+/// op-revm alone, which replays do not drive yet: it is refused as an unsupported type.
+pub fn tx_env_from_executed(etx: &crate::types::ExecutedTx) -> crate::error::ChainResult<TxEnv> {
+    match &etx.tx {
+        preconf_op::OpTx::Eth(tx) => Ok(tx_env_from_signed(tx, etx.sender)),
+        preconf_op::OpTx::Deposit(_) => {
+            Err(crate::error::Rejection::TypeNotSupported(preconf_op::deposit::DEPOSIT_TX_TYPE).into())
+        }
+    }
 }
 
 /// The revm transaction for a signed transaction from `sender`.

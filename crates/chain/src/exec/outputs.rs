@@ -11,7 +11,7 @@ use revm::Database;
 
 use super::system::{self, SystemCalls};
 use super::trace::session::BlockToTrace;
-use super::{build_evm, tx_env_from_signed, Evm, ExecBlock, Mode};
+use super::{build_evm, tx_env_from_executed, Evm, ExecBlock, Mode};
 use crate::error::{Cause, ChainError, ChainResult, InternalError};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
@@ -55,7 +55,7 @@ pub fn tx_outputs(spec: &ChainSpec, block: &BlockToTrace) -> ChainResult<Vec<TxO
     system::pre_block(&mut replay, header, spec.spec_at(header.number, header.timestamp))?;
     let mut outputs = Vec::with_capacity(block.txs.len());
     for etx in &block.txs {
-        let out = replay.evm.transact(tx_env_from_signed(&etx.tx, etx.sender)).map_err(|e| match e {
+        let out = replay.evm.transact(tx_env_from_executed(etx)?).map_err(|e| match e {
             EVMError::Database(e) => e,
             other => ChainError::from(InternalError::Replay { hash: etx.hash(), source: Cause::new(other) }),
         })?;

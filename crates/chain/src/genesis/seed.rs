@@ -21,6 +21,9 @@ use alloy_primitives::{B256, KECCAK256_EMPTY};
 pub enum GenesisSource {
     /// The embedded dev chain (anvil's accounts).
     Dev,
+    /// The embedded dev chain made an OP dev chain (`--optimism`): the OP forks through
+    /// Holocene from genesis, L1Block in the alloc.
+    OpDev,
     /// genesis.json contents.
     Json(String),
     /// A genesis.json file, read by streaming.
@@ -49,6 +52,7 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
             let configured = match source {
                 // The node checks the stored fork against the configured one (node.rs).
                 GenesisSource::Dev | GenesisSource::Fork(_) => None,
+                GenesisSource::OpDev => Some(Genesis { alloc: Default::default(), ..op_dev_genesis()? }),
                 GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
                 GenesisSource::File(path) => Some(read_genesis(open(path)?, None)?),
                 GenesisSource::FileWithConfig(path, config) => {
@@ -62,7 +66,9 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
                     return Err(ConfigError::OtherChain(hash).into());
                 }
             }
-            Ok(OpenedGenesis { spec: ChainSpec::new(stored), hash, is_dev: hash == dev_hash })
+            // The OP dev chain's config (checked above) stands for its alloc too.
+            let is_dev = hash == dev_hash || matches!(source, GenesisSource::OpDev);
+            Ok(OpenedGenesis { spec: ChainSpec::new(stored), hash, is_dev })
         }
         (Some(_), None) | (None, Some(_)) => Err(InternalError::HalfGenesis.into()),
         (None, None) => seed(source, store),
@@ -94,6 +100,11 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
             feed(&genesis, &mut writer)?;
             Genesis { alloc: Default::default(), ..genesis }
         }
+        GenesisSource::OpDev => {
+            let genesis = op_dev_genesis()?;
+            feed(&genesis, &mut writer)?;
+            Genesis { alloc: Default::default(), ..genesis }
+        }
         GenesisSource::Json(json) => read_genesis(json.as_bytes(), Some(&mut writer))?,
         GenesisSource::File(path) => read_genesis(open(path)?, Some(&mut writer))?,
         GenesisSource::FileWithConfig(path, config) => read_genesis_with(open(path)?, Some(&mut writer), Some(config))?,
@@ -109,7 +120,16 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         let fields = serde_json::json!({ "accounts": accounts, "slots": slots, "stateRoot": header.state_root });
         crate::log::info("genesis", "genesis imported", fields);
     }
-    Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev) })
+    Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev | GenesisSource::OpDev) })
+}
+
+/// The OP dev chain's genesis: the embedded dev chain's accounts and chain id under the OP
+/// dev rules (`preconf_op::dev::optimism_genesis`).
+pub fn op_dev_genesis() -> ChainResult<Genesis> {
+    let spec_error = |e: Cause| InternalError::GenesisSpec(e);
+    let mut json = serde_json::to_value(dev_genesis()).map_err(|e| spec_error(Cause::new(e)))?;
+    preconf_op::dev::optimism_genesis(&mut json).map_err(|e| spec_error(Cause::new(e)))?;
+    Ok(serde_json::from_value(json).map_err(|e| spec_error(Cause::new(e)))?)
 }
 
 /// A fork's first block is the upstream's fork block, header verbatim (its hash is the

@@ -175,7 +175,7 @@ impl Run {
                 _ => Vec::new(),
             };
             let receipt = Receipt { status, cumulative_gas_used: cumulative, logs };
-            out.push(ExecutedTx { tx: tx.clone(), sender: *sender, receipt, gas_used });
+            out.push(ExecutedTx::eth(tx.clone(), *sender, receipt, gas_used));
         }
         Ok(out)
     }

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy_consensus::{transaction::SignerRecoverable, Block, Header, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, Bytes, B256, U256};
 use revm::primitives::hardfork::SpecId;
 
@@ -132,9 +131,8 @@ impl<'a> Importer<'a> {
             ommers: block.body.ommers.clone(),
             withdrawals: block.body.withdrawals.clone().map(|w| w.into_inner()).unwrap_or_default(),
         };
-        let receipts = StoredReceipts {
-            receipts: executed.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
-        };
+        let receipts =
+            StoredReceipts { receipts: executed.txs.iter().map(|t| Bytes::from(t.receipt_2718())).collect() };
         let tx_hashes: Vec<B256> = executed.txs.iter().map(|t| t.hash()).collect();
         self.store.commit_block(BlockWrite {
             header,

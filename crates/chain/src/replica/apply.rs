@@ -13,7 +13,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Bytes, B256};
 
 use super::verify::{check, verify_block, Refused};
@@ -393,9 +392,7 @@ impl Follower {
             ommers: b.ommers.clone(),
             withdrawals: b.withdrawals.clone(),
         };
-        let receipts = StoredReceipts {
-            receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_envelope().encoded_2718())).collect(),
-        };
+        let receipts = StoredReceipts { receipts: b.txs.iter().map(|t| Bytes::from(t.receipt_2718())).collect() };
         let tx_hashes: Vec<B256> = b.txs.iter().map(|t| t.hash()).collect();
         let changes = Arc::new(b.changes);
         // The stream holds it (a leader that lost it reads it back from there, a cluster's

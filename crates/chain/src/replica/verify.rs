@@ -2,6 +2,7 @@
 
 use alloy_consensus::proofs;
 use alloy_primitives::{Bloom, B256};
+use alloy_trie::root::ordered_trie_root_encoded;
 
 use crate::error::ChainError;
 use crate::wire::{CodecError, SealedBlock};
@@ -38,10 +39,10 @@ pub(super) fn check<T: PartialEq + std::fmt::Display>(
 pub(super) fn verify_block(b: &SealedBlock) -> Result<(), Refused> {
     let n = b.header.number;
     check(n, "block hash", b.header.hash_slow(), b.hash)?;
-    let envelopes: Vec<_> = b.txs.iter().map(|t| &t.tx).collect();
-    check(n, "transactions root", proofs::calculate_transaction_root(&envelopes), b.header.transactions_root)?;
-    let receipts: Vec<_> = b.txs.iter().map(|t| t.receipt_envelope()).collect();
-    check(n, "receipts root", proofs::calculate_receipt_root(&receipts), b.header.receipts_root)?;
+    let txs: Vec<Vec<u8>> = b.txs.iter().map(|t| t.tx.encoded_2718()).collect();
+    check(n, "transactions root", ordered_trie_root_encoded(&txs), b.header.transactions_root)?;
+    let receipts: Vec<Vec<u8>> = b.txs.iter().map(|t| t.receipt_2718()).collect();
+    check(n, "receipts root", ordered_trie_root_encoded(&receipts), b.header.receipts_root)?;
     let mut bloom = Bloom::default();
     let mut cumulative = 0;
     for t in &b.txs {

@@ -32,30 +32,32 @@ pub struct StoredReceipts {
 const COMPACT_RECEIPTS: u8 = 1;
 
 /// A receipt as stored: its bloom (256 of a plain transfer's ~270 bytes) is left out and
-/// recomputed from the logs when read.
+/// recomputed from the logs when read. An OP deposit's receipt nonce trails (absent on
+/// every other receipt, so an Ethereum chain's stored bytes are as before).
 #[derive(RlpEncodable, RlpDecodable)]
+#[rlp(trailing)]
 struct CompactReceipt {
     ty: u8,
     /// One byte (EIP-658 status) or 32 (a pre-Byzantium post-state root).
     status: Bytes,
     cumulative_gas_used: u64,
     logs: Vec<alloy_primitives::Log>,
+    deposit_nonce: Option<u64>,
 }
 
 /// Receipts as the store writes them: `COMPACT_RECEIPTS` then the RLP list of compact ones.
 pub fn encode_receipts(receipts: &StoredReceipts) -> Option<Vec<u8>> {
-    use alloy_consensus::{Eip658Value, ReceiptEnvelope};
-    use alloy_eips::eip2718::Decodable2718;
+    use alloy_consensus::Eip658Value;
     let mut compact = Vec::with_capacity(receipts.receipts.len());
     for raw in &receipts.receipts {
-        let envelope = ReceiptEnvelope::<alloy_primitives::Log>::decode_2718(&mut raw.as_ref()).ok()?;
-        let receipt = envelope.as_receipt()?;
+        let decoded = preconf_op::receipt::decode_2718(raw).ok()?;
+        let receipt = decoded.receipt;
         let status = match receipt.status {
             Eip658Value::Eip658(ok) => Bytes::from(vec![ok as u8]),
             Eip658Value::PostState(root) => Bytes::copy_from_slice(root.as_slice()),
         };
-        let (ty, cumulative_gas_used) = (envelope.tx_type() as u8, receipt.cumulative_gas_used);
-        compact.push(CompactReceipt { ty, status, cumulative_gas_used, logs: receipt.logs.clone() });
+        let (ty, cumulative_gas_used, deposit_nonce) = (decoded.ty, receipt.cumulative_gas_used, decoded.deposit_nonce);
+        compact.push(CompactReceipt { ty, status, cumulative_gas_used, logs: receipt.logs, deposit_nonce });
     }
     let mut out = vec![COMPACT_RECEIPTS];
     compact.encode(&mut out);
@@ -64,8 +66,7 @@ pub fn encode_receipts(receipts: &StoredReceipts) -> Option<Vec<u8>> {
 
 /// Stored receipts back as EIP-2718 receipts with their blooms (either layout).
 pub fn decode_receipts(bytes: &[u8]) -> Option<StoredReceipts> {
-    use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxType};
-    use alloy_eips::eip2718::Encodable2718;
+    use alloy_consensus::{Eip658Value, Receipt};
     let Some((&COMPACT_RECEIPTS, mut rest)) = bytes.split_first() else { return decode(bytes) };
     let compact = Vec::<CompactReceipt>::decode(&mut rest).ok()?;
     let mut receipts = Vec::with_capacity(compact.len());
@@ -76,8 +77,7 @@ pub fn decode_receipts(bytes: &[u8]) -> Option<StoredReceipts> {
             _ => return None,
         };
         let receipt = Receipt { status, cumulative_gas_used: c.cumulative_gas_used, logs: c.logs };
-        let ty = TxType::try_from(c.ty).ok()?;
-        receipts.push(Bytes::from(ReceiptEnvelope::from_typed(ty, receipt.with_bloom()).encoded_2718()));
+        receipts.push(Bytes::from(preconf_op::receipt::encode_2718(c.ty, receipt, c.deposit_nonce)?));
     }
     Some(StoredReceipts { receipts })
 }
@@ -182,5 +182,21 @@ mod tests {
         let legacy = encode(&receipts);
         assert!(stored.len() + 4 * 250 < legacy.len(), "{} vs {}", stored.len(), legacy.len());
         assert_eq!(decode_receipts(&legacy).unwrap().receipts, receipts.receipts);
+    }
+
+    /// An OP chain's deposit receipts (with and without Canyon's nonce) keep their type and
+    /// nonce through the compact layout.
+    #[test]
+    fn deposit_receipts_are_stored_with_their_nonce() {
+        let deposit = |nonce| {
+            let r = Receipt { status: Eip658Value::Eip658(true), cumulative_gas_used: 45_000, logs: vec![] };
+            Bytes::from(preconf_op::receipt::encode_2718(0x7e, r, nonce).unwrap())
+        };
+        let receipts = StoredReceipts {
+            receipts: vec![deposit(Some(41)), receipt(TxType::Eip1559, Eip658Value::Eip658(true), 1), deposit(None)],
+        };
+        let back = decode_receipts(&encode_receipts(&receipts).unwrap()).unwrap();
+        assert_eq!(back.receipts, receipts.receipts);
+        assert_eq!(preconf_op::receipt::decode_2718(&back.receipts[0]).unwrap().deposit_nonce, Some(41));
     }
 }

@@ -120,7 +120,12 @@ fn every_header_follows_from_its_parent() {
     let mut td = parent.difficulty;
     for b in &blocks {
         let h = &b.header;
-        assert_eq!(next_base_fee(&spec, &parent, h.number), h.base_fee_per_gas, "base fee of block {}", h.number);
+        assert_eq!(
+            next_base_fee(&spec, &parent, h.number, h.timestamp),
+            h.base_fee_per_gas,
+            "base fee of block {}",
+            h.number
+        );
         assert_eq!(
             next_excess_blob_gas(&spec, &parent, h.timestamp),
             h.excess_blob_gas,

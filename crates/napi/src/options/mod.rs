@@ -92,6 +92,14 @@ pub struct NodeOptions {
     pub no_storage_caching: Option<bool>,
     /// `--fork-header KEY:VALUE`, sent with every upstream request.
     pub fork_headers: Option<Vec<String>>,
+    /// `--optimism`: the embedded dev chain as an OP dev chain (deposits, L1 fees).
+    pub optimism: Option<bool>,
+    /// The L1 values every OP block's L1-info deposit carries (no L1 here): `--l1-base-fee`
+    /// and `--l1-blob-base-fee` in wei, `--l1-base-fee-scalar`, `--l1-blob-base-fee-scalar`.
+    pub l1_base_fee: Option<i64>,
+    pub l1_blob_base_fee: Option<i64>,
+    pub l1_base_fee_scalar: Option<u32>,
+    pub l1_blob_base_fee_scalar: Option<u32>,
 }
 
 impl NodeOptions {
@@ -103,7 +111,10 @@ impl NodeOptions {
             None => d.gas_cap,
         };
         let fork = fork::fork_source(&self)?;
+        let op_l1 = self.op_l1_values()?;
         Ok(ChainConfig {
+            optimism: self.optimism.unwrap_or(d.optimism),
+            op_l1,
             fork,
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
@@ -140,6 +151,25 @@ impl NodeOptions {
             history_blocks: self.history_blocks.map_or(d.history_blocks, u64::from),
             min_free_disk_bytes: self.min_free_disk_mb.map_or(d.min_free_disk_bytes, |mb| u64::from(mb) << 20),
             dev: self.dev.or(d.dev),
+        })
+    }
+}
+
+impl NodeOptions {
+    fn op_l1_values(&self) -> napi::Result<preconf_op::dev::DevL1Values> {
+        let d = preconf_op::dev::DevL1Values::default();
+        let wei = |name: &str, v: Option<i64>, default| match v {
+            Some(v) => u64::try_from(v)
+                .map(alloy_primitives::U256::from)
+                .map_err(|_| napi::Error::from_reason(format!("{name} must not be negative, got {v}"))),
+            None => Ok(default),
+        };
+        Ok(preconf_op::dev::DevL1Values {
+            base_fee: wei("l1BaseFee", self.l1_base_fee, d.base_fee)?,
+            blob_base_fee: wei("l1BlobBaseFee", self.l1_blob_base_fee, d.blob_base_fee)?,
+            base_fee_scalar: self.l1_base_fee_scalar.unwrap_or(d.base_fee_scalar),
+            blob_base_fee_scalar: self.l1_blob_base_fee_scalar.unwrap_or(d.blob_base_fee_scalar),
+            ..d
         })
     }
 }
@@ -181,6 +211,11 @@ pub fn default_options() -> NodeOptions {
         history_blocks: Some(d.history_blocks as u32),
         min_free_disk_mb: Some((d.min_free_disk_bytes >> 20) as u32),
         dev: d.dev,
+        optimism: Some(d.optimism),
+        l1_base_fee: i64::try_from(d.op_l1.base_fee).ok(),
+        l1_blob_base_fee: i64::try_from(d.op_l1.blob_base_fee).ok(),
+        l1_base_fee_scalar: Some(d.op_l1.base_fee_scalar),
+        l1_blob_base_fee_scalar: Some(d.op_l1.blob_base_fee_scalar),
         ..Default::default()
     }
 }

@@ -2,12 +2,15 @@
 
 use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::U256;
-use alloy_rpc_types_eth::{Block, BlockTransactions, Header, Transaction};
+use alloy_rpc_types_eth::{BlockTransactions, Header};
 use preconf_chain::exec::outputs::{revert_reason, TxOutput};
 use preconf_chain::types::BlockData;
 use serde_json::Value;
 
-use super::transaction::transaction;
+use super::transaction::{executed, RpcTx};
+
+/// A block object whose transactions may include OP deposits.
+pub type Block = alloy_rpc_types_eth::Block<RpcTx>;
 use super::{quantity, to_json, TxPosition};
 
 /// The header object, with `hash` and `size` (what `newHeads` subscribers receive).
@@ -29,11 +32,7 @@ fn header_sized(data: &BlockData, size: usize) -> Header {
 pub fn block_object(data: &BlockData, full: bool) -> Block {
     let transactions = if full {
         BlockTransactions::Full(
-            data.txs
-                .iter()
-                .enumerate()
-                .map(|(i, t)| transaction(&t.tx, t.sender, Some(TxPosition::in_block(data, i))))
-                .collect(),
+            data.txs.iter().enumerate().map(|(i, t)| executed(t, TxPosition::in_block(data, i))).collect(),
         )
     } else {
         BlockTransactions::Hashes(data.txs.iter().map(|t| t.hash()).collect())
@@ -42,7 +41,7 @@ pub fn block_object(data: &BlockData, full: bool) -> Block {
 }
 
 /// The block object with `transactions` as given and its RLP `size` known.
-pub(super) fn block_with(data: &BlockData, transactions: BlockTransactions<Transaction>, size: usize) -> Block {
+pub(super) fn block_with(data: &BlockData, transactions: BlockTransactions<RpcTx>, size: usize) -> Block {
     Block {
         header: header_sized(data, size),
         uncles: data.ommers.iter().map(|h| h.hash_slow()).collect(),

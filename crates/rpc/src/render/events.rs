@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::block::{block_with, header, pending_value};
 use super::log::log;
-use super::transaction::transaction;
+use super::transaction::executed;
 use super::{to_json, TxPosition};
 
 fn hashes(block: &BlockData, from: usize) -> Vec<B256> {
@@ -141,7 +141,7 @@ pub fn flashblock_txs(block: &BlockData, first_new: usize, first_log: u64) -> Ve
         .enumerate()
         .map(|(offset, (etx, logs))| {
             let position = TxPosition::in_block(block, first_new + offset);
-            let mut v = serde_json::to_value(transaction(&etx.tx, etx.sender, Some(position))).unwrap_or(Value::Null);
+            let mut v = serde_json::to_value(executed(etx, position)).unwrap_or(Value::Null);
             if let Some(m) = v.as_object_mut() {
                 m.insert("logs".into(), serde_json::to_value(logs).unwrap_or(Value::Null));
             }
@@ -178,7 +178,7 @@ mod tests {
         let tx =
             TxEnvelope::Legacy(Signed::new_unchecked(tx, Signature::test_signature(), B256::from(U256::from(i + 1))));
         let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i + 1), logs: vec![] };
-        Arc::new(ExecutedTx { tx, sender: Address::with_last_byte(1), receipt, gas_used: 21_000 })
+        Arc::new(ExecutedTx::eth(tx, Address::with_last_byte(1), receipt, 21_000))
     }
 
     fn version(number: u64, txs: TxList, index: u64) -> BlockData {

@@ -6,6 +6,7 @@ pub mod block;
 pub mod events;
 pub mod log;
 pub mod node;
+pub mod op;
 pub mod proof;
 pub mod receipt;
 pub mod simulate;

@@ -6,6 +6,7 @@ use preconf_chain::consensus::{blob::GAS_PER_BLOB, header_blob_base_fee};
 use preconf_chain::spec::ChainSpec;
 use preconf_chain::types::{BlockData, ExecutedTx};
 
+use super::op::OpBlockContext;
 use super::{log::log, to_json, TxPosition};
 
 /// One receipt; `first_log_index` is the block-wide index of its first log;
@@ -49,12 +50,20 @@ pub fn receipt(
 pub fn receipt_in_block(block: &BlockData, index: usize, spec: &ChainSpec) -> String {
     let first_log: usize = block.txs[..index].iter().map(|t| t.receipt.logs.len()).sum();
     let blob_fee = header_blob_base_fee(spec, &block.header);
-    to_json(&receipt(&block.txs[index], &TxPosition::in_block(block, index), first_log as u64, blob_fee))
+    let etx = &block.txs[index];
+    let r = receipt(etx, &TxPosition::in_block(block, index), first_log as u64, blob_fee);
+    match spec.op() {
+        None => to_json(&r),
+        Some(op) => OpBlockContext::of(block, op).receipt(&r, etx).to_string(),
+    }
 }
 
 /// Every receipt of a block, with block-wide log indices.
 pub fn block_receipts(block: &BlockData, spec: &ChainSpec) -> String {
     let blob_fee = header_blob_base_fee(spec, &block.header);
+    if let Some(op) = spec.op() {
+        return op_block_receipts(block, &OpBlockContext::of(block, op), blob_fee);
+    }
     let mut next_log = 0u64;
     let list: Vec<TransactionReceipt> = block
         .txs
@@ -64,6 +73,22 @@ pub fn block_receipts(block: &BlockData, spec: &ChainSpec) -> String {
             let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
             next_log += etx.receipt.logs.len() as u64;
             r
+        })
+        .collect();
+    to_json(&list)
+}
+
+/// `block_receipts` on an OP chain: each receipt with op-geth's members.
+fn op_block_receipts(block: &BlockData, op: &OpBlockContext, blob_fee: Option<u128>) -> String {
+    let mut next_log = 0u64;
+    let list: Vec<serde_json::Value> = block
+        .txs
+        .iter()
+        .enumerate()
+        .map(|(i, etx)| {
+            let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
+            next_log += etx.receipt.logs.len() as u64;
+            op.receipt(&r, etx)
         })
         .collect();
     to_json(&list)

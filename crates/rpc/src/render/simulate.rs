@@ -74,11 +74,11 @@ fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
 
 /// An unsigned legacy transaction has v = 0 and no chain id (geth), where the renderer of
 /// signed ones would derive v = 27 or an EIP-155 value.
-fn unsigned_legacy_fields(block: &mut Value, txs: &BlockTransactions<alloy_rpc_types_eth::Transaction>) {
+fn unsigned_legacy_fields(block: &mut Value, txs: &BlockTransactions<super::transaction::RpcTx>) {
     let BlockTransactions::Full(txs) = txs else { return };
     let Some(Value::Array(json)) = block.get_mut("transactions") else { return };
     for (j, t) in json.iter_mut().zip(txs) {
-        if t.inner.inner().is_legacy() {
+        if matches!(t, super::transaction::RpcTx::Eth(t) if t.inner.inner().is_legacy()) {
             if let Some(m) = j.as_object_mut() {
                 m.remove("chainId");
                 m.insert("v".into(), Value::String("0x0".into()));

@@ -14,7 +14,7 @@ impl Builder {
     /// pre-confirmations, where `pending` is the head) they are sealed at once.
     pub(super) fn edit(&mut self, edits: &[AccountEdit]) -> ChainResult<()> {
         let b = &mut self.block;
-        let db = &mut b.evm.ctx.journaled_state.database;
+        let db = b.evm.db();
         for edit in edits {
             let existing = db.load_account(edit.address)?.info();
             let mut info = existing.clone().unwrap_or_default();

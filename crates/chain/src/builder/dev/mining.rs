@@ -13,10 +13,11 @@ use crate::dev::DevError;
 use crate::error::ChainResult;
 
 impl Builder {
-    /// Whether the open block holds transactions or state edits (sealing it is not empty).
+    /// Whether the open block holds transactions or state edits (sealing it is not empty);
+    /// an OP block's own L1-info deposit does not count.
     pub(in crate::builder) fn holds_anything(&self) -> bool {
         let edited = self.dev.as_ref().and_then(|d| d.edited);
-        !self.block.txs.is_empty() || edited == Some(self.block.header.number)
+        self.block.txs.len() > self.block.opening || edited == Some(self.block.header.number)
     }
 
     /// The open block's pre-confirmations that count towards its schedule: not those the

@@ -94,7 +94,9 @@ impl SimulatedBlock {
             .txs
             .iter()
             .zip(&self.encoded)
-            .map(|(t, raw)| if t.tx.is_legacy() { raw.len() } else { raw.as_ref().length() })
+            .map(
+                |(t, raw)| if t.tx.as_eth().is_some_and(|t| t.is_legacy()) { raw.len() } else { raw.as_ref().length() },
+            )
             .sum();
         let mut payload = self.header.length() + alloy_rlp::length_of_length(txs) + txs + 1;
         if self.header.withdrawals_root.is_some() {
@@ -104,7 +106,7 @@ impl SimulatedBlock {
     }
 }
 
-fn blob_gas(tx: &alloy_consensus::TxEnvelope) -> u64 {
+fn blob_gas(tx: &preconf_op::OpTx) -> u64 {
     use alloy_consensus::Transaction;
     tx.blob_versioned_hashes().map_or(0, |h| h.len() as u64 * alloy_eips::eip4844::DATA_GAS_PER_BLOB)
 }
@@ -202,7 +204,7 @@ mod tests {
             let gas = 50_000_000 - 21_000 * i as u64;
             let tx = unsigned_tx(&with_fee_defaults(&call), 0xc72dd9d5e883e, 0, gas).unwrap();
             let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i as u64 + 1), logs: vec![] };
-            block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender: sender(&call), receipt, gas_used: 21_000 }));
+            block.txs.push(Arc::new(ExecutedTx::eth(tx.envelope, sender(&call), receipt, 21_000)));
             block.encoded.push(tx.encoded);
         }
         block.seal(Some(EMPTY_REQUESTS_HASH));

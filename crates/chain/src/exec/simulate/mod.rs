@@ -349,7 +349,7 @@ impl Simulator<'_> {
             db.insert_account_info(sender, info);
         }
         block.calls.push(outcome);
-        block.txs.push(Arc::new(ExecutedTx { tx: tx.envelope, sender, receipt, gas_used }));
+        block.txs.push(Arc::new(ExecutedTx::eth(tx.envelope, sender, receipt, gas_used)));
         block.encoded.push(tx.encoded);
         Ok(())
     }

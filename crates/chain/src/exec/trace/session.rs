@@ -20,7 +20,7 @@ use super::{bounds_error, geth_shape};
 use crate::error::{Cause, ChainError, ChainResult, InternalError, Rejection};
 use crate::exec::errors::evm_error;
 use crate::exec::system::{self, SystemCalls};
-use crate::exec::{cfg_env, evm_context, tx_env_from_signed, EvmContext, ExecBlock, Mode};
+use crate::exec::{cfg_env, evm_context, tx_env_from_executed, EvmContext, ExecBlock, Mode};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
 use crate::types::ExecutedTx;
@@ -65,7 +65,7 @@ impl<'a> TraceSession<'a> {
     /// when the block was built (the replay must reproduce the block exactly).
     pub fn replay(&mut self, etx: &ExecutedTx) -> ChainResult<()> {
         self.check_clock()?;
-        let out = self.evm.transact(tx_env_from_signed(&etx.tx, etx.sender)).map_err(|e| replay_failed(etx, e))?;
+        let out = self.evm.transact(tx_env_from_executed(etx)?).map_err(|e| replay_failed(etx, e))?;
         check_replay(etx, out.result.tx_gas_used())?;
         self.evm.commit(out.state);
         Ok(())
@@ -73,7 +73,7 @@ impl<'a> TraceSession<'a> {
 
     /// Traces one of the block's transactions.
     pub fn trace_tx(&mut self, etx: &ExecutedTx, ctx: TransactionContext) -> ChainResult<GethTrace> {
-        let env = tx_env_from_signed(&etx.tx, etx.sender);
+        let env = tx_env_from_executed(etx)?;
         let (trace, gas) = self.traced(env, Some(ctx), |e| replay_failed(etx, e))?;
         check_replay(etx, gas)?;
         Ok(trace)

@@ -1,0 +1,69 @@
+//! The header rules a block producer on an OP chain applies beyond Ethereum's: the base
+//! fee from the OP EIP-1559 parameters (Canyon's denominator; from Holocene the parent's
+//! extraData), and Holocene's extraData.
+
+use alloy_consensus::Header;
+use alloy_eips::eip1559::{calc_next_block_base_fee, BaseFeeParams};
+use alloy_primitives::Bytes;
+
+use crate::config::OpConfig;
+use crate::OpSpecId;
+
+/// The (denominator, elasticity) for the block after `parent` at `timestamp`: from Holocene
+/// the parent's extraData carries them (zero: the config's); before, the config.
+pub fn base_fee_params(config: &OpConfig, parent: &Header, timestamp: u64) -> BaseFeeParams {
+    let (mut denominator, mut elasticity) = config.base_fee_params(timestamp);
+    if config.is_active(OpSpecId::HOLOCENE, parent.timestamp) && parent.extra_data.len() >= 9 {
+        let d = u32::from_be_bytes(parent.extra_data[1..5].try_into().expect("4 bytes"));
+        let e = u32::from_be_bytes(parent.extra_data[5..9].try_into().expect("4 bytes"));
+        if d != 0 {
+            (denominator, elasticity) = (d as u64, e as u64);
+        }
+    }
+    BaseFeeParams::new(denominator as u128, elasticity as u128)
+}
+
+/// The base fee of the block after `parent` at `timestamp`.
+pub fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 {
+    calc_next_block_base_fee(
+        parent.gas_used,
+        parent.gas_limit,
+        parent.base_fee_per_gas.unwrap_or_default(),
+        base_fee_params(config, parent, timestamp),
+    )
+}
+
+/// A built block's extraData: from Holocene version 0 then the config's denominator and
+/// elasticity (u32 big-endian each), as op-geth's sequencer writes them when op-node's
+/// attributes leave the parameters zero; empty before.
+pub fn extra_data(config: &OpConfig, timestamp: u64) -> Bytes {
+    if !config.is_active(OpSpecId::HOLOCENE, timestamp) {
+        return Bytes::new();
+    }
+    let (d, e) = config.base_fee_params(timestamp);
+    let mut out = vec![0u8];
+    out.extend_from_slice(&(d as u32).to_be_bytes());
+    out.extend_from_slice(&(e as u32).to_be_bytes());
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holocene_extra_data_round_trips_into_the_next_base_fee() {
+        let config = crate::dev::dev_config(901);
+        let extra = extra_data(&config, 0);
+        assert_eq!(extra.as_ref(), &[0, 0, 0, 0, 250, 0, 0, 0, 6]);
+        let parent = Header {
+            extra_data: extra,
+            gas_limit: 30_000_000,
+            gas_used: 30_000_000,
+            base_fee_per_gas: Some(1_000_000_000),
+            ..Default::default()
+        };
+        // Full parent at elasticity 6: the fee rises by (6 - 1) / 250 = 2 %.
+        assert_eq!(next_base_fee(&config, &parent, 2), 1_020_000_000);
+    }
+}

@@ -1,0 +1,58 @@
+// The OP dev chain's flags: `--optimism` (anvil's name) and the fixed L1 values its blocks'
+// L1-info deposits carry, named after the L1Block fields op-geth reads the fee from.
+
+import type { NodeOptions } from '../native.js';
+import type { Config } from './config.js';
+
+/** The shape of flags.ts's `Flag` that these use (declared here: flags.ts imports this file). */
+interface OpFlag {
+  name: string;
+  value?: string;
+  help: string;
+  chainDefault?: keyof NodeOptions;
+  apply(cfg: Config, v: string): void;
+}
+
+const count = (name: string, v: string, max: number): number => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0 || n > max) throw new Error(`--${name} must be an integer from 0 to ${max}, got "${v}"`);
+  return n;
+};
+
+const U32_MAX = 0xffff_ffff;
+
+export const OP_FLAGS: OpFlag[] = [
+  {
+    name: 'optimism',
+    help: 'an OP Stack dev chain (as anvil --optimism): every block opens with the L1-info deposit, transactions pay the L1 data fee (docs/op-stack.md)',
+    apply: (c) => void (c.chain.optimism = true),
+  },
+  {
+    name: 'l1-base-fee',
+    value: 'WEI',
+    help: 'with --optimism: the L1 base fee the L1-info deposits carry',
+    chainDefault: 'l1BaseFee',
+    apply: (c, v) => void (c.chain.l1BaseFee = count('l1-base-fee', v, Number.MAX_SAFE_INTEGER)),
+  },
+  {
+    name: 'l1-blob-base-fee',
+    value: 'WEI',
+    help: 'with --optimism: the L1 blob base fee the L1-info deposits carry',
+    chainDefault: 'l1BlobBaseFee',
+    apply: (c, v) => void (c.chain.l1BlobBaseFee = count('l1-blob-base-fee', v, Number.MAX_SAFE_INTEGER)),
+  },
+  {
+    name: 'l1-base-fee-scalar',
+    value: 'N',
+    help: 'with --optimism: the L1 base fee scalar (Ecotone)',
+    chainDefault: 'l1BaseFeeScalar',
+    apply: (c, v) => void (c.chain.l1BaseFeeScalar = count('l1-base-fee-scalar', v, U32_MAX)),
+  },
+  {
+    name: 'l1-blob-base-fee-scalar',
+    value: 'N',
+    help: 'with --optimism: the L1 blob base fee scalar (Ecotone)',
+    chainDefault: 'l1BlobBaseFeeScalar',
+    apply: (c, v) => void (c.chain.l1BlobBaseFeeScalar = count('l1-blob-base-fee-scalar', v, U32_MAX)),
+  },
+];

@@ -1,0 +1,121 @@
+// The OP dev chain (`--optimism`, as anvil's) through viem with its OP Stack formatters: every
+// block opens with the L1-info deposit (type 0x7E), a signed transfer is pre-confirmed and
+// sealed and pays the L1 data fee beyond value + gas, receipts and transactions carry
+// op-geth's members, and eth_call at `pending` reads the L1 values the deposit wrote.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPublicClient, createWalletClient, defineChain, http, parseAbi, parseEther, type Hex } from 'viem';
+import { chainConfig } from 'viem/op-stack';
+import { parseArgs } from '../../src/cli/index.js';
+import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+
+const L1_BLOCK = '0x4200000000000000000000000000000000000015';
+const DEPOSITOR = '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001';
+const L1_BASE_FEE = 2_000_000_000n;
+const TO = '0x000000000000000000000000000000000000bEEF';
+
+describe('the OP dev chain (--optimism)', () => {
+  let t: TestNode;
+  let client: ReturnType<typeof opClients>['client'];
+  let wallet: ReturnType<typeof opClients>['wallet'];
+
+  function opClients(url: string, id: number) {
+    const chain = defineChain({
+      ...chainConfig,
+      id,
+      name: 'preconf-op-dev',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [url] } },
+    });
+    const transport = http(url, { retryCount: 0 });
+    return {
+      client: createPublicClient({ chain, transport, pollingInterval: 50 }),
+      wallet: createWalletClient({ chain, transport, account: devAccount(1) }),
+    };
+  }
+
+  beforeAll(async () => {
+    const flags = parseArgs(['--optimism', '--l1-base-fee', String(L1_BASE_FEE)]);
+    if (flags === 'help') throw new Error('help');
+    t = await startTestNode({ configure: (c) => void Object.assign(c.chain, { ...flags.chain, datadir: undefined }) });
+    ({ client, wallet } = opClients(t.node.url, t.node.chainId));
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('pre-confirms and seals a transfer that pays the L1 fee its receipt reports', async () => {
+    const sender = devAccount(1).address;
+    const value = parseEther('0.25');
+    // Blocks sealed on demand only, so the pre-confirmed block is seen before its seal.
+    expect((await rpc(t.node.url, 'evm_setIntervalMining', [0])).error).toBeUndefined();
+    const hash = await wallet.sendTransaction({ to: TO, value });
+
+    // Pre-confirmed: in the pending block, after the block's L1-info deposit.
+    await vi.waitFor(
+      async () => {
+        const pending = await client.getBlock({ blockTag: 'pending', includeTransactions: true });
+        expect(pending.transactions.map((tx) => tx.hash)).toContain(hash);
+        expect(pending.transactions[0]!.type).toBe('deposit');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+
+    expect((await rpc(t.node.url, 'evm_mine', [])).error).toBeUndefined();
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 15_000 });
+    expect(receipt.status).toBe('success');
+    expect(receipt.l1Fee).toBeGreaterThan(0n);
+    expect(receipt.l1GasPrice).toBe(L1_BASE_FEE);
+    expect(receipt.l1GasUsed).toBeGreaterThan(0n);
+
+    // What the sender paid beyond the value and the L2 gas is exactly the L1 fee.
+    const before = await client.getBalance({ address: sender, blockNumber: receipt.blockNumber - 1n });
+    const after = await client.getBalance({ address: sender, blockNumber: receipt.blockNumber });
+    const l2Gas = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(before - after - value - l2Gas).toBe(receipt.l1Fee);
+
+    // The raw receipt has op-geth's Ecotone members, as hex quantities.
+    const raw = (await rpc(t.node.url, 'eth_getTransactionReceipt', [hash])).result;
+    expect(raw).toMatchObject({ l1BaseFeeScalar: expect.stringMatching(/^0x[0-9a-f]+$/), l1BlobBaseFee: '0x1' });
+    expect(raw).toHaveProperty('l1BlobBaseFeeScalar');
+  });
+
+  it("opens every block with the L1-info deposit, with op-geth's deposit members", async () => {
+    const head = await client.getBlockNumber();
+    const block = await client.getBlock({ blockNumber: head, includeTransactions: true });
+    const deposit = block.transactions[0]!;
+    expect(deposit.type).toBe('deposit');
+    expect(deposit.typeHex).toBe('0x7e');
+    expect(deposit.from).toBe(DEPOSITOR);
+    expect(deposit.to).toBe(L1_BLOCK);
+    expect(deposit.sourceHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(deposit.isSystemTx).toBe(false);
+    expect(deposit.mint).toBe(0n);
+
+    const byHash = (await rpc(t.node.url, 'eth_getTransactionByHash', [deposit.hash])).result;
+    expect(byHash).toMatchObject({ type: '0x7e', sourceHash: deposit.sourceHash, isSystemTx: false, mint: '0x0' });
+
+    // Receipts of the sealed block: the deposit's with its nonce (Canyon), then the rest.
+    const receipts: Array<Record<string, Hex>> = (await rpc(t.node.url, 'eth_getBlockReceipts', [`0x${head.toString(16)}`])).result;
+    expect(receipts[0]).toMatchObject({
+      type: '0x7e',
+      transactionHash: deposit.hash,
+      depositNonce: expect.stringMatching(/^0x[0-9a-f]+$/),
+      depositReceiptVersion: '0x1',
+    });
+    expect(receipts[0]).not.toHaveProperty('l1Fee');
+    // The depositor's nonce before the deposit: one deposit per block since block 1.
+    expect(BigInt(receipts[0]!.depositNonce!)).toBe(head - 1n);
+  });
+
+  it("serves the pending block's receipts and eth_call at pending", async () => {
+    const pending: Array<Record<string, Hex>> = (await rpc(t.node.url, 'eth_getBlockReceipts', ['pending'])).result;
+    expect(pending[0]).toMatchObject({ type: '0x7e', depositReceiptVersion: '0x1' });
+    expect(pending[0]).toHaveProperty('depositNonce');
+
+    // L1Block holds what the pending block's deposit wrote.
+    const abi = parseAbi(['function basefee() view returns (uint256)', 'function number() view returns (uint64)']);
+    const basefee = await client.readContract({ address: L1_BLOCK, abi, functionName: 'basefee', blockTag: 'pending' });
+    expect(basefee).toBe(L1_BASE_FEE);
+  });
+});
