@@ -118,4 +118,11 @@ describe('the OP dev chain (--optimism)', () => {
     const basefee = await client.readContract({ address: L1_BLOCK, abi, functionName: 'basefee', blockTag: 'pending' });
     expect(basefee).toBe(L1_BASE_FEE);
   });
+
+  it('refuses --optimism beside --genesis or --fork-url, and L1 values out of range', () => {
+    expect(() => parseArgs(['--optimism', '--genesis', 'package.json'])).toThrow(/--optimism excludes --genesis/);
+    expect(() => parseArgs(['--optimism', '--fork-url', 'http://127.0.0.1:1'])).toThrow(/--optimism excludes/);
+    expect(() => parseArgs(['--optimism', '--l1-base-fee-scalar', '4294967296'])).toThrow(/--l1-base-fee-scalar must be/);
+    expect(() => parseArgs(['--optimism', '--l1-blob-base-fee', '-1'])).toThrow(/--l1-blob-base-fee must be/);
+  });
 });
