@@ -100,8 +100,8 @@ export declare class NativeNode {
   devSnapshot(): Promise<string | NativeFailure>
   /** evm_revert: `true`, or `false` when the snapshot does not exist (any more). */
   devRevert(id: string): Promise<string | NativeFailure>
-  /** anvil_reset; `fork`: the request named a chain to fork (refused). */
-  devReset(fork: boolean): Promise<string | NativeFailure>
+  /** anvil_reset; `fork`: the request named another fork (`url`, `block`: either may be absent). */
+  devReset(fork: boolean, url?: string | undefined | null, block?: string | undefined | null): Promise<string | NativeFailure>
   /** anvil_dropTransaction: the hash, or null when the pool did not hold it. */
   devDropTransaction(hash: string): Promise<string | NativeFailure>
   devDropAllTransactions(): Promise<string | NativeFailure>

@@ -231,7 +231,7 @@ fn fork_point(store: &Store, fork: &ForkSource) -> ChainResult<ForkPoint> {
 /// What every block of a fork touches, fetched in one batch before the builder starts: the
 /// fee recipient and the system contracts (their accounts, and the request queues' slots),
 /// with the dev accounts the first block funds.
-fn warm_fork(upstream: &dyn crate::fork::UpstreamState, point: &ForkPoint) {
+pub(crate) fn warm_fork(upstream: &dyn crate::fork::UpstreamState, point: &ForkPoint) {
     use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
     let queues = [eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS];
     let mut accounts = vec![point.header.beneficiary, eip4788::BEACON_ROOTS_ADDRESS, eip2935::HISTORY_STORAGE_ADDRESS];
