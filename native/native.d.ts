@@ -12,7 +12,12 @@ export declare class NativeNode {
   accounts(): string
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
+  /**
+   * eth_call on a calls thread; on a fork, one that meets state only the upstream has
+   * runs again on an upstream thread (`work::run_or_defer`).
+   */
   call(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  /** eth_estimateGas, as `call`. */
   estimateGas(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync. */
