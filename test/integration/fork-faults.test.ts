@@ -120,15 +120,20 @@ describe('calls that need the upstream', () => {
     calls.push(['eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest']]);
     let waiting = calls.length;
     const answers = calls.map(([method, params]) => rpc(url, method, params).finally(() => (waiting -= 1)));
-    await vi.waitFor(async () => expect((await proxy.stats()).requests).toBeGreaterThanOrEqual(calls.length), { timeout: 2_000, interval: 20 });
-    expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
-    expect((await rpc(url, 'eth_estimateGas', [warmCall, 'latest'])).result).toBe('0x5208');
-    expect(waiting).toBe(calls.length);
-    for (const r of await Promise.all(answers)) {
-      expect(r.error.code).toBe(-32000);
-      expect(r.error.message).toContain(`fork upstream ${proxy.url} failed`);
+    try {
+      await vi.waitFor(async () => expect((await proxy.stats()).requests).toBeGreaterThanOrEqual(calls.length), { timeout: 2_000, interval: 20 });
+      expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
+      expect((await rpc(url, 'eth_estimateGas', [warmCall, 'latest'])).result).toBe('0x5208');
+      expect(waiting).toBe(calls.length);
+      for (const r of await Promise.all(answers)) {
+        expect(r.error.code).toBe(-32000);
+        expect(r.error.message).toContain(`fork upstream ${proxy.url} failed`);
+      }
+    } finally {
+      // The next tests need a live upstream whatever happened here.
+      await Promise.allSettled(answers);
+      await proxy.control({ mode: 'pass' });
     }
-    await proxy.control({ mode: 'pass' });
     expect((await rpc(url, 'eth_call', [{ to: cold(20), data: '0x' }, 'latest'])).result).toBe('0x');
     expect((await rpc(url, 'eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest'])).result).toBe('0x5208');
   });
