@@ -16,8 +16,7 @@ use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult, InternalError, Unavailable};
 use crate::fork::{ForkPoint, ForkSource, UpstreamState};
-use crate::genesis::seed::{fork_genesis, GenesisSource};
-use crate::node::warm_fork;
+use crate::genesis::seed::{fork_genesis, warm_fork, GenesisSource};
 
 /// anvil_reset's `forking` parameters: another upstream, another block, or both.
 #[derive(Clone, Debug, Default)]
