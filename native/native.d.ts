@@ -12,7 +12,12 @@ export declare class NativeNode {
   accounts(): string
   gasPrice(): string | NativeFailure
   maxPriorityFeePerGas(): string | NativeFailure
+  /**
+   * eth_call on a calls thread; on a fork, one that meets state only the upstream has
+   * runs again on an upstream thread (`work::run_or_defer`).
+   */
   call(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
+  /** eth_estimateGas, as `call`. */
   estimateGas(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync. */
@@ -100,8 +105,8 @@ export declare class NativeNode {
   devSnapshot(): Promise<string | NativeFailure>
   /** evm_revert: `true`, or `false` when the snapshot does not exist (any more). */
   devRevert(id: string): Promise<string | NativeFailure>
-  /** anvil_reset; `fork`: the request named a chain to fork (refused). */
-  devReset(fork: boolean): Promise<string | NativeFailure>
+  /** anvil_reset; `fork`: the request named another fork (`url`, `block`: either may be absent). */
+  devReset(fork: boolean, url?: string | undefined | null, block?: string | undefined | null): Promise<string | NativeFailure>
   /** anvil_dropTransaction: the hash, or null when the pool did not hold it. */
   devDropTransaction(hash: string): Promise<string | NativeFailure>
   devDropAllTransactions(): Promise<string | NativeFailure>

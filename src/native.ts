@@ -254,7 +254,7 @@ export class Chain {
   devIntervalMining = (): Promise<string> => unwrapAsync(this.raw.devIntervalMining());
   devSnapshot = (): Promise<string> => unwrapAsync(this.raw.devSnapshot());
   devRevert = (id: string): Promise<string> => unwrapAsync(this.raw.devRevert(id));
-  devReset = (fork: boolean): Promise<string> => unwrapAsync(this.raw.devReset(fork));
+  devReset = (fork: boolean, url?: string, block?: string): Promise<string> => unwrapAsync(this.raw.devReset(fork, url, block));
   devDropTransaction = (hash: string): Promise<string> => unwrapAsync(this.raw.devDropTransaction(hash));
   devDropAllTransactions = (): Promise<string> => unwrapAsync(this.raw.devDropAllTransactions());
   devDropTransactionsFrom = (sender: string): Promise<string> => unwrapAsync(this.raw.devDropTransactionsFrom(sender));

@@ -6,7 +6,7 @@
 
 import { callObject } from '../validation/call.js';
 import { accountCode, address, argPath, bool, fail, hash32, hexBytes, show, storageSlot } from '../validation/primitives.js';
-import { asksToFork, devNumber, mineOptions, optionalDevNumber, storageValue } from '../validation/dev.js';
+import { forkReset, devNumber, mineOptions, optionalDevNumber, storageValue } from '../validation/dev.js';
 import type { MethodOptions, MethodTable } from './index.js';
 import type { Method } from '../protocol/jsonrpc.js';
 
@@ -113,7 +113,13 @@ export function devMethods({ chain }: MethodOptions): MethodTable {
 
   named(t, ['anvil_snapshot', 'evm_snapshot'], { maxParams: 0, handler: () => chain.devSnapshot() });
   named(t, ['anvil_revert', 'evm_revert'], { maxParams: 1, handler: (p) => chain.devRevert(devNumber(p[0], argPath(0), 'snapshot id', 256)) });
-  named(t, ['anvil_reset', 'hardhat_reset'], { maxParams: 1, handler: (p) => chain.devReset(asksToFork(p[0])) });
+  named(t, ['anvil_reset', 'hardhat_reset'], {
+    maxParams: 1,
+    handler: (p) => {
+      const fork = forkReset(p[0]);
+      return chain.devReset(fork !== undefined, fork?.url, fork?.block);
+    },
+  });
 
   named(t, ['anvil_dropTransaction', 'hardhat_dropTransaction'], {
     maxParams: 1,

@@ -47,13 +47,28 @@ export function mineOptions(v: unknown): { blocks: string; timestamp?: string } 
   };
 }
 
-/** Whether anvil_reset's parameter asks to fork another chain (a URL or a block number). */
-export function asksToFork(v: unknown): boolean {
-  if (v === undefined || v === null) return false;
+/** anvil_reset's `forking` parameters, when the request names another upstream or block. */
+export interface ForkReset {
+  url?: string;
+  /** A canonical 0x quantity. */
+  block?: string;
+}
+
+/**
+ * What anvil_reset's parameter asks for: `undefined` to start again (a fork: at its fork
+ * block), or another fork (`forking.jsonRpcUrl`, `forking.blockNumber`: either may be absent,
+ * null or, as viem sends it, NaN turned null).
+ */
+export function forkReset(v: unknown): ForkReset | undefined {
+  if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw fail(argPath(0), `reset options must be an object, got ${show(v)}`);
   const forking = v.forking;
-  if (forking === undefined || forking === null) return false;
-  if (!isObject(forking)) throw fail(`${argPath(0)}.forking`, `must be an object, got ${show(forking)}`);
-  const given = (x: unknown): boolean => x !== undefined && x !== null && x !== '';
-  return given(forking.jsonRpcUrl) || given(forking.blockNumber);
+  if (forking === undefined || forking === null) return undefined;
+  const path = `${argPath(0)}.forking`;
+  if (!isObject(forking)) throw fail(path, `must be an object, got ${show(forking)}`);
+  const { jsonRpcUrl, blockNumber } = forking;
+  const url = jsonRpcUrl === undefined || jsonRpcUrl === null || jsonRpcUrl === '' ? undefined : jsonRpcUrl;
+  if (url !== undefined && typeof url !== 'string') throw fail(`${path}.jsonRpcUrl`, `must be a URL string, got ${show(url)}`);
+  const block = optionalDevNumber(blockNumber, `${path}.blockNumber`, 'block number');
+  return url === undefined && block === undefined ? undefined : { url, block };
 }

@@ -106,6 +106,39 @@ describe('a failing fork upstream', () => {
   });
 });
 
+describe('calls that need the upstream', () => {
+  it('cold calls and estimates wait on the upstream threads: a warm call is answered meanwhile', async () => {
+    const url = t.node.url;
+    const warmCall = { from: funded, to: funded, data: '0x' };
+    expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
+    await proxy.control({ mode: 'stall' });
+    await proxy.reset();
+    // More than the four calls threads, all from this one client: waiting there, they would
+    // leave the warm call queued behind them until the upstream gave up.
+    const calls: [string, unknown[]][] = [];
+    for (let i = 0; i < 6; i++) calls.push(['eth_call', [{ to: cold(20 + i), data: '0x' }, 'latest']]);
+    calls.push(['eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest']]);
+    let waiting = calls.length;
+    const answers = calls.map(([method, params]) => rpc(url, method, params).finally(() => (waiting -= 1)));
+    try {
+      await vi.waitFor(async () => expect((await proxy.stats()).requests).toBeGreaterThanOrEqual(calls.length), { timeout: 2_000, interval: 20 });
+      expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
+      expect((await rpc(url, 'eth_estimateGas', [warmCall, 'latest'])).result).toBe('0x5208');
+      expect(waiting).toBe(calls.length);
+      for (const r of await Promise.all(answers)) {
+        expect(r.error.code).toBe(-32000);
+        expect(r.error.message).toContain(`fork upstream ${proxy.url} failed`);
+      }
+    } finally {
+      // The next tests need a live upstream whatever happened here.
+      await Promise.allSettled(answers);
+      await proxy.control({ mode: 'pass' });
+    }
+    expect((await rpc(url, 'eth_call', [{ to: cold(20), data: '0x' }, 'latest'])).result).toBe('0x');
+    expect((await rpc(url, 'eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest'])).result).toBe('0x5208');
+  });
+});
+
 describe('an upstream this node cannot speak to', () => {
   it('a WebSocket --fork-url is refused at start, saying only HTTP is supported', () => {
     for (const url of ['ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {

@@ -45,6 +45,11 @@ pub trait UpstreamState: Send + Sync {
     fn configured_block(&self) -> Option<u64>;
     /// Asks the upstream for its chain id and the fork block's header.
     fn fork_point(&self) -> ChainResult<ForkPoint>;
+    /// A new source with this one's settings (retries, backoff, timeout, rate limit,
+    /// headers, caching) for another fork: `url` (this one's when `None`) at `block` (its
+    /// latest when `None`). Not attached: `anvil_reset` with `forking` asks it for its fork
+    /// point first, so that a bad URL fails the request and the chain goes on as it was.
+    fn refork(&self, url: Option<&str>, block: Option<u64>) -> ChainResult<Arc<dyn UpstreamState>>;
     /// From now on reads are at `point`, and what arrives is kept in `cache`.
     fn attach(&self, point: &ForkPoint, cache: Arc<dyn ForkCache>);
     /// The account at the fork block; `None` when it is empty (no nonce, balance or code).

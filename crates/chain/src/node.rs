@@ -12,7 +12,7 @@ use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
 use crate::error::{Cause, ChainResult, ConfigError, InternalError, UpstreamError, UpstreamFailure};
 use crate::fork::{ForkPoint, ForkSource};
-use crate::genesis::{self, seed::file_source, seed::open_genesis, seed::GenesisSource};
+use crate::genesis::{self, seed::file_source, seed::open_genesis, seed::warm_fork, seed::GenesisSource};
 use crate::ledger::Ledger;
 use crate::pool::{journal::Journal, Pool, PoolLimits};
 use crate::state::CodeCache;
@@ -227,21 +227,6 @@ fn fork_point(store: &Store, fork: &ForkSource) -> ChainResult<ForkPoint> {
         None if store.genesis_hash()?.is_some() => Err(ConfigError::NotAFork.into()),
         None => upstream.fork_point(),
     }
-}
-
-/// What every block of a fork touches, fetched in one batch before the builder starts: the
-/// fee recipient and the system contracts (their accounts, and the request queues' slots),
-/// with the dev accounts the first block funds.
-fn warm_fork(upstream: &dyn crate::fork::UpstreamState, point: &ForkPoint) {
-    use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
-    let queues = [eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS];
-    let mut accounts = vec![point.header.beneficiary, eip4788::BEACON_ROOTS_ADDRESS, eip2935::HISTORY_STORAGE_ADDRESS];
-    accounts.extend(queues);
-    // The dev accounts' nonce and code, for the seed (from the cache after the first start).
-    accounts.extend(genesis::dev_accounts(genesis::DEV_ACCOUNT_COUNT).into_iter().map(|a| a.address));
-    let slots: Vec<_> =
-        queues.iter().flat_map(|q| (0..4u64).map(move |s| (*q, alloy_primitives::U256::from(s)))).collect();
-    upstream.warm(&accounts, &slots);
 }
 
 impl Drop for Node {

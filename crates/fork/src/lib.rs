@@ -124,6 +124,17 @@ impl UpstreamState for ForkClient {
         Ok(ForkPoint { chain_id, hash: header.hash, header: header.inner, upstream: self.upstream() })
     }
 
+    fn refork(&self, url: Option<&str>, block: Option<u64>) -> ChainResult<Arc<dyn UpstreamState>> {
+        let mut options = self.options.clone();
+        if let Some(url) = url {
+            options.url = url.to_string();
+            // `--fork-chain-id` named the first upstream's chain: another one is asked.
+            options.chain_id = None;
+        }
+        options.block = block;
+        Ok(Arc::new(ForkClient::new(options)?))
+    }
+
     fn attach(&self, point: &ForkPoint, cache: Arc<dyn ForkCache>) {
         self.state.attach(point.header.number, self.options.cache.then_some(cache));
         self.history.clear();
@@ -169,6 +180,11 @@ impl UpstreamState for ForkClient {
     /// batch for all of it that is not known yet. Once per distinct call: a repeat (or a
     /// restart, through the cache's marker) asks nothing.
     fn prefetch(&self, call: &PrefetchCall) {
+        // A call tried first where it may not wait (its own class's threads) runs on what is
+        // held; if it needs more, it runs again where it may wait, and guesses there.
+        if !preconf_chain::fork::may_wait() {
+            return;
+        }
         let id = call_id(call);
         let mut marker = vec![b'p'];
         marker.extend_from_slice(id.as_slice());

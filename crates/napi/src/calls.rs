@@ -1,12 +1,13 @@
 //! Work off the event loop: calls, estimates, simulation, submissions, log and fee scans.
 
-use napi::bindgen_prelude::Either;
+use napi::bindgen_prelude::{Either, PromiseRaw};
+use napi::Env;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, simulate, to_json};
 
 use crate::failure::NativeFailure;
-use crate::work::Class;
+use crate::work::{self, Class};
 use crate::NativeNode;
 
 #[napi]
@@ -36,6 +37,47 @@ impl NativeNode {
     pub fn max_priority_fee_per_gas(&self) -> Either<String, NativeFailure> {
         self.sync(|n| Ok(render::quantity(n.api().fees.suggested_tip()?)))
     }
+
+    /// eth_call on a calls thread; on a fork, one that meets state only the upstream has
+    /// runs again on an upstream thread (`work::run_or_defer`).
+    #[napi]
+    pub fn call<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        let node = self.node.clone();
+        work::run_or_defer(env, Class::Calls, client, move || {
+            let p: params::CallParams = params::json(&request, "call request")?;
+            let out = node.api().execution.call(
+                &p.tx,
+                params::block(&p.block)?,
+                p.state_overrides.as_ref(),
+                p.block_overrides.as_ref(),
+            )?;
+            Ok(format!("\"{out}\""))
+        })
+    }
+
+    /// eth_estimateGas, as `call`.
+    #[napi]
+    pub fn estimate_gas<'env>(
+        &self,
+        env: &'env Env,
+        request: String,
+        client: Option<u32>,
+    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
+        let node = self.node.clone();
+        work::run_or_defer(env, Class::Calls, client, move || {
+            let p: params::EstimateParams = params::json(&request, "estimate request")?;
+            Ok(render::quantity(node.api().execution.estimate_gas(
+                &p.tx,
+                params::block(&p.block)?,
+                p.state_overrides.as_ref(),
+            )?))
+        })
+    }
 }
 
 /// eth_sendRawTransaction's work, wherever it runs: decode, admit to the pool, the hash.
@@ -44,26 +86,6 @@ fn submit_raw(n: &preconf_chain::Node, raw: &str) -> preconf_chain::ChainResult<
 }
 
 work_methods! {
-    fn call(request: String) per client on Class::Calls => |n| {
-        let p: params::CallParams = params::json(&request, "call request")?;
-        let out = n.api().execution.call(
-            &p.tx,
-            params::block(&p.block)?,
-            p.state_overrides.as_ref(),
-            p.block_overrides.as_ref(),
-        )?;
-        Ok(format!("\"{out}\""))
-    };
-
-    fn estimate_gas(request: String) per client on Class::Calls => |n| {
-        let p: params::EstimateParams = params::json(&request, "estimate request")?;
-        Ok(render::quantity(n.api().execution.estimate_gas(
-            &p.tx,
-            params::block(&p.block)?,
-            p.state_overrides.as_ref(),
-        )?))
-    };
-
     fn simulate(request: String) per client on Class::Simulate => |n| {
         let p: params::SimulateParams = params::json(&request, "simulation request")?;
         let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;

@@ -16,7 +16,8 @@ use std::sync::{Arc, OnceLock};
 use napi::bindgen_prelude::{Either, JsValue, Object, PromiseRaw};
 use napi::Env;
 use parking_lot::{Condvar, Mutex};
-use preconf_chain::{ChainResult, InternalError};
+use preconf_chain::error::{UpstreamError, UpstreamFailure};
+use preconf_chain::{ChainError, ChainResult, InternalError};
 
 use crate::failure::{outcome, ErrorKind, NativeFailure, Outcome};
 
@@ -310,38 +311,107 @@ pub fn run<'env>(
     client: ClientKey,
     work: impl FnOnce() -> ChainResult<String> + Send + 'static,
 ) -> napi::Result<Answer<'env>> {
+    let (reply, promise) = reply(env)?;
+    let job = counted(class, move || {
+        let out = outcome(guarded(work));
+        Box::new(move || reply(out))
+    });
+    answered(env, promise, push(class, client, job))
+}
+
+/// As `run`, for work that may meet a forked chain's upstream (a call, an estimate): it runs
+/// first without waiting for it (memory and the fork's cache only); when it would have to
+/// wait, it runs again from the start on an `upstream` thread, so that a slow upstream holds
+/// those threads and never `class`'s, where the warm work of every other client runs.
+pub fn run_or_defer<'env>(
+    env: &'env Env,
+    class: Class,
+    client: ClientKey,
+    work: impl Fn() -> ChainResult<String> + Send + Sync + 'static,
+) -> napi::Result<Answer<'env>> {
+    let (reply, promise) = reply(env)?;
+    let job = counted(class, move || {
+        let first = guarded(|| preconf_chain::fork::without_waiting(&work));
+        if !matches!(&first, Err(ChainError::Upstream(UpstreamError { failure: UpstreamFailure::WouldWait, .. }))) {
+            let out = outcome(first);
+            return Box::new(move || reply(out));
+        }
+        // The reply goes with the job; taken back if the upstream class refuses it.
+        let reply = Arc::new(Mutex::new(Some(reply)));
+        let taken = reply.clone();
+        let again = counted(Class::Upstream, move || {
+            let out = outcome(guarded(work));
+            Box::new(move || {
+                if let Some(r) = taken.lock().take() {
+                    r(out)
+                }
+            })
+        });
+        match push(Class::Upstream, client, again) {
+            Ok(()) => Box::new(|| {}),
+            Err(message) => Box::new(move || {
+                if let Some(r) = reply.lock().take() {
+                    r(busy(message))
+                }
+            }),
+        }
+    });
+    answered(env, promise, push(class, client, job))
+}
+
+/// Resolves a promise with an outcome, from any thread.
+type Reply = Box<dyn FnOnce(Outcome) + Send>;
+
+fn reply(env: &Env) -> napi::Result<(Reply, Object<'_>)> {
     let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
+    Ok((Box::new(move |out| deferred.resolve(move |_| Ok(out))), promise))
+}
+
+/// `work` as a job of `class`, counted in its metrics.
+fn counted(class: Class, work: impl FnOnce() -> Deliver + Send + 'static) -> Job {
     let stats = class.stats();
-    let job: Job = Box::new(move || {
+    Box::new(move || {
         stats.queued.fetch_sub(1, Relaxed);
         stats.running.fetch_add(1, Relaxed);
-        let out = outcome(guarded(work));
+        let deliver = work();
         stats.running.fetch_sub(1, Relaxed);
         stats.completed.fetch_add(1, Relaxed);
-        Box::new(move || deferred.resolve(move |_| Ok(out)))
-    });
-    let pool = class.pool();
+        deliver
+    })
+}
+
+/// Queues `job` on `class`; when its queue (or the client's share of it) is full, the job is
+/// dropped and the refusal's message returned.
+fn push(class: Class, client: ClientKey, job: Job) -> Result<(), String> {
+    let (pool, stats) = (class.pool(), class.stats());
     // Counted before sending: a thread may start the job before try_send returns.
     stats.queued.fetch_add(1, Relaxed);
-    match pool.queue.push(client, job, pool.capacity) {
+    let Err((job, why)) = pool.queue.push(client, job, pool.capacity) else { return Ok(()) };
+    stats.queued.fetch_sub(1, Relaxed);
+    stats.rejected.fetch_add(1, Relaxed);
+    drop(job);
+    Err(match why {
+        Refusal::Full => {
+            format!("server busy: {} {} requests are already queued; retry later", pool.capacity, pool.name)
+        }
+        Refusal::ClientShare(share) => format!(
+            "server busy: this client already has {share} {} requests queued or running (its share); retry later",
+            pool.name
+        ),
+    })
+}
+
+fn busy(message: String) -> Outcome {
+    Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None })
+}
+
+/// The promise of a queued job, or one already resolved with the refusal.
+fn answered<'env>(env: &'env Env, promise: Object<'env>, queued: Result<(), String>) -> napi::Result<Answer<'env>> {
+    match queued {
         Ok(()) => Ok(typed(env, promise)),
-        Err((job, why)) => {
-            stats.queued.fetch_sub(1, Relaxed);
-            stats.rejected.fetch_add(1, Relaxed);
-            drop(job);
-            let (deferred, promise) = env.create_deferred::<Outcome, _>()?;
-            let message = match why {
-                Refusal::Full => {
-                    format!("server busy: {} {} requests are already queued; retry later", pool.capacity, pool.name)
-                }
-                Refusal::ClientShare(share) => format!(
-                    "server busy: this client already has {share} {} requests queued or running (its share); retry later",
-                    pool.name
-                ),
-            };
-            deferred.resolve(move |_| {
-                Ok(napi::bindgen_prelude::Either::B(NativeFailure { kind: ErrorKind::Overloaded, message, data: None }))
-            });
+        Err(message) => {
+            let (reply, promise) = reply(env)?;
+            reply(busy(message));
             Ok(typed(env, promise))
         }
     }

@@ -15,7 +15,17 @@ use super::DevError;
 use crate::api::submit::Submission;
 use crate::chain_state::ChainState;
 use crate::error::{ChainError, ChainResult, InternalError, Unavailable};
-use crate::genesis::seed::GenesisSource;
+use crate::fork::{ForkPoint, ForkSource, UpstreamState};
+use crate::genesis::seed::{fork_genesis, warm_fork, GenesisSource};
+
+/// anvil_reset's `forking` parameters: another upstream, another block, or both.
+#[derive(Clone, Debug, Default)]
+pub struct ForkReset {
+    /// `jsonRpcUrl`; `None`: the node's upstream.
+    pub url: Option<String>,
+    /// `blockNumber`; `None`: the upstream's latest.
+    pub block: Option<u64>,
+}
 
 pub struct DevApi {
     chain: Arc<ChainState>,
@@ -155,13 +165,45 @@ impl DevApi {
         }
     }
 
-    /// Back to a new genesis; `fork`: the caller asked to fork another chain (anvil's
-    /// `forking.jsonRpcUrl`/`blockNumber`), which this node cannot.
-    pub fn reset(&self, fork: bool) -> ChainResult<()> {
-        if fork {
-            return Err(DevError::NoForking.into());
+    /// Back to a new genesis, or on a fork to its fork block. `fork`: anvil's `forking`
+    /// parameters (another upstream or block), taken only by a node started as a fork.
+    pub fn reset(&self, fork: Option<ForkReset>) -> ChainResult<()> {
+        match fork {
+            None => self.done(DevRequest::Reset),
+            Some(fork) => {
+                let (source, point) = self.new_fork(&fork)?;
+                self.done(DevRequest::ResetFork(ForkSource(source), Box::new(point)))
+            }
         }
-        self.done(DevRequest::Reset)
+    }
+
+    /// A client for the fork asked for, attached and warmed, with its fork point: all of it
+    /// asked of the upstream here, on the caller's thread, so that a bad URL or block fails
+    /// this request while the builder goes on, and the builder only swaps stores.
+    fn new_fork(&self, fork: &ForkReset) -> ChainResult<(Arc<dyn UpstreamState>, ForkPoint)> {
+        let Some(current) = self.chain.store().upstream() else { return Err(DevError::NoForking.into()) };
+        let source = current.source.refork(fork.url.as_deref(), fork.block)?;
+        let point = source.fork_point()?;
+        // The spec (chain id, fork schedule) is held by every layer from the start: a reset
+        // changes the state and the blocks, not the rules.
+        let spec = self.chain.spec();
+        if point.chain_id != spec.chain_id() {
+            return Err(DevError::ForkChainId { current: spec.chain_id(), new: point.chain_id }.into());
+        }
+        let (now, new) = (&spec.genesis.config, fork_genesis(&point).config);
+        if (now.shanghai_time, now.cancun_time, now.prague_time)
+            != (new.shanghai_time, new.cancun_time, new.prague_time)
+        {
+            return Err(DevError::ForkSchedule { block: point.header.number }.into());
+        }
+        source.attach(&point, self.chain.store().fork_cache(&point));
+        warm_fork(source.as_ref(), &point);
+        // The seed reads the dev accounts: if the upstream failed them, fail here, before the
+        // builder wipes the store.
+        for account in crate::genesis::dev_accounts(crate::genesis::DEV_ACCOUNT_COUNT) {
+            source.account(&account.address)?;
+        }
+        Ok((source, point))
     }
 
     /// Takes a pooled transaction out of the pool; its hash, or `None` if it was not there.

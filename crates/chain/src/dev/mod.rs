@@ -15,7 +15,7 @@ pub mod requests;
 pub mod rewind;
 
 pub use crate::error::DevError;
-pub use api::DevApi;
+pub use api::{DevApi, ForkReset};
 
 /// The most blocks one `anvil_mine` may seal: each is a real block, committed to the store.
 pub const MAX_MINE_BLOCKS: u64 = 100_000;

@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use alloy_primitives::{Address, Bytes, B256, U256};
 
 use crate::error::ChainResult;
+use crate::fork::{ForkPoint, ForkSource};
 use crate::genesis::seed::GenesisSource;
 
 /// A new balance, or an amount to add to the current one (`anvil_addBalance`).
@@ -84,6 +85,8 @@ pub enum DevRequest {
     /// The instance id and the live snapshots (`anvil_metadata`).
     Metadata,
     Reset,
+    /// A reset onto another fork: its source, attached, and its fork block.
+    ResetFork(ForkSource, Box<ForkPoint>),
     DropTx(B256),
     DropAll,
     /// Every pooled transaction of one sender (`anvil_removePoolTransactions`).

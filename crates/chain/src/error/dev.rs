@@ -15,8 +15,14 @@ pub enum DevError {
     OffsetTooLate { offset: i64, seconds: u64, max: u64 },
     #[error("anvil_mine seals at most {max} blocks per call, got {asked}")]
     TooManyBlocks { asked: u64, max: u64 },
-    #[error("forking is not supported: anvil_reset on this node goes back to its own genesis and takes no jsonRpcUrl or blockNumber")]
+    #[error("forking is not supported: anvil_reset takes jsonRpcUrl or blockNumber only on a node started with --fork-url (this node goes back to its own genesis)")]
     NoForking,
+    /// The chain id every layer holds cannot change under it.
+    #[error("anvil_reset cannot fork chain {new}: this node runs chain {current} (restart it with --fork-url to fork another chain)")]
+    ForkChainId { current: u64, new: u64 },
+    /// The fork schedule is read from the fork block's header (Shanghai, Cancun, Prague fields).
+    #[error("anvil_reset cannot fork block {block}: its header shows other active forks than this node's fork block (restart it with --fork-url --fork-block-number {block})")]
+    ForkSchedule { block: u64 },
     #[error("anvil_reset needs the genesis: this node was started on a datadir of another chain without --genesis FILE (the store keeps no alloc)")]
     NoGenesis,
     #[error("this chain has no base fee (London is not active)")]

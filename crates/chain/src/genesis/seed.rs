@@ -164,6 +164,21 @@ fn fund_dev_accounts(upstream: &dyn UpstreamState, writer: &mut GenesisWriter) -
     Ok(())
 }
 
+/// What every block of a fork touches, fetched in one batch before the builder starts: the
+/// fee recipient and the system contracts (their accounts, and the request queues' slots),
+/// with the dev accounts the first block funds.
+pub fn warm_fork(upstream: &dyn UpstreamState, point: &ForkPoint) {
+    use alloy_eips::{eip2935, eip4788, eip7002, eip7251};
+    let queues = [eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS];
+    let mut accounts = vec![point.header.beneficiary, eip4788::BEACON_ROOTS_ADDRESS, eip2935::HISTORY_STORAGE_ADDRESS];
+    accounts.extend(queues);
+    // The dev accounts' nonce and code, for the seed (from the cache after the first start).
+    accounts.extend(dev_accounts(DEV_ACCOUNT_COUNT).into_iter().map(|a| a.address));
+    let slots: Vec<_> =
+        queues.iter().flat_map(|q| (0..4u64).map(move |s| (*q, alloy_primitives::U256::from(s)))).collect();
+    upstream.warm(&accounts, &slots);
+}
+
 /// The rules of a fork: the upstream's chain id, and the forks its header shows active
 /// (an upstream does not publish its schedule over JSON-RPC; anvil assumes the latest too).
 pub fn fork_genesis(point: &ForkPoint) -> Genesis {

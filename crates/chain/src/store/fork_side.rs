@@ -15,6 +15,9 @@ use crate::fork::{ForkCache, ForkPoint, UpstreamState};
 /// The fork the store holds (`ForkPoint` as JSON), written with its first block.
 pub const META_FORK: &str = "fork";
 
+/// The names of the fork caches' tables start with this (one table per fork).
+pub(super) const FORK_CACHE_PREFIX: &str = "fork_cache_";
+
 /// The upstream of a forked chain and the block it forked at.
 #[derive(Clone)]
 pub struct Upstream {
@@ -44,7 +47,7 @@ impl Store {
         id.extend_from_slice(&point.chain_id.to_be_bytes());
         id.extend_from_slice(point.hash.as_slice());
         id.extend_from_slice(point.upstream.as_bytes());
-        let table = format!("fork_cache_{}", hex::encode(&keccak256(&id)[..8]));
+        let table = format!("{FORK_CACHE_PREFIX}{}", hex::encode(&keccak256(&id)[..8]));
         Arc::new(StoreForkCache { store: Arc::downgrade(self), table })
     }
 

@@ -7,8 +7,9 @@
 //! While a savepoint lives, pages freed after it are not reused, so the store grows with
 //! what is written meanwhile; dropping the savepoint ends that.
 
-use redb::Durability;
+use redb::{Durability, TableHandle};
 
+use super::fork_side::FORK_CACHE_PREFIX;
 use super::{create_tables, Store};
 use crate::error::ChainResult;
 
@@ -36,11 +37,13 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes every table and creates them empty, in one durable transaction: the store
-    /// then holds no chain, and the caller seeds a genesis into it.
+    /// Deletes every table but a fork's caches and creates them empty, in one durable
+    /// transaction: the store then holds no chain, and the caller seeds a genesis into it.
     pub fn wipe(&self) -> ChainResult<()> {
         let txn = self.db.begin_write()?;
-        let tables: Vec<_> = txn.list_tables()?.collect();
+        // A fork's cache of the upstream's state is not the chain's: the fork started again
+        // (or another one, in its own table) reads it back instead of asking again.
+        let tables: Vec<_> = txn.list_tables()?.filter(|t| !t.name().starts_with(FORK_CACHE_PREFIX)).collect();
         for table in tables {
             txn.delete_table(table)?;
         }

@@ -11,7 +11,7 @@ use alloy_primitives::{Bytes, U256};
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_chain::dev::requests::Mining;
-use preconf_chain::dev::DevApi;
+use preconf_chain::dev::{DevApi, ForkReset};
 use preconf_chain::error::Unavailable;
 use preconf_chain::types::BlockId;
 use preconf_chain::{ChainResult, InvalidParam, Node};
@@ -191,8 +191,12 @@ work_methods! {
         Ok(d.revert(id)?.to_string())
     };
 
-    #[doc = " anvil_reset; `fork`: the request named a chain to fork (refused)."]
-    fn dev_reset(fork: bool) on Class::Submit, with dev => |d| {
+    #[doc = " anvil_reset; `fork`: the request named another fork (`url`, `block`: either may be absent)."]
+    fn dev_reset(fork: bool, url: Option<String>, block: Option<String>) on Class::Submit, with dev => |d| {
+        let fork = match fork {
+            true => Some(ForkReset { url, block: opt_quantity(block)? }),
+            false => None,
+        };
         d.reset(fork)?;
         Ok("null".into())
     };

@@ -186,6 +186,10 @@ impl Builder {
                 self.reset()?;
                 DevReply::Done
             }
+            DevRequest::ResetFork(source, point) => {
+                self.reset_fork(source, *point)?;
+                DevReply::Done
+            }
             DevRequest::DropTx(hash) => DevReply::Dropped(self.drop_pooled(PoolDrop::One(hash)).into_iter().next()),
             DevRequest::DropAll => {
                 self.drop_pooled(PoolDrop::All);

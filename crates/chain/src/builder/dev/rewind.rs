@@ -10,6 +10,9 @@ use crate::dev::clock::BlockClock;
 use crate::dev::rewind;
 use crate::dev::DevError;
 use crate::error::{ChainResult, DropReason, StoreFault};
+use crate::fork::{ForkPoint, ForkSource};
+use crate::genesis::seed::GenesisSource;
+use crate::store::Upstream;
 
 impl Builder {
     /// Waits until every sealed block is in the store: a savepoint, a restore or a wipe
@@ -60,12 +63,33 @@ impl Builder {
         if self.dev_mut().genesis.is_none() {
             return Err(DevError::NoGenesis.into());
         }
-        // Savepoints first: under them the wipe would keep every page the chain used.
-        self.dev_mut().snapshots.clear();
-        self.land_all()?;
-        self.chain.store().wipe()?;
+        self.wipe()?;
         let dev = self.dev.as_ref().expect("a dev builder");
         rewind::seed(&self.chain, dev.genesis.as_ref().expect("checked above"))?;
+        self.started_again()
+    }
+
+    /// Onto another fork (`anvil_reset` with `forking`): `source` was attached and asked for
+    /// `point` before this request came, so nothing here waits for the upstream but the dev
+    /// accounts' seed, which reads what the source warmed. Later resets come back here.
+    pub(super) fn reset_fork(&mut self, source: ForkSource, point: ForkPoint) -> ChainResult<()> {
+        self.wipe()?;
+        let upstream = Upstream { source: source.0, fork_block: point.header.number };
+        self.chain.store().set_upstream(Some(upstream));
+        let genesis = GenesisSource::Fork(Box::new(point));
+        rewind::seed(&self.chain, &genesis)?;
+        self.dev_mut().genesis = Some(genesis);
+        self.started_again()
+    }
+
+    /// Savepoints first: under them the wipe would keep every page the chain used.
+    fn wipe(&mut self) -> ChainResult<()> {
+        self.dev_mut().snapshots.clear();
+        self.land_all()?;
+        self.chain.store().wipe()
+    }
+
+    fn started_again(&mut self) -> ChainResult<()> {
         self.dev_mut().clock = BlockClock::default();
         self.dev_mut().instance_id = new_instance_id();
         self.reopen_on_store(DropReason::Reset)
