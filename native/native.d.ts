@@ -117,17 +117,6 @@ export declare class NativeNode {
   blockNumber(): string
   /** eth_coinbase: the address the next block credits its fees to. */
   coinbase(): string
-  getBalance(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
-  getTransactionCount(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
-  getCode(address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
-  getStorageAt(address: string, slot: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
-  /** A block with transaction hashes (`null` when it does not exist). */
-  getBlock(block: string): string | NativeFailure | Promise<string | NativeFailure>
-  getBlockTransactionCount(block: string): string | NativeFailure | Promise<string | NativeFailure>
-  /** `index` is a 0x quantity. */
-  getTransactionByBlockAndIndex(block: string, index: string): string | NativeFailure | Promise<string | NativeFailure>
-  getTransaction(hash: string): string | NativeFailure | Promise<string | NativeFailure>
-  getTransactionReceipt(hash: string): string | NativeFailure | Promise<string | NativeFailure>
   /**
    * The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`
    * says (eth_sendRawTransactionSync answers with it).
@@ -491,6 +480,26 @@ export type Profile = 'default' | 'geth'
 
 /** Called with the import's progress; weak, so it never keeps the process alive. */
 export type ProgressCallback = ((arg: ImportProgressInfo) => void)
+
+export declare function readBalance(node: number, address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+/** A block with transaction hashes (`null` when it does not exist). */
+export declare function readBlock(node: number, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readBlockTransactionCount(node: number, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readCode(node: number, address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readStorageAt(node: number, address: string, slot: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readTransaction(node: number, hash: string): string | NativeFailure | Promise<string | NativeFailure>
+
+/** `index` is a 0x quantity. */
+export declare function readTransactionByBlockAndIndex(node: number, block: string, index: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readTransactionCount(node: number, address: string, block: string): string | NativeFailure | Promise<string | NativeFailure>
+
+export declare function readTransactionReceipt(node: number, hash: string): string | NativeFailure | Promise<string | NativeFailure>
 
 /** What a node does in replication. */
 export type ReplicationMode = 'publish' | 'follow' | 'cluster'

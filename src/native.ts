@@ -160,9 +160,14 @@ export function defaultChainOptions(): NodeOptions {
 export class Chain {
   /** No pool journal to wait for: submissions are answered on the event loop. */
   private readonly submitsInline: boolean;
+  /** The reads answered on the event loop are the addon's free functions, given the node's
+   *  handle: a class method costs more to enter than such a read takes (read_methods!). */
+  private readonly reads = loaded();
+  private readonly node: number;
 
   private constructor(private readonly raw: NativeNode) {
     this.submitsInline = raw.info().submitsInline;
+    this.node = raw.handle();
   }
 
   static open(options: NodeOptions): Chain {
@@ -184,20 +189,22 @@ export class Chain {
   coinbase = (): string => this.raw.coinbase();
   /** null while healthy, otherwise why the node is degraded. */
   health = (): string | null => this.raw.health();
-  getBalance = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getBalance(address, block));
-  getTransactionCount = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getTransactionCount(address, block));
-  getCode = (address: string, block: string): string | Promise<string> => unwrapLater(this.raw.getCode(address, block));
-  getStorageAt = (address: string, slot: string, block: string): string | Promise<string> => unwrapLater(this.raw.getStorageAt(address, slot, block));
+  getBalance = (address: string, block: string): string | Promise<string> => unwrapLater(this.reads.readBalance(this.node, address, block));
+  getTransactionCount = (address: string, block: string): string | Promise<string> => unwrapLater(this.reads.readTransactionCount(this.node, address, block));
+  getCode = (address: string, block: string): string | Promise<string> => unwrapLater(this.reads.readCode(this.node, address, block));
+  getStorageAt = (address: string, slot: string, block: string): string | Promise<string> =>
+    unwrapLater(this.reads.readStorageAt(this.node, address, slot, block));
   getProof = (address: string, keys: string[], block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getProof(address, keys, block, client));
   /** Hashes only: answered on the event loop (on a fork, off it when the upstream must answer).
    * Full objects grow with the block: off it. */
   getBlock = (block: string, full: boolean, client?: number): string | Promise<string> =>
-    full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrapLater(this.raw.getBlock(block));
+    full ? unwrapAsync(this.raw.getBlockFull(block, client)) : unwrapLater(this.reads.readBlock(this.node, block));
   getBlockReceipts = (block: string, client?: number): Promise<string> => unwrapAsync(this.raw.getBlockReceipts(block, client));
-  getBlockTransactionCount = (block: string): string | Promise<string> => unwrapLater(this.raw.getBlockTransactionCount(block));
-  getTransactionByBlockAndIndex = (block: string, index: string): string | Promise<string> => unwrapLater(this.raw.getTransactionByBlockAndIndex(block, index));
-  getTransaction = (hash: string): string | Promise<string> => unwrapLater(this.raw.getTransaction(hash));
-  getTransactionReceipt = (hash: string): string | Promise<string> => unwrapLater(this.raw.getTransactionReceipt(hash));
+  getBlockTransactionCount = (block: string): string | Promise<string> => unwrapLater(this.reads.readBlockTransactionCount(this.node, block));
+  getTransactionByBlockAndIndex = (block: string, index: string): string | Promise<string> =>
+    unwrapLater(this.reads.readTransactionByBlockAndIndex(this.node, block, index));
+  getTransaction = (hash: string): string | Promise<string> => unwrapLater(this.reads.readTransaction(this.node, hash));
+  getTransactionReceipt = (hash: string): string | Promise<string> => unwrapLater(this.reads.readTransactionReceipt(this.node, hash));
   /** Pre-confirmed or sealed, whatever --preconf-receipts says. */
   getPreconfirmedReceipt = (hash: string): string => unwrap(this.raw.getPreconfirmedReceipt(hash));
   feeHistory = (request: FeeHistoryParams, client?: number): Promise<string> => unwrapAsync(this.raw.feeHistory(JSON.stringify(request), client));

@@ -109,6 +109,8 @@ interface RawIds {
 
 /** An id's JSON text: as parsed, or the request's own text where parsing changed it. */
 function idText(id: Id, index: number, raw: RawIds): string {
+  // A number JSON.parse gave back writes as its JSON text (String is cheaper than stringify).
+  if (typeof id === 'number' && !idNeedsRawText(id)) return String(id);
   if (!idNeedsRawText(id)) return JSON.stringify(id);
   return (raw.scanned ??= rawIds(raw.body))[index] ?? JSON.stringify(id);
 }

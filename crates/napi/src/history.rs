@@ -78,6 +78,7 @@ pub fn by_block(
 
 /// eth_getTransactionByHash and eth_getTransactionReceipt: the upstream's, when the node
 /// has nothing for the hash (neither executed nor pooled here).
+#[cfg_attr(test, allow(dead_code))]
 pub fn by_transaction(n: &Node, hash: B256, method: &'static str, local: String) -> ChainResult<String> {
     if local != "null" {
         return Ok(local);

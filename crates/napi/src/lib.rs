@@ -14,6 +14,7 @@ mod events;
 mod failure;
 mod history;
 pub mod import;
+mod latin1;
 mod log;
 mod metrics;
 mod options;
@@ -27,11 +28,12 @@ mod txpool;
 mod uws_guard;
 mod work;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use napi::bindgen_prelude::{Either, Either3};
+use napi::bindgen_prelude::{Either, Either3, Latin1String};
 use napi::Env;
 use napi_derive::napi;
 use parking_lot::Mutex;
@@ -48,10 +50,6 @@ use events::{EventCallback, EventHub, Fanout};
 use failure::{outcome, Outcome};
 use work::Answer;
 use work::Class;
-
-/// The answer of `read_or_defer`: now, or a promise of it (the methods returning it spell
-/// it out, for napi's type generator).
-pub type Later<'env> = Either3<String, NativeFailure, Answer<'env>>;
 
 /// mimalloc: the chain allocates many small objects per request (EVM state, rendering);
 /// docs/architecture.md says why and how it is configured.
@@ -85,6 +83,58 @@ fn nodes() -> &'static Registry {
 }
 static NEXT_HANDLE: AtomicU32 = AtomicU32::new(1);
 
+thread_local! {
+    /// The nodes opened or attached on this thread, by handle. The reads answered on the
+    /// event loop are free functions that find their node here: a method of the class pays
+    /// napi's unwrap, type-tag check and borrow bookkeeping on every call, more than the
+    /// read itself costs.
+    static ON_THIS_THREAD: RefCell<Vec<(u32, Arc<Node>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn enter_thread(handle: u32, node: &Arc<Node>) {
+    ON_THIS_THREAD.with_borrow_mut(|open| open.push((handle, node.clone())));
+}
+
+fn leave_thread(handle: u32) {
+    ON_THIS_THREAD.with_borrow_mut(|open| {
+        if let Some(i) = open.iter().position(|(h, _)| *h == handle) {
+            open.swap_remove(i);
+        }
+    });
+}
+
+/// The answer of a read from `read_methods!`: the JSON text (ASCII, so handed over as
+/// Latin-1, which V8 copies instead of decoding), a failure, or a promise of either.
+pub type ReadAnswer<'env> = Either3<Latin1String, NativeFailure, Answer<'env>>;
+
+/// A read that answers at once unless it needs a forked chain's upstream: tried here
+/// without waiting for it (memory and the fork's cache only); a value only the upstream
+/// has sends the read to a thread of its own class, and the answer is a promise. Warm
+/// reads keep the event loop's speed; a cold one never holds it.
+#[cfg_attr(test, allow(dead_code))]
+pub(crate) fn read_or_defer<'env>(
+    env: &'env Env,
+    handle: u32,
+    read: impl Fn(&Node) -> ChainResult<String> + Send + 'static,
+) -> napi::Result<ReadAnswer<'env>> {
+    let now = ON_THIS_THREAD.with_borrow(|open| {
+        let node = open.iter().find(|(h, _)| *h == handle).map(|(_, n)| n.clone());
+        node.map(|node| (preconf_chain::fork::without_waiting(|| work::guarded(|| read(&node))), node))
+    });
+    let Some((now, node)) = now else {
+        return Err(napi::Error::from_reason(format!("no node with handle {handle} is open on this thread")));
+    };
+    Ok(match now {
+        Err(ChainError::Upstream(UpstreamError { failure: UpstreamFailure::WouldWait, .. })) => {
+            Either3::C(work::run(env, Class::Upstream, None, move || read(&node))?)
+        }
+        other => match outcome(other) {
+            Either::A(text) => Either3::A(latin1::json(text)),
+            Either::B(failure) => Either3::B(failure),
+        },
+    })
+}
+
 #[napi]
 pub struct NativeNode {
     node: Arc<Node>,
@@ -99,27 +149,6 @@ pub struct NativeNode {
 impl NativeNode {
     pub(crate) fn sync(&self, read: impl FnOnce(&Node) -> ChainResult<String>) -> Outcome {
         outcome(work::guarded(|| read(&self.node)))
-    }
-
-    /// A read that answers at once unless it needs a forked chain's upstream: tried here
-    /// without waiting for it (memory and the fork's cache only); a value only the
-    /// upstream has sends the read to a thread of its own class, and the answer is a
-    /// promise. Warm reads keep the event loop's speed; a cold one never holds it.
-    pub(crate) fn read_or_defer<'env>(
-        &self,
-        env: &'env Env,
-        read: impl Fn(&Node) -> ChainResult<String> + Send + 'static,
-    ) -> napi::Result<Later<'env>> {
-        let now = preconf_chain::fork::without_waiting(|| work::guarded(|| read(&self.node)));
-        Ok(match now {
-            Err(ChainError::Upstream(UpstreamError { failure: UpstreamFailure::WouldWait, .. })) => {
-                Either3::C(self.spawn_for(env, Class::Upstream, None, read)?)
-            }
-            other => match outcome(other) {
-                Either::A(text) => Either3::A(text),
-                Either::B(failure) => Either3::B(failure),
-            },
-        })
     }
 
     /// Runs `work` on a thread of `class`, in `client`'s turn (see `work`); the methods'
@@ -153,6 +182,7 @@ impl NativeNode {
         fanout.add(hub.clone());
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         nodes().lock().insert(handle, (node.clone(), fanout.clone()));
+        enter_thread(handle, &node);
         Ok(Self { node, hub, fanout, handle, owner: true })
     }
 
@@ -167,6 +197,7 @@ impl NativeNode {
             .ok_or_else(|| napi::Error::from_reason(format!("no open node with handle {handle}")))?;
         let hub = EventHub::default();
         fanout.add(hub.clone());
+        enter_thread(handle, &node);
         Ok(Self { node, hub, fanout, handle, owner: false })
     }
 
@@ -222,6 +253,7 @@ impl NativeNode {
     pub fn close(&self) {
         self.fanout.remove(&self.hub);
         self.hub.clear();
+        leave_thread(self.handle);
         if self.owner {
             nodes().lock().remove(&self.handle);
             // First, so that a builder waiting for a full disk lets replication stop.

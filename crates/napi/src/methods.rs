@@ -60,3 +60,45 @@ macro_rules! work_methods {
         $body
     }};
 }
+
+/// The one shape of a read answered on the event loop (a forked chain's cold read goes to
+/// the upstream threads: `read_or_defer`). Each is a free function taking the node's handle
+/// first, then its arguments as Latin-1 (validated ASCII: `latin1::arg`), so a call pays
+/// no class unwrap and no UTF-8 conversion either way.
+///
+/// ```ignore
+/// read_methods! {
+///     #[doc = " What it answers (lands in native.d.ts)."]
+///     fn read_name(arg, other) => |n| body;
+/// }
+/// ```
+macro_rules! read_methods {
+    ($(
+        $(#[doc = $doc:literal])*
+        fn $name:ident($($arg:ident),* $(,)?) => |$n:ident| $body:expr;
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[napi_derive::napi]
+            // Called only from JavaScript (the test build registers no N-API functions).
+            #[cfg_attr(test, allow(dead_code))]
+            pub fn $name<'env>(
+                env: &'env napi::Env,
+                node: u32,
+                $($arg: napi::bindgen_prelude::Latin1String,)*
+            ) -> napi::Result<
+                napi::bindgen_prelude::Either3<
+                    napi::bindgen_prelude::Latin1String,
+                    $crate::failure::NativeFailure,
+                    napi::bindgen_prelude::PromiseRaw<
+                        'env,
+                        napi::bindgen_prelude::Either<String, $crate::failure::NativeFailure>,
+                    >,
+                >,
+            > {
+                $(let $arg = $crate::latin1::arg($arg);)*
+                $crate::read_or_defer(env, node, move |$n: &preconf_chain::Node| $body)
+            }
+        )*
+    };
+}

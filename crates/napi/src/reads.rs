@@ -1,13 +1,11 @@
 //! Reads answered on the event loop (cheap: one view load and a few lookups), and the
 //! reads that grow with block size, sent to the scan threads. On a forked chain a read
 //! that needs the upstream is not answered on the event loop: `read_or_defer` sends it to
-//! the upstream threads and answers with a promise (their type is spelled out: napi's
-//! type generator does not follow aliases).
-// That spelled-out type is what clippy calls complex.
+//! the upstream threads and answers with a promise (their shape: `read_methods!`).
+// The promise's spelled-out type is what clippy calls complex.
 #![allow(clippy::type_complexity)]
 
-use napi::bindgen_prelude::{Either, Either3, PromiseRaw};
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, block, receipt, to_json, transaction};
@@ -21,6 +19,63 @@ use crate::history;
 use crate::work::Class;
 use crate::NativeNode;
 
+read_methods! {
+    fn read_balance(address, block) => |n| {
+        Ok(render::quantity(n.api().state.balance(params::address(&address)?, params::block(&block)?)?))
+    };
+
+    fn read_transaction_count(address, block) => |n| {
+        Ok(render::quantity(n.api().state.transaction_count(params::address(&address)?, params::block(&block)?)?))
+    };
+
+    fn read_code(address, block) => |n| {
+        Ok(format!("\"{}\"", n.api().state.code(params::address(&address)?, params::block(&block)?)?))
+    };
+
+    fn read_storage_at(address, slot, block) => |n| {
+        Ok(render::word(n.api().state.storage(params::address(&address)?, params::slot(&slot)?, params::block(&block)?)?))
+    };
+
+    #[doc = " A block with transaction hashes (`null` when it does not exist)."]
+    fn read_block(block) => |n| {
+        let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| block::block(&b, false)));
+        history::by_block(n, params::block(&block)?, "eth_getBlockByNumber", Some(json!(false)), local)
+    };
+
+    fn read_block_transaction_count(block) => |n| {
+        let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| render::quantity(b.txs.len())));
+        history::by_block(n, params::block(&block)?, "eth_getBlockTransactionCountByNumber", None, local)
+    };
+
+    #[doc = " `index` is a 0x quantity."]
+    fn read_transaction_by_block_and_index(block, index) => |n| {
+        let at = usize::from_str_radix(index.trim_start_matches("0x"), 16).unwrap_or(usize::MAX);
+        let local = |found: Option<Arc<BlockData>>| {
+            Ok(match found {
+                Some(b) if at < b.txs.len() => {
+                    to_json(&transaction::executed(&b.txs[at], render::TxPosition::in_block(&b, at)))
+                }
+                _ => "null".into(),
+            })
+        };
+        let method = "eth_getTransactionByBlockNumberAndIndex";
+        history::by_block(n, params::block(&block)?, method, Some(json!(index)), local)
+    };
+
+    fn read_transaction(hash) => |n| {
+        let hash = params::hash(&hash)?;
+        let local = transaction::lookup(n.api().transactions.by_hash(hash)?);
+        history::by_transaction(n, hash, "eth_getTransactionByHash", local)
+    };
+
+    fn read_transaction_receipt(hash) => |n| {
+        let hash = params::hash(&hash)?;
+        let found = n.api().transactions.receipt(hash)?;
+        let local = found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec()));
+        history::by_transaction(n, hash, "eth_getTransactionReceipt", local)
+    };
+}
+
 #[napi]
 impl NativeNode {
     #[napi]
@@ -32,134 +87,6 @@ impl NativeNode {
     #[napi]
     pub fn coinbase(&self) -> String {
         format!("\"{:#x}\"", self.node.api().node.coinbase())
-    }
-
-    #[napi]
-    pub fn get_balance<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            Ok(render::quantity(n.api().state.balance(params::address(&address)?, params::block(&block)?)?))
-        })
-    }
-
-    #[napi]
-    pub fn get_transaction_count<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            Ok(render::quantity(n.api().state.transaction_count(params::address(&address)?, params::block(&block)?)?))
-        })
-    }
-
-    #[napi]
-    pub fn get_code<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            Ok(format!("\"{}\"", n.api().state.code(params::address(&address)?, params::block(&block)?)?))
-        })
-    }
-
-    #[napi]
-    pub fn get_storage_at<'env>(
-        &self,
-        env: &'env Env,
-        address: String,
-        slot: String,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            Ok(render::word(n.api().state.storage(
-                params::address(&address)?,
-                params::slot(&slot)?,
-                params::block(&block)?,
-            )?))
-        })
-    }
-
-    /// A block with transaction hashes (`null` when it does not exist).
-    #[napi]
-    pub fn get_block<'env>(
-        &self,
-        env: &'env Env,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| block::block(&b, false)));
-            history::by_block(n, params::block(&block)?, "eth_getBlockByNumber", Some(json!(false)), local)
-        })
-    }
-
-    #[napi]
-    pub fn get_block_transaction_count<'env>(
-        &self,
-        env: &'env Env,
-        block: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            let local = |b: Option<Arc<BlockData>>| Ok(b.map_or("null".into(), |b| render::quantity(b.txs.len())));
-            history::by_block(n, params::block(&block)?, "eth_getBlockTransactionCountByNumber", None, local)
-        })
-    }
-
-    /// `index` is a 0x quantity.
-    #[napi]
-    pub fn get_transaction_by_block_and_index<'env>(
-        &self,
-        env: &'env Env,
-        block: String,
-        index: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            let at = usize::from_str_radix(index.trim_start_matches("0x"), 16).unwrap_or(usize::MAX);
-            let local = |found: Option<Arc<BlockData>>| {
-                Ok(match found {
-                    Some(b) if at < b.txs.len() => {
-                        to_json(&transaction::executed(&b.txs[at], render::TxPosition::in_block(&b, at)))
-                    }
-                    _ => "null".into(),
-                })
-            };
-            let method = "eth_getTransactionByBlockNumberAndIndex";
-            history::by_block(n, params::block(&block)?, method, Some(json!(index)), local)
-        })
-    }
-
-    #[napi]
-    pub fn get_transaction<'env>(
-        &self,
-        env: &'env Env,
-        hash: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            let hash = params::hash(&hash)?;
-            let local = transaction::lookup(n.api().transactions.by_hash(hash)?);
-            history::by_transaction(n, hash, "eth_getTransactionByHash", local)
-        })
-    }
-
-    #[napi]
-    pub fn get_transaction_receipt<'env>(
-        &self,
-        env: &'env Env,
-        hash: String,
-    ) -> napi::Result<Either3<String, NativeFailure, PromiseRaw<'env, Either<String, NativeFailure>>>> {
-        self.read_or_defer(env, move |n| {
-            let hash = params::hash(&hash)?;
-            let found = n.api().transactions.receipt(hash)?;
-            let local = found.map_or("null".into(), |(b, i)| receipt::receipt_in_block(&b, i, n.chain().spec()));
-            history::by_transaction(n, hash, "eth_getTransactionReceipt", local)
-        })
     }
 
     /// The receipt of a pre-confirmed or sealed transaction, whatever `preconfReceipts`

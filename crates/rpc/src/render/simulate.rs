@@ -15,11 +15,20 @@ const REVERTED: i32 = 3;
 const VM_ERROR: i32 = -32015;
 
 pub fn simulated_blocks(blocks: &[SimulatedBlock], full: bool) -> String {
-    let list: Vec<Value> = blocks.iter().map(|b| simulated_block(b, full)).collect();
-    to_json(&list)
+    let mut out = String::from("[");
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        simulated_block(b, full, &mut out);
+    }
+    out.push(']');
+    out
 }
 
-fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
+/// Writes the block's object with its `calls` member. Serialized straight to text: a
+/// `serde_json::Value` on the way cost a quarter of a one-call simulation.
+fn simulated_block(sim: &SimulatedBlock, full: bool, out: &mut String) {
     let data = BlockData {
         header: sim.header.clone(),
         hash: Some(sim.hash),
@@ -62,14 +71,23 @@ fn simulated_block(sim: &SimulatedBlock, full: bool) -> Value {
             }
         })
         .collect();
-    let mut v = serde_json::to_value(&object).unwrap_or(Value::Null);
-    if full {
+    let object = if full {
+        // Full transactions need geth's unsigned legacy fields patched in.
+        let mut v = serde_json::to_value(&object).unwrap_or(Value::Null);
         unsigned_legacy_fields(&mut v, &object.transactions);
+        to_json(&v)
+    } else {
+        to_json(&object)
+    };
+    // The object's closing brace makes way for `calls`.
+    let head = object.strip_suffix('}').filter(|h| h.starts_with('{')).unwrap_or("{");
+    out.push_str(head);
+    if head.len() > 1 {
+        out.push(',');
     }
-    if let Some(m) = v.as_object_mut() {
-        m.insert("calls".into(), serde_json::to_value(&calls).unwrap_or(Value::Null));
-    }
-    v
+    out.push_str("\"calls\":");
+    out.push_str(&to_json(&calls));
+    out.push('}');
 }
 
 /// An unsigned legacy transaction has v = 0 and no chain id (geth), where the renderer of
