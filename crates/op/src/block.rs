@@ -15,7 +15,7 @@ use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, B256, B64, U256};
 use alloy_rlp::{BufMut, Encodable};
 use op_revm::api::builder::DefaultOpEvm;
 use op_revm::{DefaultOp, L1BlockInfo, OpBuilder, OpContext, OpSpecId};
-use preconf_trie::{state_root, AccountFields, AccountUpdate, NodeReader, TrieError};
+use preconf_trie::{account_proof, state_root, AccountFields, AccountUpdate, NodeReader, Overlay, TrieDiff, TrieError};
 use revm::context::result::ExecutionResult;
 use revm::context::{BlockEnv, CfgEnv, Context};
 use revm::database::{AccountState, CacheDB};
@@ -314,7 +314,7 @@ where
         let timestamp = attributes.timestamp;
         let db = &evm.0.ctx.journaled_state.database;
         let updates = account_updates(db, state)?;
-        let (state_root, _) = state_root(state, &updates)?;
+        let (state_root, diff) = state_root(state, &updates)?;
 
         let canyon = spec.is_enabled_in(OpSpecId::CANYON);
         let tx_leaves: Vec<Vec<u8>> = txs.iter().map(|t| t.tx.encoded_2718()).collect();
@@ -324,7 +324,7 @@ where
             logs_bloom.accrue_bloom(&alloy_primitives::logs_bloom(t.logs.iter()));
         }
         let withdrawals_root = if spec.is_enabled_in(OpSpecId::ISTHMUS) {
-            Some(message_passer_root(&updates, state)?)
+            Some(message_passer_root(&diff, state)?)
         } else {
             canyon.then_some(EMPTY_ROOT_HASH)
         };
@@ -425,10 +425,11 @@ where
     Ok(updates.into_values().collect())
 }
 
-/// Isthmus: the L2ToL1MessagePasser's storage root after the block.
-fn message_passer_root<S: NodeReader>(updates: &[AccountUpdate], state: &S) -> Result<B256, OpBlockError> {
-    let hashed = keccak256(L2_TO_L1_MESSAGE_PASSER);
-    let only: Vec<AccountUpdate> = updates.iter().filter(|u| u.hashed_address == hashed).cloned().collect();
-    let _ = (only, state);
-    Err(OpBlockError::State("Isthmus withdrawalsRoot is not computed yet".into()))
+/// Isthmus: the L2ToL1MessagePasser's storage root after the block, read from the account
+/// leaf of the post-state (the block's trie diff over the state it was built on), so it is
+/// the root `eth_getProof` would give at this block.
+fn message_passer_root<S: NodeReader>(diff: &TrieDiff, state: &S) -> Result<B256, OpBlockError> {
+    let post = Overlay::new(diff, state);
+    let proof = account_proof(&post, keccak256(L2_TO_L1_MESSAGE_PASSER), &[])?;
+    Ok(proof.account.map_or(EMPTY_ROOT_HASH, |a| a.storage_root))
 }

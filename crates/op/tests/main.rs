@@ -3,3 +3,5 @@
 mod base_block_1;
 mod dev_chain;
 mod holocene_witness;
+mod isthmus;
+mod support;
