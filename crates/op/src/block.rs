@@ -23,6 +23,7 @@ use revm::database_interface::{DBErrorMarker, DatabaseRef};
 use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
 use revm::primitives::KECCAK_EMPTY;
 
+use crate::canyon;
 use crate::config::OpConfig;
 use crate::deposit::DEPOSIT_TX_TYPE;
 use crate::tx::OpTx;
@@ -229,6 +230,10 @@ where
         }
         if spec.is_enabled_in(OpSpecId::ISTHMUS) {
             system_call(&mut evm, eip2935::HISTORY_STORAGE_ADDRESS, parent.hash_slow().0.into()).map_err(fail)?;
+        }
+        if config.is_first_block_of(OpSpecId::CANYON, timestamp, parent.timestamp) {
+            canyon::set_create2_deployer(&mut evm.0.ctx.journaled_state.database)
+                .map_err(|e| OpBlockError::State(e.to_string()))?;
         }
         let attributes = Attributes { transactions: Vec::new(), ..attributes.clone() };
         Ok(Self {

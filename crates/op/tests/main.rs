@@ -1,6 +1,7 @@
 //! The crate's integration tests, one module per subject, linked as one binary.
 
 mod base_block_1;
+mod canyon;
 mod dev_chain;
 mod holocene_witness;
 mod isthmus;

@@ -18,10 +18,13 @@ use crate::base_block_1::{Empty, GenesisState};
 pub(crate) const ETH: u128 = 1_000_000_000_000_000_000;
 
 /// The OP dev chain's genesis (chain 901) with `extra` accounts in its alloc (address →
-/// op-geth alloc entry): the state and the block-0 header over it.
+/// op-geth alloc entry, replacing the dev chain's own): the state and the block-0 header.
 pub(crate) fn dev_genesis(extra: serde_json::Value) -> (serde_json::Value, GenesisState, Header) {
-    let mut genesis = serde_json::json!({ "config": { "chainId": 901 }, "alloc": extra });
+    let mut genesis = serde_json::json!({ "config": { "chainId": 901 }, "alloc": {} });
     dev::optimism_genesis(&mut genesis).unwrap();
+    // The test's accounts go in last: they may replace a predeploy's entry.
+    let entries = extra.as_object().expect("address -> account").clone();
+    genesis["alloc"].as_object_mut().expect("an alloc").extend(entries);
     let accounts = alloc(&genesis).unwrap();
     let (root, trie) = state_root(&Empty, &alloc_updates(&accounts)).unwrap();
     let state =
