@@ -50,6 +50,7 @@ fn dev_block_charges_the_l1_fee() {
         gas_limit: 30_000_000,
         transactions: Vec::new(),
         eip1559_params: None,
+        min_base_fee: None,
     };
     let config = preconf_op::OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
     let mut block = OpBlockBuilder::open(&config, &parent, &attributes, &state).unwrap();

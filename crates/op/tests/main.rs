@@ -5,4 +5,5 @@ mod canyon;
 mod dev_chain;
 mod holocene_witness;
 mod isthmus;
+mod jovian;
 mod support;

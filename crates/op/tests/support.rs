@@ -49,6 +49,7 @@ pub(crate) fn attributes(timestamp: u64) -> Attributes {
         gas_limit: 30_000_000,
         transactions: Vec::new(),
         eip1559_params: None,
+        min_base_fee: None,
     }
 }
 
