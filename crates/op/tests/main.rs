@@ -3,6 +3,7 @@
 mod base_block_1;
 mod canyon;
 mod dev_chain;
+mod gas_price_oracle;
 mod holocene_witness;
 mod isthmus;
 mod jovian;
