@@ -15,7 +15,7 @@ use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, B256, B64, U256};
 use alloy_rlp::{BufMut, Encodable};
 use op_revm::api::builder::DefaultOpEvm;
 use op_revm::{DefaultOp, L1BlockInfo, OpBuilder, OpContext, OpSpecId};
-use preconf_trie::{state_root, AccountFields, AccountUpdate, NodeReader, TrieError};
+use preconf_trie::{account_proof, state_root, AccountFields, AccountUpdate, NodeReader, Overlay, TrieDiff, TrieError};
 use revm::context::result::ExecutionResult;
 use revm::context::{BlockEnv, CfgEnv, Context};
 use revm::database::{AccountState, CacheDB};
@@ -23,6 +23,7 @@ use revm::database_interface::{DBErrorMarker, DatabaseRef};
 use revm::handler::{ExecuteCommitEvm, ExecuteEvm, SystemCallEvm};
 use revm::primitives::KECCAK_EMPTY;
 
+use crate::canyon;
 use crate::config::OpConfig;
 use crate::deposit::DEPOSIT_TX_TYPE;
 use crate::tx::OpTx;
@@ -42,6 +43,10 @@ pub struct Attributes {
     pub transactions: Vec<Bytes>,
     /// Holocene: denominator (u32 BE) ‖ elasticity (u32 BE); the block's extraData is 0x00 ‖ these.
     pub eip1559_params: Option<B64>,
+    /// Jovian: the base fee's floor in wei (op-node's `minBaseFee`, from the SystemConfig); the
+    /// block's extraData carries it after the EIP-1559 parameters, the next block's base fee
+    /// does not go below it.
+    pub min_base_fee: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -124,17 +129,38 @@ fn base_fee_params(config: &OpConfig, parent: &Header, timestamp: u64) -> BaseFe
     BaseFeeParams::new(denominator as u128, elasticity as u128)
 }
 
+/// The base fee of the block after `parent`. From a Jovian parent on, the parent's DA
+/// footprint (its `blobGasUsed`) stands for its gas when larger, and the result is held at
+/// the minimum the parent's extraData names.
+fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 {
+    let params = base_fee_params(config, parent, timestamp);
+    let parent_base_fee = parent.base_fee_per_gas.unwrap_or_default();
+    if !config.is_active(OpSpecId::JOVIAN, parent.timestamp) {
+        return calc_next_block_base_fee(parent.gas_used, parent.gas_limit, parent_base_fee, params);
+    }
+    let metered = parent.gas_used.max(parent.blob_gas_used.unwrap_or_default());
+    let min_base_fee = match parent.extra_data.get(9..17) {
+        Some(bytes) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
+        None => 0,
+    };
+    calc_next_block_base_fee(metered, parent.gas_limit, parent_base_fee, params).max(min_base_fee)
+}
+
 /// Holocene's extraData: version 0, then the attributes' parameters, or the config's when
-/// the attributes leave them zero.
-fn holocene_extra_data(config: &OpConfig, params: Option<B64>, timestamp: u64) -> Bytes {
+/// the attributes leave them zero. Jovian's: version 1, the same, then the minimum base fee
+/// (u64 BE).
+fn holocene_extra_data(config: &OpConfig, params: Option<B64>, timestamp: u64, min_base_fee: Option<u64>) -> Bytes {
     let params = params.unwrap_or_default();
-    let mut out = vec![0u8];
+    let mut out = vec![u8::from(min_base_fee.is_some())];
     if params.is_zero() {
         let (d, e) = config.base_fee_params(timestamp);
         out.extend_from_slice(&(d as u32).to_be_bytes());
         out.extend_from_slice(&(e as u32).to_be_bytes());
     } else {
         out.extend_from_slice(params.as_slice());
+    }
+    if let Some(min) = min_base_fee {
+        out.extend_from_slice(&min.to_be_bytes());
     }
     out.into()
 }
@@ -173,6 +199,8 @@ pub struct OpBlockBuilder<'s, S: DatabaseRef> {
     evm: OpBlockEvm<'s, S>,
     txs: Vec<OpExecutedTx>,
     cumulative: u64,
+    /// Jovian: the DA footprint of the transactions so far (the header's `blobGasUsed`).
+    da_footprint: u64,
 }
 
 impl<'s, S> OpBlockBuilder<'s, S>
@@ -190,12 +218,7 @@ where
         let number = parent.number + 1;
         let timestamp = attributes.timestamp;
         let spec = config.spec_at(timestamp);
-        let base_fee = calc_next_block_base_fee(
-            parent.gas_used,
-            parent.gas_limit,
-            parent.base_fee_per_gas.unwrap_or_default(),
-            base_fee_params(config, parent, timestamp),
-        );
+        let base_fee = next_base_fee(config, parent, timestamp);
         let block_env = BlockEnv {
             number: U256::from(number),
             beneficiary: attributes.fee_recipient,
@@ -230,6 +253,10 @@ where
         if spec.is_enabled_in(OpSpecId::ISTHMUS) {
             system_call(&mut evm, eip2935::HISTORY_STORAGE_ADDRESS, parent.hash_slow().0.into()).map_err(fail)?;
         }
+        if config.is_first_block_of(OpSpecId::CANYON, timestamp, parent.timestamp) {
+            canyon::set_create2_deployer(&mut evm.0.ctx.journaled_state.database)
+                .map_err(|e| OpBlockError::State(e.to_string()))?;
+        }
         let attributes = Attributes { transactions: Vec::new(), ..attributes.clone() };
         Ok(Self {
             config,
@@ -241,6 +268,7 @@ where
             evm,
             txs: Vec::new(),
             cumulative: 0,
+            da_footprint: 0,
         })
     }
 
@@ -281,6 +309,17 @@ where
                 self.gas_left()
             )));
         }
+        // Jovian: the block's DA footprint is bounded by its gas limit, as its gas is.
+        let da_footprint = match (tx.is_deposit(), self.spec.is_enabled_in(OpSpecId::JOVIAN)) {
+            (false, true) => self.da_footprint_of(&tx)?,
+            _ => 0,
+        };
+        if self.da_footprint + da_footprint > self.attributes.gas_limit {
+            return Err(invalid(format!(
+                "DA footprint {da_footprint} above the block's remaining {}",
+                self.attributes.gas_limit - self.da_footprint
+            )));
+        }
         let sender = tx.sender().map_err(|e| invalid(e.to_string()))?;
         let deposit_nonce = match tx.is_deposit() {
             true => Some(self.account(sender)?.map_or(0, |a| a.nonce)),
@@ -290,6 +329,7 @@ where
         self.evm.commit(out.state);
         let gas_used = out.result.tx_gas_used();
         self.cumulative += gas_used;
+        self.da_footprint += da_footprint;
         let success = out.result.is_success();
         let logs = match out.result {
             ExecutionResult::Success { logs, .. } => logs,
@@ -307,14 +347,28 @@ where
         Ok(self.txs.last().expect("just pushed"))
     }
 
+    /// Jovian: a transaction's DA footprint, its Fjord size estimate (FastLZ, at least 100
+    /// bytes) times the DA footprint gas scalar the block's L1-info deposit left in L1Block.
+    fn da_footprint_of(&mut self, tx: &OpTx) -> Result<u64, OpBlockError> {
+        let db = &mut self.evm.0.ctx.journaled_state.database;
+        let scalar = L1BlockInfo::fetch_da_footprint_gas_scalar(db).map_err(|e| OpBlockError::State(e.to_string()))?;
+        let estimate = op_revm::estimate_tx_compressed_size(&tx.encoded_2718()) / 1_000_000;
+        Ok(estimate.saturating_mul(scalar as u64))
+    }
+
+    /// The DA footprint of the block so far (Jovian; zero before).
+    pub fn da_footprint(&self) -> u64 {
+        self.da_footprint
+    }
+
     /// The block's header over everything pushed (state root, transactions and receipts
     /// roots, each fork's fields), and its transactions.
     pub fn finish(self) -> Result<OpExecutedBlock, OpBlockError> {
-        let Self { config, state, parent, attributes, spec, base_fee, evm, txs, cumulative } = self;
+        let Self { config, state, parent, attributes, spec, base_fee, evm, txs, cumulative, da_footprint } = self;
         let timestamp = attributes.timestamp;
         let db = &evm.0.ctx.journaled_state.database;
         let updates = account_updates(db, state)?;
-        let (state_root, _) = state_root(state, &updates)?;
+        let (state_root, diff) = state_root(state, &updates)?;
 
         let canyon = spec.is_enabled_in(OpSpecId::CANYON);
         let tx_leaves: Vec<Vec<u8>> = txs.iter().map(|t| t.tx.encoded_2718()).collect();
@@ -324,7 +378,7 @@ where
             logs_bloom.accrue_bloom(&alloy_primitives::logs_bloom(t.logs.iter()));
         }
         let withdrawals_root = if spec.is_enabled_in(OpSpecId::ISTHMUS) {
-            Some(message_passer_root(&updates, state)?)
+            Some(message_passer_root(&diff, state)?)
         } else {
             canyon.then_some(EMPTY_ROOT_HASH)
         };
@@ -343,14 +397,19 @@ where
             gas_used: cumulative,
             timestamp,
             extra_data: match spec.is_enabled_in(OpSpecId::HOLOCENE) {
-                true => holocene_extra_data(config, attributes.eip1559_params, timestamp),
+                true => {
+                    let min_base_fee =
+                        spec.is_enabled_in(OpSpecId::JOVIAN).then(|| attributes.min_base_fee.unwrap_or(0));
+                    holocene_extra_data(config, attributes.eip1559_params, timestamp, min_base_fee)
+                }
                 false => Bytes::new(),
             },
             mix_hash: attributes.prev_randao,
             nonce: B64::ZERO,
             base_fee_per_gas: Some(base_fee),
             withdrawals_root,
-            blob_gas_used: ecotone.then_some(0),
+            // Jovian repurposes the (blob-less) field for the DA footprint.
+            blob_gas_used: ecotone.then_some(da_footprint),
             excess_blob_gas: ecotone.then_some(0),
             parent_beacon_block_root: if ecotone { attributes.parent_beacon_block_root } else { None },
             requests_hash: spec.is_enabled_in(OpSpecId::ISTHMUS).then_some(EMPTY_REQUESTS_HASH),
@@ -425,10 +484,11 @@ where
     Ok(updates.into_values().collect())
 }
 
-/// Isthmus: the L2ToL1MessagePasser's storage root after the block.
-fn message_passer_root<S: NodeReader>(updates: &[AccountUpdate], state: &S) -> Result<B256, OpBlockError> {
-    let hashed = keccak256(L2_TO_L1_MESSAGE_PASSER);
-    let only: Vec<AccountUpdate> = updates.iter().filter(|u| u.hashed_address == hashed).cloned().collect();
-    let _ = (only, state);
-    Err(OpBlockError::State("Isthmus withdrawalsRoot is not computed yet".into()))
+/// Isthmus: the L2ToL1MessagePasser's storage root after the block, read from the account
+/// leaf of the post-state (the block's trie diff over the state it was built on), so it is
+/// the root `eth_getProof` would give at this block.
+fn message_passer_root<S: NodeReader>(diff: &TrieDiff, state: &S) -> Result<B256, OpBlockError> {
+    let post = Overlay::new(diff, state);
+    let proof = account_proof(&post, keccak256(L2_TO_L1_MESSAGE_PASSER), &[])?;
+    Ok(proof.account.map_or(EMPTY_ROOT_HASH, |a| a.storage_root))
 }

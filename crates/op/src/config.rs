@@ -23,6 +23,44 @@ pub struct OpForks {
     pub jovian_time: Option<u64>,
 }
 
+impl OpForks {
+    /// The schedule from each timed fork's activation looked up by name (`regolith` …
+    /// `jovian`: the registry's `[hardforks] <name>_time` and rollup.json's `<name>_time`),
+    /// Bedrock at block `bedrock_block`. A chain that names no Regolith has it from genesis,
+    /// as op-geth sets it for the registry's chains.
+    pub fn from_times(bedrock_block: u64, time: impl Fn(&str) -> Option<u64>) -> Self {
+        Self {
+            bedrock_block: Some(bedrock_block),
+            regolith_time: time("regolith").or(Some(0)),
+            canyon_time: time("canyon"),
+            delta_time: time("delta"),
+            ecotone_time: time("ecotone"),
+            fjord_time: time("fjord"),
+            granite_time: time("granite"),
+            holocene_time: time("holocene"),
+            isthmus_time: time("isthmus"),
+            jovian_time: time("jovian"),
+        }
+    }
+
+    /// Every timed fork in activation order: its name (as `from_times` takes it; op-geth
+    /// spells the field `<name>Time`), its activation, and op-revm's rules for it (Delta
+    /// changed only derivation: none).
+    pub fn times(&self) -> [(&'static str, Option<u64>, Option<OpSpecId>); 9] {
+        [
+            ("regolith", self.regolith_time, Some(OpSpecId::REGOLITH)),
+            ("canyon", self.canyon_time, Some(OpSpecId::CANYON)),
+            ("delta", self.delta_time, None),
+            ("ecotone", self.ecotone_time, Some(OpSpecId::ECOTONE)),
+            ("fjord", self.fjord_time, Some(OpSpecId::FJORD)),
+            ("granite", self.granite_time, Some(OpSpecId::GRANITE)),
+            ("holocene", self.holocene_time, Some(OpSpecId::HOLOCENE)),
+            ("isthmus", self.isthmus_time, Some(OpSpecId::ISTHMUS)),
+            ("jovian", self.jovian_time, Some(OpSpecId::JOVIAN)),
+        ]
+    }
+}
+
 /// op-geth's `config.optimism`: the EIP-1559 elasticity and denominators (Canyon changed
 /// the denominator).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -72,18 +110,7 @@ impl OpConfig {
                 .get("l2_chain_id")
                 .and_then(|v| v.as_u64())
                 .ok_or(OpConfigError::Missing("l2_chain_id"))?,
-            forks: OpForks {
-                bedrock_block: Some(0),
-                regolith_time: time("regolith_time").or(Some(0)),
-                canyon_time: time("canyon_time"),
-                delta_time: time("delta_time"),
-                ecotone_time: time("ecotone_time"),
-                fjord_time: time("fjord_time"),
-                granite_time: time("granite_time"),
-                holocene_time: time("holocene_time"),
-                isthmus_time: time("isthmus_time"),
-                jovian_time: time("jovian_time"),
-            },
+            forks: OpForks::from_times(0, |fork| time(&format!("{fork}_time"))),
             eip1559: Eip1559 {
                 eip1559_elasticity: num("eip1559Elasticity")?,
                 eip1559_denominator: num("eip1559Denominator")?,
@@ -94,27 +121,13 @@ impl OpConfig {
 
     /// The OP rules in force at `timestamp` (every OP block is at or after Bedrock).
     pub fn spec_at(&self, timestamp: u64) -> OpSpecId {
-        let f = &self.forks;
-        let at = |fork: Option<u64>| fork.is_some_and(|t| timestamp >= t);
-        if at(f.jovian_time) {
-            OpSpecId::JOVIAN
-        } else if at(f.isthmus_time) {
-            OpSpecId::ISTHMUS
-        } else if at(f.holocene_time) {
-            OpSpecId::HOLOCENE
-        } else if at(f.granite_time) {
-            OpSpecId::GRANITE
-        } else if at(f.fjord_time) {
-            OpSpecId::FJORD
-        } else if at(f.ecotone_time) {
-            OpSpecId::ECOTONE
-        } else if at(f.canyon_time) {
-            OpSpecId::CANYON
-        } else if at(f.regolith_time) {
-            OpSpecId::REGOLITH
-        } else {
-            OpSpecId::BEDROCK
-        }
+        let active = |time: Option<u64>| time.is_some_and(|t| timestamp >= t);
+        self.forks
+            .times()
+            .into_iter()
+            .rev()
+            .find_map(|(_, time, spec)| spec.filter(|_| active(time)))
+            .unwrap_or(OpSpecId::BEDROCK)
     }
 
     pub fn is_active(&self, fork: OpSpecId, timestamp: u64) -> bool {

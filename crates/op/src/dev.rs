@@ -27,6 +27,27 @@ const L1_BLOCK_CODE_HEX: &str = include_str!("l1block_code.hex");
 /// The L1Block code hash the dev chain's predeploy has.
 pub const L1_BLOCK_CODE_HASH: B256 = b256!("c88a313aa75dc4fbf0b6850d9f9ae41e04243b7008cf3eadb29256d4a71c1dfd");
 
+/// The GasPriceOracle predeploy: what wallets and viem's `publicActionsL2` (`estimateL1Fee`,
+/// `getL1BaseFee`) call to price the L1 data fee.
+pub const GAS_PRICE_ORACLE: Address = address!("420000000000000000000000000000000000000F");
+
+/// GasPriceOracle's runtime code as Fjord deployed it (the implementation op-node's Fjord
+/// upgrade deposits create at `0xa919…Fac7`): the bytes its deployment code returns, which
+/// test/fixtures/op/gas-price-oracle/fjord-deployment.txt holds (the OP specs' copy, named
+/// in op-node's Fjord upgrade transactions). It prices with Ecotone's scalars and, with
+/// `isFjord`, Fjord's FastLZ estimate: op-revm's charge for the dev chain's forks.
+const GAS_PRICE_ORACLE_CODE_HEX: &str = include_str!("gas_price_oracle_code.hex");
+
+/// GasPriceOracle's slot 0: `isEcotone` (byte 0) and `isFjord` (byte 1), both set, as the
+/// Ecotone and Fjord upgrades' `setEcotone()` and `setFjord()` leave them.
+pub const GAS_PRICE_ORACLE_FLAGS: U256 = U256::from_limbs([0x0101, 0, 0, 0]);
+
+pub fn gas_price_oracle_code() -> Bytes {
+    alloy_primitives::hex::decode(GAS_PRICE_ORACLE_CODE_HEX.trim())
+        .expect("the embedded GasPriceOracle code is hex")
+        .into()
+}
+
 /// The L1-info deposit's gas from Regolith on.
 pub const L1_INFO_GAS: u64 = 1_000_000;
 
@@ -57,13 +78,22 @@ pub fn dev_config(chain_id: u64) -> OpConfig {
 
 /// Makes a genesis in op-geth's format (an Ethereum dev chain's) the OP dev chain's: its
 /// config becomes `dev_config`'s (its chain id kept), and the alloc gains L1Block, which
-/// the L1-info deposit writes to and op-revm reads its fees from. The fee vaults need no
-/// code: they only receive.
+/// the L1-info deposit writes to and op-revm reads its fees from, and GasPriceOracle in its
+/// Fjord form, so the L1 fee wallets estimate is the one op-revm charges. The fee vaults
+/// need no code: they only receive.
 pub fn optimism_genesis(genesis: &mut serde_json::Value) -> Result<(), OpConfigError> {
     let chain_id = genesis["config"]["chainId"].as_u64().ok_or(OpConfigError::Missing("chainId"))?;
     genesis["config"] = dev_config(chain_id).genesis_config();
     let alloc = genesis.get_mut("alloc").and_then(|a| a.as_object_mut()).ok_or(OpConfigError::Missing("alloc"))?;
     alloc.insert(L1_BLOCK.to_string(), serde_json::json!({ "balance": "0x0", "code": l1_block_code().to_string() }));
+    alloc.insert(
+        GAS_PRICE_ORACLE.to_string(),
+        serde_json::json!({
+            "balance": "0x0",
+            "code": gas_price_oracle_code().to_string(),
+            "storage": { B256::ZERO.to_string(): B256::from(GAS_PRICE_ORACLE_FLAGS).to_string() },
+        }),
+    );
     Ok(())
 }
 
@@ -171,7 +201,10 @@ mod tests {
         let accounts = crate::genesis::alloc(&genesis).unwrap();
         let l1_block = accounts.iter().find(|a| a.address == L1_BLOCK).unwrap();
         assert_eq!(keccak256(&l1_block.code), L1_BLOCK_CODE_HASH);
-        assert_eq!(accounts.len(), 2);
+        let oracle = accounts.iter().find(|a| a.address == GAS_PRICE_ORACLE).unwrap();
+        assert_eq!(oracle.code, gas_price_oracle_code());
+        assert_eq!(oracle.storage, vec![(B256::ZERO, GAS_PRICE_ORACLE_FLAGS)]);
+        assert_eq!(accounts.len(), 3);
     }
 
     #[test]

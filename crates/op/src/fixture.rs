@@ -87,6 +87,7 @@ impl WitnessFixture {
             gas_limit: quantity(p, "gasLimit")?,
             transactions,
             eip1559_params: p.get("eip1559Params").and_then(Value::as_str).and_then(|s| s.parse::<B64>().ok()),
+            min_base_fee: p.get("minBaseFee").map(|_| quantity(p, "minBaseFee")).transpose()?,
         };
         let preimages = fixture
             .get("preimages")

@@ -5,6 +5,7 @@
 //! docs/op-stack.md says what is done and what is not.
 
 pub mod block;
+pub mod canyon;
 pub mod config;
 pub mod deposit;
 pub mod dev;

@@ -34,21 +34,11 @@ impl OpConfig {
         let values = integers(text);
         let get = |key: &str| values.get(key).copied();
         let need = |key: &'static str| get(key).ok_or(OpConfigError::Missing(key));
-        let fork = |name: &str| get(&format!("hardforks.{name}_time"));
         Ok(Self {
             chain_id: need("chain_id")?,
-            forks: OpForks {
-                bedrock_block: Some(get("genesis.l2.number").unwrap_or(0)),
-                regolith_time: fork("regolith").or(Some(0)),
-                canyon_time: fork("canyon"),
-                delta_time: fork("delta"),
-                ecotone_time: fork("ecotone"),
-                fjord_time: fork("fjord"),
-                granite_time: fork("granite"),
-                holocene_time: fork("holocene"),
-                isthmus_time: fork("isthmus"),
-                jovian_time: fork("jovian"),
-            },
+            forks: OpForks::from_times(get("genesis.l2.number").unwrap_or(0), |fork| {
+                get(&format!("hardforks.{fork}_time"))
+            }),
             eip1559: Eip1559 {
                 eip1559_elasticity: need("optimism.eip1559_elasticity")?,
                 eip1559_denominator: need("optimism.eip1559_denominator")?,
@@ -85,23 +75,11 @@ impl OpConfig {
         }
         object.insert("terminalTotalDifficulty".into(), 0.into());
         object.insert("terminalTotalDifficultyPassed".into(), true.into());
-        let times = [
-            ("shanghaiTime", f.canyon_time),
-            ("cancunTime", f.ecotone_time),
-            ("pragueTime", f.isthmus_time),
-            ("regolithTime", f.regolith_time),
-            ("canyonTime", f.canyon_time),
-            ("deltaTime", f.delta_time),
-            ("ecotoneTime", f.ecotone_time),
-            ("fjordTime", f.fjord_time),
-            ("graniteTime", f.granite_time),
-            ("holoceneTime", f.holocene_time),
-            ("isthmusTime", f.isthmus_time),
-            ("jovianTime", f.jovian_time),
-        ];
-        for (name, time) in times {
+        let ethereum = [("shanghai", f.canyon_time), ("cancun", f.ecotone_time), ("prague", f.isthmus_time)];
+        let op = f.times().map(|(name, time, _)| (name, time));
+        for (name, time) in ethereum.into_iter().chain(op) {
             if let Some(t) = time {
-                object.insert(name.into(), t.into());
+                object.insert(format!("{name}Time"), t.into());
             }
         }
         let e = &self.eip1559;

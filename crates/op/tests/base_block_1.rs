@@ -114,6 +114,7 @@ fn base_genesis_and_block_1() {
             .map(|t| hex::decode(t.as_str().unwrap()).unwrap().into())
             .collect(),
         eip1559_params: None,
+        min_base_fee: None,
     };
     let executed = execute(&base_config(), &genesis_header, &attributes, &state).unwrap();
     let want = json("expected.json");

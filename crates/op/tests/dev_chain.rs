@@ -2,55 +2,29 @@
 //! predeploy, then a signed transfer, through op-revm. The transfer's sender pays value,
 //! gas and the L1 data fee, which the L1 fee vault receives; the receipt fields say the same.
 
-use std::collections::HashMap;
-
-use alloy_consensus::{Header, SignableTransaction, TxEip1559, TxEnvelope};
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
 use alloy_eips::eip2718::Encodable2718;
-use alloy_primitives::{address, Address, Bytes, TxKind, B256, U256};
+use alloy_primitives::{address, Address, TxKind, U256};
 use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
-use preconf_op::block::{Attributes, OpBlockBuilder};
+use preconf_op::block::OpBlockBuilder;
 use preconf_op::dev::{self, DevL1Values};
-use preconf_op::genesis::{alloc, alloc_updates};
 use preconf_op::l1info::{receipt_fields, L1Info};
 use preconf_op::{OpSpecId, OpTx};
-use preconf_trie::state_root;
 
-use crate::base_block_1::{Empty, GenesisState};
+use crate::base_block_1::GenesisState;
+use crate::support::{attributes, dev_genesis, ETH};
 
-const ETH: u128 = 1_000_000_000_000_000_000;
 const BOB: Address = address!("000000000000000000000000000000000000b0b0");
 
 #[test]
 fn dev_block_charges_the_l1_fee() {
     let signer = PrivateKeySigner::random();
     let alice = signer.address();
-    let mut genesis = serde_json::json!({
-        "config": { "chainId": 901 },
-        "alloc": { alice.to_string(): { "balance": format!("{:#x}", 10 * ETH) } },
-    });
-    dev::optimism_genesis(&mut genesis).unwrap();
-    let accounts = alloc(&genesis).unwrap();
-    let (root, trie) = state_root(&Empty, &alloc_updates(&accounts)).unwrap();
-    let state =
-        GenesisState { accounts: accounts.into_iter().map(|a| (a.address, a)).collect::<HashMap<_, _>>(), trie };
-    let parent = Header {
-        number: 0,
-        gas_limit: 30_000_000,
-        base_fee_per_gas: Some(1_000_000_000),
-        state_root: root,
-        extra_data: Bytes::from(vec![0, 0, 0, 0, 250, 0, 0, 0, 6]),
-        ..Default::default()
-    };
-    let attributes = Attributes {
-        timestamp: 2,
-        prev_randao: B256::repeat_byte(7),
-        fee_recipient: dev::SEQUENCER_FEE_VAULT,
-        parent_beacon_block_root: Some(B256::ZERO),
-        gas_limit: 30_000_000,
-        transactions: Vec::new(),
-        eip1559_params: None,
-    };
+    let (genesis, state, parent) =
+        dev_genesis(serde_json::json!({ alice.to_string(): { "balance": format!("{:#x}", 10 * ETH) } }));
+    let root = parent.state_root;
+    let attributes = attributes(2);
     let config = preconf_op::OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
     let mut block = OpBlockBuilder::open(&config, &parent, &attributes, &state).unwrap();
     assert_eq!(block.spec(), OpSpecId::HOLOCENE);
