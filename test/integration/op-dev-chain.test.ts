@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, http, parseAbi, parseEther, type Hex } from 'viem';
-import { chainConfig } from 'viem/op-stack';
+import { chainConfig, publicActionsL2 } from 'viem/op-stack';
 import { parseArgs } from '../../src/cli/index.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 
@@ -117,6 +117,27 @@ describe('the OP dev chain (--optimism)', () => {
     const abi = parseAbi(['function basefee() view returns (uint256)', 'function number() view returns (uint64)']);
     const basefee = await client.readContract({ address: L1_BLOCK, abi, functionName: 'basefee', blockTag: 'pending' });
     expect(basefee).toBe(L1_BASE_FEE);
+  });
+
+  it("answers viem's publicActionsL2 from the GasPriceOracle as the chain then charges", async () => {
+    const l2 = client.extend(publicActionsL2());
+    expect(await l2.getL1BaseFee()).toBe(L1_BASE_FEE);
+
+    // A transfer's L1 fee as the oracle estimates it, then as the chain charges it.
+    const account = devAccount(2);
+    const request = { account, to: TO, value: parseEther('0.01') } as const;
+    const estimated = await l2.estimateL1Fee(request);
+    expect(estimated).toBeGreaterThan(0n);
+    // estimateTotalFee is left out: viem adds the operator fee through Isthmus's oracle
+    // (getOperatorFee), and this dev chain's forks stop at Holocene.
+
+    const sender = createWalletClient({ chain: client.chain, transport: http(t.node.url, { retryCount: 0 }), account });
+    const hash = await sender.sendTransaction(request);
+    expect((await rpc(t.node.url, 'evm_mine', [])).error).toBeUndefined();
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 15_000 });
+    // A transfer compresses below the 100-byte floor of Fjord's size estimate, signed or not,
+    // so the oracle's figure is exactly what was charged.
+    expect(receipt.l1Fee).toBe(estimated);
   });
 
   it('refuses --optimism beside --genesis or --fork-url, and L1 values out of range', () => {
