@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, http, parseAbi, parseEther, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { chainConfig, publicActionsL2 } from 'viem/op-stack';
 import { parseArgs } from '../../src/cli/index.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
@@ -138,6 +139,55 @@ describe('the OP dev chain (--optimism)', () => {
     // A transfer compresses below the 100-byte floor of Fjord's size estimate, signed or not,
     // so the oracle's figure is exactly what was charged.
     expect(receipt.l1Fee).toBe(estimated);
+  });
+
+  it('admits a transaction to the pool only when the balance also covers its L1 fee', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const value = parseEther('0.01');
+    const gas = 21_000n;
+    const block = await client.getBlock({ blockTag: 'pending' });
+    const maxFeePerGas = block.baseFeePerGas! * 2n + 1_000_000_000n;
+    const raw = await account.signTransaction({
+      chainId: t.node.chainId,
+      type: 'eip1559',
+      nonce: 0,
+      to: TO,
+      value,
+      gas,
+      maxFeePerGas,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    const l2Cost = value + gas * maxFeePerGas;
+    const fund = async (wei: bigint) => expect((await rpc(t.node.url, 'anvil_setBalance', [account.address, `0x${wei.toString(16)}`])).error).toBeUndefined();
+
+    // Value + gas × fee cap alone: refused at the door, in op-geth's pool words; the
+    // overshoot is the L1 fee op-revm would charge.
+    await fund(l2Cost);
+    const refused = await rpc(t.node.url, 'eth_sendRawTransaction', [raw]);
+    expect(refused.error?.code).toBe(-32000);
+    const words = /^insufficient funds for gas \* price \+ value: balance (\d+), tx cost (\d+), overshot (\d+)$/;
+    expect(refused.error?.message).toMatch(words);
+    const [balance, cost, overshot] = words
+      .exec(refused.error.message)!
+      .slice(1)
+      .map((x) => BigInt(x));
+    expect(balance).toBe(l2Cost);
+    const l1Fee = overshot!;
+    expect(l1Fee).toBeGreaterThan(0n);
+    expect(cost).toBe(l2Cost + l1Fee);
+
+    // One wei short of the L1 fee is still refused; the whole of it is admitted.
+    await fund(l2Cost + l1Fee - 1n);
+    expect((await rpc(t.node.url, 'eth_sendRawTransaction', [raw])).error?.message).toMatch(/overshot 1$/);
+    await fund(l2Cost + l1Fee);
+    const sent = await rpc(t.node.url, 'eth_sendRawTransaction', [raw]);
+    expect(sent.error).toBeUndefined();
+
+    // Included, and the receipt's L1 fee is the one the pool counted.
+    expect((await rpc(t.node.url, 'evm_mine', [])).error).toBeUndefined();
+    const receipt = await client.waitForTransactionReceipt({ hash: sent.result, pollingInterval: 50, timeout: 15_000 });
+    expect(receipt.status).toBe('success');
+    expect(receipt.l1Fee).toBe(l1Fee);
   });
 
   it('refuses --optimism beside --genesis or --fork-url, and L1 values out of range', () => {

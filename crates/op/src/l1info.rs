@@ -150,6 +150,22 @@ pub fn receipt_fields(fees: &L1BlockInfo, raw: &[u8], spec: OpSpecId) -> L1FeeFi
     out
 }
 
+/// What op-revm charges a non-deposit transaction (EIP-2718 encoding `raw`) beyond gas and
+/// value in block `l2_block`: the L1 data fee and, from Isthmus, the operator fee for its gas
+/// limit, with the L1 values read from the L1Block predeploy in `db`, as op-revm reads them
+/// when it charges the transaction. A pool admitting on a balance adds it to the cost.
+pub fn tx_fee_charge<DB: revm::Database>(
+    db: &mut DB,
+    l2_block: u64,
+    spec: OpSpecId,
+    raw: &[u8],
+    gas_limit: u64,
+) -> Result<U256, DB::Error> {
+    let mut info = L1BlockInfo::try_fetch(db, U256::from(l2_block), spec)?;
+    // The function op-revm's handler deducts with before the transaction runs.
+    Ok(info.tx_cost(raw, U256::from(gas_limit), spec))
+}
+
 /// `scalar / 1e6` written as a decimal, without trailing zeros ("0.684", "1", "1.5").
 fn decimal_millionths(scalar: U256) -> String {
     let million = U256::from(1_000_000u64);

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use alloy_consensus::{transaction::SignerRecoverable, Transaction, TxEnvelope};
+use alloy_consensus::{transaction::SignerRecoverable, Header, Transaction, TxEnvelope};
 use alloy_eips::eip2718::Decodable2718;
 use alloy_primitives::{Address, Bytes, B256, U256};
 use alloy_rpc_types_eth::TransactionRequest;
 use parking_lot::Mutex;
 use revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx;
+use revm::database_interface::WrapDatabaseRef;
 
 use super::blobs;
 use super::execution::Execution;
@@ -20,6 +21,7 @@ use crate::error::{Cause, ChainResult, InternalError, InvalidParam, InvalidTx, N
 use crate::exec::tx_env_from_signed;
 use crate::genesis::DevAccount;
 use crate::pool::PooledTx;
+use crate::state::StateView;
 use crate::types::BlockId;
 
 fn tx_blob_gas(tx: &TxEnvelope) -> u64 {
@@ -190,10 +192,23 @@ impl Submission {
         // A blob transaction also pays for its blob gas at its blob fee cap.
         let blob_gas = tx_blob_gas(&ptx.tx);
         let cost = ptx.cost() + U256::from(blob_gas) * U256::from(ptx.tx.max_fee_per_blob_gas().unwrap_or_default());
+        // On an OP chain op-revm also takes the L1 data fee from the balance: counted here as
+        // op-geth's pool counts it, so a sender who cannot pay it is told now rather than the
+        // transaction being dropped when the builder runs it.
+        let cost = cost.saturating_add(self.op_fee_charge(&state, context, &ptx)?);
         if balance < cost {
             return Err(InvalidTx::CostAboveBalance { balance, cost }.into());
         }
         Ok(ptx)
+    }
+
+    /// The L1 data fee (and operator fee) op-revm charges `ptx` in the pending block, read
+    /// from its L1Block predeploy; zero on an Ethereum chain.
+    fn op_fee_charge(&self, state: &StateView, context: &Header, ptx: &PooledTx) -> ChainResult<U256> {
+        let Some(op) = self.chain.spec().op() else { return Ok(U256::ZERO) };
+        let spec = op.spec_at(context.timestamp);
+        let mut db = WrapDatabaseRef(state);
+        preconf_op::l1info::tx_fee_charge(&mut db, context.number, spec, &ptx.raw, ptx.tx.gas_limit())
     }
 
     /// Replays the journal after a restart: every record goes through validation again;
