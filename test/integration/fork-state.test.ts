@@ -96,7 +96,7 @@ describe('a fork of a live chain', () => {
       expect(await proxy.stats()).toEqual({ requests: 1, calls: 1, methods: { debug_traceCall: 1 } });
       const upEstimate = await up.estimateGas({ ...transfer, ...at });
       expect(Number(estimate > upEstimate ? estimate - upEstimate : upEstimate - estimate)).toBeLessThanOrEqual(Number(upEstimate) * 0.015);
-      const used = async (url: string, block: Hex) =>
+      const used = async (url: string, block: string) =>
         (await rpc(url, 'eth_createAccessList', [{ from: other, to: token, data: transfer.data }, block])).result.gasUsed;
       expect(await used(t.url, 'latest')).toBe(await used(anvil.url, `0x${forkBlock.toString(16)}`));
 
