@@ -55,6 +55,7 @@ interface Figures {
   coldCallMs: number;
   coldCallRequests: number;
   estimateMs: number;
+  estimateRequests: number;
   sendMs: number;
   sendRequests: number;
   warmCallMs: number;
@@ -72,6 +73,8 @@ async function measure(name: string, start: (restart: boolean) => Promise<Server
   await proxy.reset();
   const data = encodeFunctionData({ abi: erc20.abi, functionName: 'transfer', args: [SINK, 1n] });
   const [gas, estimateMs] = await timed(async () => BigInt((await rpc(server.url, 'eth_estimateGas', [{ from: holder.address, to: token, data }])) as string));
+  const estimateRequests = (await proxy.stats()).requests;
+  await proxy.reset();
   const nonce = Number((await rpc(server.url, 'eth_getTransactionCount', [holder.address, 'latest'])) as string);
   const raw = await holder.signTransaction({
     chainId: 31337,
@@ -100,7 +103,7 @@ async function measure(name: string, start: (restart: boolean) => Promise<Server
   const [, restartCallMs] = await timed(() => rpc(server.url, 'eth_call', [call, 'latest']));
   const restartRequests = (await proxy.stats()).requests;
   await server.stop();
-  const f = { coldCallMs, coldCallRequests, estimateMs, sendMs, sendRequests, warmCallMs, warmRequests, restartCallMs, restartRequests };
+  const f = { coldCallMs, coldCallRequests, estimateMs, estimateRequests, sendMs, sendRequests, warmCallMs, warmRequests, restartCallMs, restartRequests };
   log(`${name}: ${JSON.stringify(f)}`);
   return f;
 }

@@ -80,19 +80,29 @@ describe('a fork of a live chain', () => {
       const upBlock = await up.getBlock(at);
       expect((await pub.getBlock(at)).hash).toBe(upBlock.hash);
 
-      // One cold call that reads 50 slots: the guess and a batch, not 50 requests; anvil
-      // answers eth_getStorageValues, so the 50 slots are one call of that batch.
+      // One cold call that reads 50 slots: one request, not 50: anvil traces calls, so the
+      // guess (a prestate trace at the fork block) brings every value the call reads.
       await proxy.reset();
       const sum = await pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] });
       expect(sum).toBe(await up.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n], ...at }));
-      const cold = await proxy.stats();
-      expect(cold.methods.eth_createAccessList).toBe(1);
-      expect(cold.methods.eth_getStorageValues).toBe(1);
-      expect(cold.methods.eth_getStorageAt).toBeUndefined();
-      expect(cold.requests).toBeLessThanOrEqual(3);
+      expect(await proxy.stats()).toEqual({ requests: 1, calls: 1, methods: { debug_traceCall: 1 } });
 
-      // An upstream without eth_getStorageValues: the same reads, slot by slot in one batch.
-      await proxy.control({ hide: ['eth_getStorageValues'] });
+      // A cold estimate of an ERC-20 transfer (the token never read here): the trace alone.
+      // The gas it uses is the upstream's at the fork block to the unit (the values came
+      // right); the estimates agree within the 1.5% both binary searches stop at.
+      const transfer = { account: other, to: token, data: encodeTransfer(stranger, 7n) } as const;
+      await proxy.reset();
+      const estimate = await pub.estimateGas(transfer);
+      expect(await proxy.stats()).toEqual({ requests: 1, calls: 1, methods: { debug_traceCall: 1 } });
+      const upEstimate = await up.estimateGas({ ...transfer, ...at });
+      expect(Number(estimate > upEstimate ? estimate - upEstimate : upEstimate - estimate)).toBeLessThanOrEqual(Number(upEstimate) * 0.015);
+      const used = async (url: string, block: string) =>
+        (await rpc(url, 'eth_createAccessList', [{ from: other, to: token, data: transfer.data }, block])).result.gasUsed;
+      expect(await used(t.url, 'latest')).toBe(await used(anvil.url, `0x${forkBlock.toString(16)}`));
+
+      // An upstream that neither traces nor has eth_getStorageValues: the access list names
+      // the reads, one batch fetches them slot by slot.
+      await proxy.control({ hide: ['eth_getStorageValues', 'debug_traceCall'] });
       await proxy.reset();
       const freshDir = mkdtempSync(join(tmpdir(), 'preconf-fork-'));
       const fresh = await forkNodeAt(freshDir);
@@ -102,9 +112,17 @@ describe('a fork of a live chain', () => {
         await proxy.reset();
         expect(await fresh.pub.readContract({ address: reader, abi: slots.abi, functionName: 'sum', args: [50n] })).toBe(sum);
         const bySlot = await proxy.stats();
+        expect(bySlot.methods.debug_traceCall).toBe(1);
+        expect(bySlot.methods.eth_createAccessList).toBe(1);
         expect(bySlot.methods.eth_getStorageValues).toBeUndefined();
         expect(bySlot.methods.eth_getStorageAt).toBe(50);
         expect(bySlot.requests).toBeLessThanOrEqual(3);
+        // The trace was refused once: not asked again, and the estimate is still the upstream's.
+        await proxy.reset();
+        expect(await fresh.pub.estimateGas(transfer)).toBe(estimate);
+        const fallback = await proxy.stats();
+        expect(fallback.methods.debug_traceCall).toBeUndefined();
+        expect(fallback.methods.eth_createAccessList).toBe(1);
         // Not asked again: the next cold slots go straight to eth_getStorageAt.
         await proxy.reset();
         expect(await fresh.pub.getStorageAt({ address: reader, slot: '0x40' })).toBe(await up.getStorageAt({ address: reader, slot: '0x40', ...at }));

@@ -1,13 +1,14 @@
 //! preconf-fork: a forked chain's upstream (`--fork-url`). The chain asks for state
 //! through `preconf_chain::fork::UpstreamState`; this crate answers from memory, the
 //! node's store (the cache) or the upstream, in JSON-RPC batches: an account's balance,
-//! nonce and code in one request, a call's guessed reads (`eth_createAccessList` at the
-//! fork block) all in one, identical reads in flight merged, every request under the
+//! nonce and code in one request, a call's guessed reads (a prestate trace at the fork
+//! block, else `eth_createAccessList` and one batch), identical reads in flight merged, every request under the
 //! rate limit, the timeout and the retries (docs/fork.md).
 
 mod history;
 mod keys;
 mod limit;
+mod prestate;
 mod state;
 mod transport;
 mod values;
@@ -25,6 +26,7 @@ use serde_json::{json, Value};
 use keys::{malformed, read, Answer, Key};
 use state::State;
 use transport::{Call, Transport};
+use values::Support;
 
 pub use transport::upstream_name;
 
@@ -73,12 +75,20 @@ pub struct ForkClient {
     history: history::History,
     /// Calls whose reads were prefetched this run (the cache keeps them across runs).
     prefetched: Mutex<HashSet<B256>>,
+    /// Whether the upstream answers a `prestateTracer` trace (the guess in one round trip).
+    prestate: Mutex<Support>,
 }
 
 impl ForkClient {
     pub fn new(options: ForkOptions) -> Result<Self, UpstreamError> {
         let transport = Transport::new(&options)?;
-        Ok(Self { options, state: State::new(transport), history: Default::default(), prefetched: Default::default() })
+        Ok(Self {
+            options,
+            state: State::new(transport),
+            history: Default::default(),
+            prefetched: Default::default(),
+            prestate: Mutex::new(Support::Unknown),
+        })
     }
 
     /// HTTP requests sent to the upstream so far (each a batch).
@@ -176,9 +186,11 @@ impl UpstreamState for ForkClient {
         Ok(self.history.get(&self.state, fork, method, params)?)
     }
 
-    /// One `eth_createAccessList` at the fork block for what the call touches, then one
-    /// batch for all of it that is not known yet. Once per distinct call: a repeat (or a
-    /// restart, through the cache's marker) asks nothing.
+    /// One `debug_traceCall` (`prestateTracer`) at the fork block: what the call touches,
+    /// with its values, in one request. Where the upstream refuses it, one
+    /// `eth_createAccessList` for the keys, then one batch for all of them not known yet.
+    /// Once per distinct call: a repeat (or a restart, through the cache's marker) asks
+    /// nothing.
     fn prefetch(&self, call: &PrefetchCall) {
         // A call tried first where it may not wait (its own class's threads) runs on what is
         // held; if it needs more, it runs again where it may wait, and guesses there.
@@ -201,13 +213,29 @@ impl UpstreamState for ForkClient {
             request["to"] = json!(to);
         }
         // A warm target whose call was never seen still gets the guess: its slots may be cold.
-        let guess = Call::new("eth_createAccessList", json!([request, self.state.block()]));
-        if let Ok(mut answers) = self.state.transport().batch(&[guess]) {
-            if let Some(Ok(result)) = answers.pop() {
-                keys.extend(access_list_keys(&result));
+        // Where the upstream traces, the guess brings the values too: nothing left to fetch.
+        let traced = if *self.prestate.lock() == Support::No { Traced::Refused } else { self.trace(&request) };
+        match traced {
+            Traced::Found(found) => {
+                keys.extend(found.iter().map(|(k, _)| *k));
+                self.state.absorb(found);
             }
-        } else if !cold {
-            return;
+            // The access list names the keys; the batch below fetches them.
+            Traced::Refused => {
+                let guess = Call::new("eth_createAccessList", json!([request, self.state.block()]));
+                match self.state.transport().batch(&[guess]) {
+                    Ok(mut answers) => {
+                        if let Some(Ok(result)) = answers.pop() {
+                            keys.extend(access_list_keys(&result));
+                        }
+                    }
+                    Err(_) if !cold => return,
+                    Err(_) => {}
+                }
+            }
+            // The upstream is failing: another guess would only wait on it again.
+            Traced::Failed if !cold => return,
+            Traced::Failed => {}
         }
         if self.state.resolve(&keys).is_ok() {
             self.prefetched.lock().insert(id);
@@ -217,11 +245,42 @@ impl UpstreamState for ForkClient {
 }
 
 impl ForkClient {
+    /// The prestate trace of `request` at the fork block, as the keys' answers.
+    fn trace(&self, request: &Value) -> Traced {
+        let answer = match self.state.transport().batch(&[prestate::call(request, &self.state.block())]) {
+            Ok(mut answers) => answers.pop().expect("one answer per call"),
+            Err(_) => return Traced::Failed,
+        };
+        match answer.and_then(|result| prestate::answers(&result)) {
+            Ok(found) => {
+                *self.prestate.lock() = Support::Yes;
+                Traced::Found(found)
+            }
+            Err(failure) => {
+                let mut support = self.prestate.lock();
+                // One that traced before keeps being asked: only this call failed.
+                if *support == Support::Unknown && prestate::unsupported(&failure) {
+                    *support = Support::No;
+                }
+                Traced::Refused
+            }
+        }
+    }
+
     fn warm_keys(&self, accounts: &[Address], slots: &[(Address, U256)]) {
         let keys: Vec<Key> =
             accounts.iter().map(|a| Key::Account(*a)).chain(slots.iter().map(|(a, s)| Key::Slot(*a, *s))).collect();
         let _ = self.state.resolve(&keys);
     }
+}
+
+/// What a prestate trace gave.
+enum Traced {
+    Found(Vec<(Key, Answer)>),
+    /// Refused or unreadable: the access list guesses instead.
+    Refused,
+    /// The request failed (after its retries).
+    Failed,
 }
 
 /// The accounts and slots of an `eth_createAccessList` answer.

@@ -236,6 +236,27 @@ impl State {
         first_failure.map_or(Ok(()), Err)
     }
 
+    /// Takes in values the upstream gave at the fork block outside a key's own request (a
+    /// prestate trace): each key nobody holds yet goes to memory and the cache. A key in
+    /// flight is left to its request (it brings the same value).
+    pub fn absorb(&self, found: Vec<(Key, Answer)>) {
+        let mut fresh = Vec::with_capacity(found.len());
+        {
+            let mut memory = self.memory.lock();
+            for (key, answer) in found {
+                if memory.values.contains_key(&key) || memory.in_flight.contains_key(&key) {
+                    continue;
+                }
+                if let Answer::Account(Some(a), Some(code)) = &answer {
+                    memory.codes.insert(a.code_hash, code.clone());
+                }
+                memory.values.insert(key, answer.clone());
+                fresh.push((key, answer));
+            }
+        }
+        self.write_cache(&fresh);
+    }
+
     fn record(
         &self,
         key: Key,

@@ -202,6 +202,7 @@ fn compute_units(method: &str) -> u64 {
         "eth_getTransactionByHash" | "eth_getBlockByHash" => 17,
         "eth_getLogs" => 75,
         "eth_getBlockReceipts" => 500,
+        "debug_traceCall" => 170,
         _ => 26,
     }
 }
