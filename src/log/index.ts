@@ -39,9 +39,36 @@ export function prettyLine(json: string): string {
   return `${at} ${name.padEnd(5)} ${where}${String(msg ?? '')}${fields === '' ? '' : `  ${fields}`}\n`;
 }
 
-/** Writes synchronously, so that nothing is lost when the process exits right after. */
-const stdoutJson = { write: (line: string): void => void writeSync(1, line) };
-const stdoutPretty = { write: (line: string): void => void writeSync(1, prettyLine(line)) };
+/** A full non-blocking stdout is waited for this long per line, then lines are dropped for
+ *  `DROP_MS`: a log line must never throw into, or stall, the request that wrote it. */
+const FULL_WAIT_MS = 5;
+const DROP_MS = 100;
+let droppingUntil = 0;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes synchronously, so that nothing is lost when the process exits right after. stdout
+ *  can be a non-blocking pipe its reader drains slowly: EAGAIN and partial writes are waited
+ *  out briefly; a line that still does not fit, or a closed stdout, drops the line. */
+function writeLine(line: string): void {
+  if (droppingUntil !== 0 && Date.now() < droppingUntil) return;
+  let rest = Buffer.from(line);
+  const giveUp = Date.now() + FULL_WAIT_MS;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(writeSync(1, rest));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= giveUp) {
+        droppingUntil = Date.now() + DROP_MS;
+        return;
+      }
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+  droppingUntil = 0;
+}
+
+const stdoutJson = { write: (line: string): void => writeLine(line) };
+const stdoutPretty = { write: (line: string): void => writeLine(prettyLine(line)) };
 
 let current: Logger | undefined;
 
