@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH;
 use alloy_consensus::{Header, ReceiptEnvelope, ReceiptWithBloom, TxType, EMPTY_ROOT_HASH};
-use alloy_eips::eip1559::{calc_next_block_base_fee, BaseFeeParams};
+use alloy_eips::eip1559::calc_next_block_base_fee;
 use alloy_eips::eip2718::Encodable2718;
 use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_eips::{eip2935, eip4788, Typed2718};
@@ -115,25 +115,11 @@ pub fn encode_receipt(etx: &OpExecutedTx, canyon: bool) -> Vec<u8> {
     out
 }
 
-/// The (denominator, elasticity) for the base fee of the block after `parent`: from Holocene
-/// the parent's extraData carries them; before, the chain config.
-fn base_fee_params(config: &OpConfig, parent: &Header, timestamp: u64) -> BaseFeeParams {
-    let (mut denominator, mut elasticity) = config.base_fee_params(timestamp);
-    if config.is_active(OpSpecId::HOLOCENE, parent.timestamp) && parent.extra_data.len() >= 9 {
-        let d = u32::from_be_bytes(parent.extra_data[1..5].try_into().expect("4 bytes"));
-        let e = u32::from_be_bytes(parent.extra_data[5..9].try_into().expect("4 bytes"));
-        if d != 0 {
-            (denominator, elasticity) = (d as u64, e as u64);
-        }
-    }
-    BaseFeeParams::new(denominator as u128, elasticity as u128)
-}
-
 /// The base fee of the block after `parent`. From a Jovian parent on, the parent's DA
 /// footprint (its `blobGasUsed`) stands for its gas when larger, and the result is held at
 /// the minimum the parent's extraData names.
 fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 {
-    let params = base_fee_params(config, parent, timestamp);
+    let params = crate::header::base_fee_params(config, parent, timestamp);
     let parent_base_fee = parent.base_fee_per_gas.unwrap_or_default();
     if !config.is_active(OpSpecId::JOVIAN, parent.timestamp) {
         return calc_next_block_base_fee(parent.gas_used, parent.gas_limit, parent_base_fee, params);
