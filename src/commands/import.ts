@@ -76,7 +76,7 @@ export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
   if (optimism && (genesis !== undefined || rollupConfig !== undefined)) {
     throw new ImportUsageError('--optimism excludes --genesis and --rollup-config: it is the embedded OP dev chain');
   }
-  if (genesis === undefined && !optimism) throw new ImportUsageError('--genesis FILE (or --optimism) is required');
+  if (genesis === undefined && !optimism) throw new ImportUsageError('--genesis FILE is required (or --optimism, the OP dev chain)');
   if (rollupConfig !== undefined && genesis === undefined) throw new ImportUsageError('--rollup-config needs --genesis');
   if (blocks === undefined) throw new ImportUsageError('the blocks file (BLOCKS.rlp) is required');
   for (const [what, file] of [
