@@ -261,10 +261,17 @@ export interface ImportFailure {
 
 export interface ImportOptions {
   datadir: string
-  /** The chain's geth-style genesis.json. */
-  genesisFile: string
+  /** The chain's geth-style genesis.json (none with `optimism`). */
+  genesisFile?: string
   /** Concatenated RLP blocks (`geth export`). */
   blocksFile: string
+  /**
+   * The chain config for a genesis whose `config` is null (an OP chain from the
+   * superchain registry): op-node's rollup.json or the registry's chain TOML.
+   */
+  rollupConfig?: string
+  /** The embedded OP dev chain (`--optimism`) instead of a genesis file. */
+  optimism?: boolean
   /** `safe` after the import (default: the last block). */
   safe?: number
   /** `finalized` after the import (default: the last block, or `safe` when given). */
@@ -478,6 +485,12 @@ export interface NodeOptions {
   l1BlobBaseFee?: number
   l1BaseFeeScalar?: number
   l1BlobBaseFeeScalar?: number
+  /**
+   * Isthmus's operator fee the deposits carry: `--l1-operator-fee-scalar` and
+   * `--l1-operator-fee-constant` (wei).
+   */
+  l1OperatorFeeScalar?: number
+  l1OperatorFeeConstant?: number
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */

@@ -55,4 +55,18 @@ export const OP_FLAGS: OpFlag[] = [
     chainDefault: 'l1BlobBaseFeeScalar',
     apply: (c, v) => void (c.chain.l1BlobBaseFeeScalar = count('l1-blob-base-fee-scalar', v, U32_MAX)),
   },
+  {
+    name: 'l1-operator-fee-scalar',
+    value: 'N',
+    help: 'with --optimism: the operator fee scalar (Isthmus): each transaction pays gas used x N / 1e6 wei more',
+    chainDefault: 'l1OperatorFeeScalar',
+    apply: (c, v) => void (c.chain.l1OperatorFeeScalar = count('l1-operator-fee-scalar', v, U32_MAX)),
+  },
+  {
+    name: 'l1-operator-fee-constant',
+    value: 'WEI',
+    help: 'with --optimism: the operator fee constant (Isthmus): each transaction pays WEI more',
+    chainDefault: 'l1OperatorFeeConstant',
+    apply: (c, v) => void (c.chain.l1OperatorFeeConstant = count('l1-operator-fee-constant', v, Number.MAX_SAFE_INTEGER)),
+  },
 ];

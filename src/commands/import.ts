@@ -7,14 +7,20 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importChain, type ImportFailure, type ImportOptions, type ImportProgressInfo, type ImportResult } from '../native.js';
 
-export const IMPORT_USAGE = `Usage: preconf-node import --genesis FILE [--datadir DIR] [--safe N] [--finalized N] BLOCKS.rlp
+export const IMPORT_USAGE = `Usage: preconf-node import --genesis FILE [--rollup-config FILE] [--datadir DIR] [--safe N] [--finalized N] BLOCKS.rlp
+       preconf-node import --optimism [--datadir DIR] BLOCKS.rlp
 
 Executes the blocks of BLOCKS.rlp (RLP blocks back to back, as "geth export" writes them) with the
 fork rules of the genesis, checks every header field a full node checks, and stores them. An
 import that stopped resumes after the stored head. Then serve the chain with
-"preconf-node --genesis FILE --datadir DIR --no-build".
+"preconf-node --genesis FILE --datadir DIR --no-build". On an OP Stack genesis the blocks run on
+the OP EVM (deposits, L1 data fee, each OP fork's header fields).
 
-  --genesis FILE      the chain's geth-style genesis.json (required)
+  --genesis FILE      the chain's geth-style genesis.json (op-geth's, with config.optimism, for an OP chain)
+  --rollup-config FILE
+                      chain config for a --genesis whose config is null (OP chains from the superchain
+                      registry): op-node's rollup.json or the registry's chain TOML
+  --optimism          the embedded OP dev chain (as "preconf-node --optimism"), instead of --genesis
   --datadir DIR       where the chain is stored (default ./data)
   --safe N            the "safe" block afterwards (default: the last block)
   --finalized N       the "finalized" block afterwards (default: the last block, or --safe)
@@ -38,6 +44,8 @@ const blockNumber = (flag: string, v: string): number => {
 /** Parses the arguments after `import`. */
 export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
   let genesis: string | undefined;
+  let rollupConfig: string | undefined;
+  let optimism = false;
   let datadir = resolve('data');
   let blocks: string | undefined;
   const options: Partial<ImportOptions> = {};
@@ -51,6 +59,8 @@ export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
     };
     if (arg === '--help' || arg === '-h') return 'help';
     else if (arg === '--genesis') genesis = value();
+    else if (arg === '--rollup-config') rollupConfig = value();
+    else if (arg === '--optimism') optimism = true;
     else if (arg === '--datadir') datadir = resolve(value());
     else if (arg === '--safe') options.safe = blockNumber('safe', value());
     else if (arg === '--finalized') options.finalized = blockNumber('finalized', value());
@@ -63,15 +73,23 @@ export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
     else if (blocks === undefined) blocks = arg;
     else throw new ImportUsageError(`one blocks file expected, got "${blocks}" and "${arg}"`);
   }
-  if (genesis === undefined) throw new ImportUsageError('--genesis FILE is required');
+  if (optimism && (genesis !== undefined || rollupConfig !== undefined)) {
+    throw new ImportUsageError('--optimism excludes --genesis and --rollup-config: it is the embedded OP dev chain');
+  }
+  if (genesis === undefined && !optimism) throw new ImportUsageError('--genesis FILE is required (or --optimism, the OP dev chain)');
+  if (rollupConfig !== undefined && genesis === undefined) throw new ImportUsageError('--rollup-config needs --genesis');
   if (blocks === undefined) throw new ImportUsageError('the blocks file (BLOCKS.rlp) is required');
   for (const [what, file] of [
     ['genesis', genesis],
+    ['chain config', rollupConfig],
     ['blocks file', blocks],
   ] as const) {
-    if (!existsSync(file)) throw new ImportUsageError(`cannot read the ${what} ${file}: no such file`);
+    if (file !== undefined && !existsSync(file)) throw new ImportUsageError(`cannot read the ${what} ${file}: no such file`);
   }
-  return { options: { ...options, datadir, genesisFile: resolve(genesis), blocksFile: resolve(blocks) }, quiet };
+  const chain = optimism
+    ? { optimism: true }
+    : { genesisFile: resolve(genesis!), ...(rollupConfig !== undefined ? { rollupConfig: resolve(rollupConfig) } : {}) };
+  return { options: { ...options, ...chain, datadir, blocksFile: resolve(blocks) }, quiet };
 }
 
 const rate = (p: ImportProgressInfo): string => `${p.blocksPerSecond.toFixed(1)} blocks/s`;

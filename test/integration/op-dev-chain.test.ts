@@ -129,8 +129,10 @@ describe('the OP dev chain (--optimism)', () => {
     const request = { account, to: TO, value: parseEther('0.01') } as const;
     const estimated = await l2.estimateL1Fee(request);
     expect(estimated).toBeGreaterThan(0n);
-    // estimateTotalFee is left out: viem adds the operator fee through Isthmus's oracle
-    // (getOperatorFee), and this dev chain's forks stop at Holocene.
+    // The total: L1 fee + operator fee (Isthmus's oracle, zero without the flags) + L2 gas.
+    expect(await l2.estimateOperatorFee(request)).toBe(0n);
+    const gasPrice = await client.getGasPrice();
+    expect(await l2.estimateTotalFee(request)).toBe(estimated + 21_000n * gasPrice);
 
     const sender = createWalletClient({ chain: client.chain, transport: http(t.node.url, { retryCount: 0 }), account });
     const hash = await sender.sendTransaction(request);
@@ -191,9 +193,85 @@ describe('the OP dev chain (--optimism)', () => {
   });
 
   it('refuses --optimism beside --genesis or --fork-url, and L1 values out of range', () => {
+    expect(() => parseArgs(['--optimism', '--l1-operator-fee-scalar', '4294967296'])).toThrow(/--l1-operator-fee-scalar must be/);
+    expect(() => parseArgs(['--optimism', '--l1-operator-fee-constant', '-1'])).toThrow(/--l1-operator-fee-constant must be/);
     expect(() => parseArgs(['--optimism', '--genesis', 'package.json'])).toThrow(/--optimism excludes --genesis/);
     expect(() => parseArgs(['--optimism', '--fork-url', 'http://127.0.0.1:1'])).toThrow(/--optimism excludes/);
     expect(() => parseArgs(['--optimism', '--l1-base-fee-scalar', '4294967296'])).toThrow(/--l1-base-fee-scalar must be/);
     expect(() => parseArgs(['--optimism', '--l1-blob-base-fee', '-1'])).toThrow(/--l1-blob-base-fee must be/);
+  });
+});
+
+// Isthmus on the dev chain (its default, as op-geth's and anvil's): the operator fee the
+// flags set is charged as op-revm computes it and estimated by viem through the Isthmus
+// GasPriceOracle; each header carries the L2ToL1MessagePasser's storage root and the empty
+// requests' hash; EIP-2935 keeps the parent hash.
+describe('the OP dev chain under Isthmus, with an operator fee', () => {
+  const SCALAR = 2_000_000n; // gas used x 2 wei
+  const CONSTANT = 1_000_000_000_000n;
+  const MESSAGE_PASSER = '0x4200000000000000000000000000000000000016';
+  const HISTORY = '0x0000F90827F1C53a10cb7A02335B175320002935';
+  let t: TestNode;
+
+  beforeAll(async () => {
+    const flags = parseArgs(['--optimism', '--l1-operator-fee-scalar', String(SCALAR), '--l1-operator-fee-constant', String(CONSTANT)]);
+    if (flags === 'help') throw new Error('help');
+    t = await startTestNode({ configure: (c) => void Object.assign(c.chain, { ...flags.chain, datadir: undefined }) });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('charges the operator fee viem estimates, beside the L1 fee', async () => {
+    const url = t.node.url;
+    const chain = defineChain({
+      ...chainConfig,
+      id: t.node.chainId,
+      name: 'preconf-op-isthmus',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [url] } },
+    });
+    const transport = http(url, { retryCount: 0 });
+    const client = createPublicClient({ chain, transport, pollingInterval: 50 }).extend(publicActionsL2());
+    // viem reads the oracle at `latest`: a sealed block whose deposit set the fee values.
+    expect((await rpc(url, 'evm_mine', [])).error).toBeUndefined();
+    const account = devAccount(3);
+    const request = { account, to: TO, value: 1000n } as const;
+    const operatorFee = await client.estimateOperatorFee(request);
+    expect(operatorFee).toBe((21_000n * SCALAR) / 1_000_000n + CONSTANT);
+    const l1Fee = await client.estimateL1Fee(request);
+    const gasPrice = await client.getGasPrice();
+    expect(await client.estimateTotalFee(request)).toBe(l1Fee + operatorFee + 21_000n * gasPrice);
+
+    const wallet = createWalletClient({ chain, transport, account });
+    const hash = await wallet.sendTransaction(request);
+    expect((await rpc(url, 'evm_mine', [])).error).toBeUndefined();
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 15_000 });
+    expect(receipt.status).toBe('success');
+    const raw = (await rpc(url, 'eth_getTransactionReceipt', [hash])).result;
+    expect(raw).toMatchObject({ operatorFeeScalar: `0x${SCALAR.toString(16)}`, operatorFeeConstant: `0x${CONSTANT.toString(16)}` });
+    // What the sender paid beyond value and L2 gas: the L1 fee and the operator fee, exactly.
+    const before = await client.getBalance({ address: account.address, blockNumber: receipt.blockNumber - 1n });
+    const after = await client.getBalance({ address: account.address, blockNumber: receipt.blockNumber });
+    expect(before - after - 1000n - receipt.gasUsed * receipt.effectiveGasPrice).toBe(receipt.l1Fee! + operatorFee);
+    expect(receipt.l1Fee).toBe(l1Fee);
+  });
+
+  it("carries Isthmus's header fields and keeps the parent hash (EIP-2935)", async () => {
+    const url = t.node.url;
+    // A withdrawal's slot in the passer, so its storage root is not the empty trie's.
+    const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    expect((await rpc(url, 'anvil_setStorageAt', [MESSAGE_PASSER, word(1), word(5)])).error).toBeUndefined();
+    expect((await rpc(url, 'evm_mine', [])).error).toBeUndefined();
+    const head = BigInt((await rpc(url, 'eth_blockNumber')).result);
+    const tag = `0x${head.toString(16)}`;
+    const block = (await rpc(url, 'eth_getBlockByNumber', [tag, false])).result;
+    expect(block.requestsHash).toBe('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    const proof = (await rpc(url, 'eth_getProof', [MESSAGE_PASSER, [], tag])).result;
+    expect(proof.storageHash).not.toBe('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
+    expect(block.withdrawalsRoot).toBe(proof.storageHash);
+    const parent = (await rpc(url, 'eth_getBlockByNumber', [`0x${(head - 1n).toString(16)}`, false])).result;
+    const kept = await rpc(url, 'eth_call', [{ to: HISTORY, data: `0x${(head - 1n).toString(16).padStart(64, '0')}` }, tag]);
+    expect(kept.result).toBe(parent.hash);
   });
 });

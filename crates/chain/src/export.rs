@@ -7,11 +7,11 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use alloy_consensus::{Block, BlockBody, TxEnvelope};
-use alloy_eips::eip2718::Decodable2718;
+use alloy_consensus::{Block, BlockBody};
 use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::B256;
 use alloy_rlp::Encodable;
+use preconf_op::OpTx;
 
 use crate::error::{Cause, ChainResult, ConfigError, InternalError};
 use crate::store::Store;
@@ -57,7 +57,7 @@ pub fn export_blocks(
         let transactions = body
             .txs
             .iter()
-            .map(|t| TxEnvelope::decode_2718_exact(&t.raw))
+            .map(|t| OpTx::decode_2718(&t.raw))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| InternalError::CorruptTx { number: Some(n), source: Cause::new(e) })?;
         let withdrawals = header.withdrawals_root.is_some().then(|| Withdrawals::new(body.withdrawals));

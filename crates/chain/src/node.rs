@@ -56,8 +56,8 @@ impl Node {
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
         let opened = open_genesis(&source, &store)?;
-        // The builder builds OP blocks with Ecotone's L1-info deposit and without Isthmus's
-        // withdrawals root: an OP chain outside that is served, not built on.
+        // The builder writes Ecotone's and Isthmus's L1-info deposits, not Jovian's: an OP
+        // chain outside that is served, not built on.
         if config.build && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
             return Err(ConfigError::OpBuildingNotWired.into());
         }
@@ -236,7 +236,7 @@ impl Drop for Node {
 }
 
 /// Whether the builder builds this OP chain's blocks: Ecotone (the L1-info deposit's
-/// format it writes) from genesis, and no Isthmus (its withdrawals root is not computed).
+/// format it writes) from genesis, and no Jovian (its L1-info format is not written).
 fn buildable(op: &preconf_op::OpConfig, genesis_timestamp: u64) -> bool {
-    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && op.forks.isthmus_time.is_none()
+    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && op.forks.jovian_time.is_none()
 }

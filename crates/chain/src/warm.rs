@@ -245,6 +245,13 @@ impl WarmTrie {
 
 /// Runs `f` on the parent block's trie: the committed one, with the diffs of the blocks
 /// still being committed on top.
+impl WarmTrie {
+    /// Runs `f` on the parent's trie, which a sealed block's trie diff lies over.
+    pub fn with_parent<T>(&self, f: impl FnOnce(&dyn NodeReader) -> ChainResult<T>) -> ChainResult<T> {
+        with_parent_trie(&self.parent, f)
+    }
+}
+
 fn with_parent_trie<T>(parent: &StoreSnapshot, f: impl FnOnce(&dyn NodeReader) -> ChainResult<T>) -> ChainResult<T> {
     let reader = parent.trie_reader_at(u64::MAX)?;
     f(&*reader)

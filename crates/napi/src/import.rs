@@ -9,16 +9,21 @@ use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
-use preconf_chain::import::{import_chain as run_import, ImportConfig, ImportError, ImportProgress};
+use preconf_chain::import::{import_chain as run_import, ImportConfig, ImportError, ImportGenesis, ImportProgress};
 use preconf_chain::ChainConfig;
 
 #[napi(object)]
 pub struct ImportOptions {
     pub datadir: String,
-    /// The chain's geth-style genesis.json.
-    pub genesis_file: String,
+    /// The chain's geth-style genesis.json (none with `optimism`).
+    pub genesis_file: Option<String>,
     /// Concatenated RLP blocks (`geth export`).
     pub blocks_file: String,
+    /// The chain config for a genesis whose `config` is null (an OP chain from the
+    /// superchain registry): op-node's rollup.json or the registry's chain TOML.
+    pub rollup_config: Option<String>,
+    /// The embedded OP dev chain (`--optimism`) instead of a genesis file.
+    pub optimism: Option<bool>,
     /// `safe` after the import (default: the last block).
     pub safe: Option<i64>,
     /// `finalized` after the import (default: the last block, or `safe` when given).
@@ -102,7 +107,11 @@ pub fn import_chain<'env>(
 ) -> napi::Result<PromiseRaw<'env, Either<ImportResult, ImportFailure>>> {
     let config = ImportConfig {
         datadir: PathBuf::from(options.datadir),
-        genesis_file: PathBuf::from(options.genesis_file),
+        genesis: match (options.optimism.unwrap_or(false), options.genesis_file) {
+            (true, _) => ImportGenesis::OpDev,
+            (false, Some(file)) => ImportGenesis::File(file.into(), options.rollup_config.map(PathBuf::from)),
+            (false, None) => return Err(napi::Error::from_reason("a genesis file or optimism is required")),
+        },
         blocks_file: PathBuf::from(options.blocks_file),
         safe: block_number(options.safe, "safe")?,
         finalized: block_number(options.finalized, "finalized")?,

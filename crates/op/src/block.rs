@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH;
 use alloy_consensus::{Header, ReceiptEnvelope, ReceiptWithBloom, TxType, EMPTY_ROOT_HASH};
-use alloy_eips::eip1559::calc_next_block_base_fee;
 use alloy_eips::eip2718::Encodable2718;
 use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_eips::{eip2935, eip4788, Typed2718};
@@ -115,23 +114,6 @@ pub fn encode_receipt(etx: &OpExecutedTx, canyon: bool) -> Vec<u8> {
     out
 }
 
-/// The base fee of the block after `parent`. From a Jovian parent on, the parent's DA
-/// footprint (its `blobGasUsed`) stands for its gas when larger, and the result is held at
-/// the minimum the parent's extraData names.
-fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 {
-    let params = crate::header::base_fee_params(config, parent, timestamp);
-    let parent_base_fee = parent.base_fee_per_gas.unwrap_or_default();
-    if !config.is_active(OpSpecId::JOVIAN, parent.timestamp) {
-        return calc_next_block_base_fee(parent.gas_used, parent.gas_limit, parent_base_fee, params);
-    }
-    let metered = parent.gas_used.max(parent.blob_gas_used.unwrap_or_default());
-    let min_base_fee = match parent.extra_data.get(9..17) {
-        Some(bytes) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
-        None => 0,
-    };
-    calc_next_block_base_fee(metered, parent.gas_limit, parent_base_fee, params).max(min_base_fee)
-}
-
 /// Holocene's extraData: version 0, then the attributes' parameters, or the config's when
 /// the attributes leave them zero. Jovian's: version 1, the same, then the minimum base fee
 /// (u64 BE).
@@ -204,7 +186,7 @@ where
         let number = parent.number + 1;
         let timestamp = attributes.timestamp;
         let spec = config.spec_at(timestamp);
-        let base_fee = next_base_fee(config, parent, timestamp);
+        let base_fee = crate::header::next_base_fee(config, parent, timestamp);
         let block_env = BlockEnv {
             number: U256::from(number),
             beneficiary: attributes.fee_recipient,
@@ -473,7 +455,7 @@ where
 /// Isthmus: the L2ToL1MessagePasser's storage root after the block, read from the account
 /// leaf of the post-state (the block's trie diff over the state it was built on), so it is
 /// the root `eth_getProof` would give at this block.
-fn message_passer_root<S: NodeReader>(diff: &TrieDiff, state: &S) -> Result<B256, OpBlockError> {
+pub fn message_passer_root<S: NodeReader>(diff: &TrieDiff, state: &S) -> Result<B256, TrieError> {
     let post = Overlay::new(diff, state);
     let proof = account_proof(&post, keccak256(L2_TO_L1_MESSAGE_PASSER), &[])?;
     Ok(proof.account.map_or(EMPTY_ROOT_HASH, |a| a.storage_root))

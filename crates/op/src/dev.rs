@@ -6,7 +6,8 @@ use alloy_primitives::{address, b256, keccak256, Address, Bytes, TxKind, B256, U
 
 use crate::config::{Eip1559, OpConfig, OpConfigError, OpForks};
 use crate::deposit::TxDeposit;
-use crate::l1info::SELECTOR_ECOTONE;
+use crate::l1info::{SELECTOR_ECOTONE, SELECTOR_ISTHMUS};
+use crate::OpSpecId;
 
 /// The L1Block predeploy: the L1-info deposit writes the L1 values into it, op-revm reads
 /// the fee parameters from its storage.
@@ -24,8 +25,27 @@ pub const SEQUENCER_FEE_VAULT: Address = address!("42000000000000000000000000000
 /// itself, without the proxy: it keeps the values in its own storage either way.
 const L1_BLOCK_CODE_HEX: &str = include_str!("l1block_code.hex");
 
-/// The L1Block code hash the dev chain's predeploy has.
+/// The code hash of that Holocene L1Block.
 pub const L1_BLOCK_CODE_HASH: B256 = b256!("c88a313aa75dc4fbf0b6850d9f9ae41e04243b7008cf3eadb29256d4a71c1dfd");
+
+/// The runtime code of L1Block as Isthmus deploys it (what op-node's Isthmus upgrade
+/// deposit's deployment code returns: test/fixtures/op/isthmus, the OP specs' copy): it
+/// takes Ecotone's and Isthmus's L1-info calldata, keeps the operator fee scalar and
+/// constant (slot 8, where op-revm reads them), and has their getters. The dev chain's
+/// L1Block, at `L1_BLOCK` itself (no proxy).
+const L1_BLOCK_ISTHMUS_CODE_HEX: &str = include_str!("l1block_isthmus_code.hex");
+
+/// Its code hash, as the OP specs' Isthmus derivation page names it.
+pub const L1_BLOCK_ISTHMUS_CODE_HASH: B256 = b256!("8e3fe7a416d3e5f3b7be74ddd4e7e58e516fa3f80b67c6d930e3cd7297da4a4b");
+
+/// GasPriceOracle's runtime code as Isthmus deploys it (test/fixtures/op/isthmus): Fjord's
+/// pricing plus `getOperatorFee(gasUsed)` (viem's `estimateOperatorFee`, part of
+/// `estimateTotalFee`) once `isIsthmus` is set. The dev chain's oracle.
+const GAS_PRICE_ORACLE_ISTHMUS_CODE_HEX: &str = include_str!("gas_price_oracle_isthmus_code.hex");
+
+/// Its code hash, as the OP specs' Isthmus derivation page names it.
+pub const GAS_PRICE_ORACLE_ISTHMUS_CODE_HASH: B256 =
+    b256!("4d195a9d7caf9fb6d4beaf80de252c626c853afd5868c4f4f8d19c9d301c2679");
 
 /// The GasPriceOracle predeploy: what wallets and viem's `publicActionsL2` (`estimateL1Fee`,
 /// `getL1BaseFee`) call to price the L1 data fee.
@@ -42,6 +62,20 @@ const GAS_PRICE_ORACLE_CODE_HEX: &str = include_str!("gas_price_oracle_code.hex"
 /// Ecotone and Fjord upgrades' `setEcotone()` and `setFjord()` leave them.
 pub const GAS_PRICE_ORACLE_FLAGS: U256 = U256::from_limbs([0x0101, 0, 0, 0]);
 
+/// The same with `isIsthmus` (byte 2), as the Isthmus upgrade's `setIsthmus()` leaves it:
+/// the dev chain's oracle.
+pub const GAS_PRICE_ORACLE_ISTHMUS_FLAGS: U256 = U256::from_limbs([0x01_0101, 0, 0, 0]);
+
+pub fn gas_price_oracle_isthmus_code() -> Bytes {
+    alloy_primitives::hex::decode(GAS_PRICE_ORACLE_ISTHMUS_CODE_HEX.trim())
+        .expect("the embedded GasPriceOracle code is hex")
+        .into()
+}
+
+pub fn l1_block_isthmus_code() -> Bytes {
+    alloy_primitives::hex::decode(L1_BLOCK_ISTHMUS_CODE_HEX.trim()).expect("the embedded L1Block code is hex").into()
+}
+
 pub fn gas_price_oracle_code() -> Bytes {
     alloy_primitives::hex::decode(GAS_PRICE_ORACLE_CODE_HEX.trim())
         .expect("the embedded GasPriceOracle code is hex")
@@ -55,8 +89,8 @@ pub fn l1_block_code() -> Bytes {
     alloy_primitives::hex::decode(L1_BLOCK_CODE_HEX.trim()).expect("the embedded L1Block code is hex").into()
 }
 
-/// The OP rules of the dev chain: every fork through Holocene from genesis (Isthmus needs
-/// the withdrawals root, not computed yet), OP Mainnet's EIP-1559 parameters.
+/// The OP rules of the dev chain: every fork through Isthmus from genesis (as op-geth's and
+/// anvil's dev chains default to), OP Mainnet's EIP-1559 parameters.
 pub fn dev_config(chain_id: u64) -> OpConfig {
     OpConfig {
         chain_id,
@@ -69,7 +103,7 @@ pub fn dev_config(chain_id: u64) -> OpConfig {
             fjord_time: Some(0),
             granite_time: Some(0),
             holocene_time: Some(0),
-            isthmus_time: None,
+            isthmus_time: Some(0),
             jovian_time: None,
         },
         eip1559: Eip1559 { eip1559_elasticity: 6, eip1559_denominator: 50, eip1559_denominator_canyon: Some(250) },
@@ -78,20 +112,21 @@ pub fn dev_config(chain_id: u64) -> OpConfig {
 
 /// Makes a genesis in op-geth's format (an Ethereum dev chain's) the OP dev chain's: its
 /// config becomes `dev_config`'s (its chain id kept), and the alloc gains L1Block, which
-/// the L1-info deposit writes to and op-revm reads its fees from, and GasPriceOracle in its
-/// Fjord form, so the L1 fee wallets estimate is the one op-revm charges. The fee vaults
-/// need no code: they only receive.
+/// the L1-info deposit writes to and op-revm reads its fees from, and GasPriceOracle, both
+/// in their Isthmus form, so the L1 and operator fees wallets estimate are the ones op-revm
+/// charges. The fee vaults need no code: they only receive.
 pub fn optimism_genesis(genesis: &mut serde_json::Value) -> Result<(), OpConfigError> {
     let chain_id = genesis["config"]["chainId"].as_u64().ok_or(OpConfigError::Missing("chainId"))?;
     genesis["config"] = dev_config(chain_id).genesis_config();
     let alloc = genesis.get_mut("alloc").and_then(|a| a.as_object_mut()).ok_or(OpConfigError::Missing("alloc"))?;
-    alloc.insert(L1_BLOCK.to_string(), serde_json::json!({ "balance": "0x0", "code": l1_block_code().to_string() }));
+    let l1_block = serde_json::json!({ "balance": "0x0", "code": l1_block_isthmus_code().to_string() });
+    alloc.insert(L1_BLOCK.to_string(), l1_block);
     alloc.insert(
         GAS_PRICE_ORACLE.to_string(),
         serde_json::json!({
             "balance": "0x0",
-            "code": gas_price_oracle_code().to_string(),
-            "storage": { B256::ZERO.to_string(): B256::from(GAS_PRICE_ORACLE_FLAGS).to_string() },
+            "code": gas_price_oracle_isthmus_code().to_string(),
+            "storage": { B256::ZERO.to_string(): B256::from(GAS_PRICE_ORACLE_ISTHMUS_FLAGS).to_string() },
         }),
     );
     Ok(())
@@ -111,6 +146,9 @@ pub struct DevL1Values {
     pub timestamp: u64,
     pub hash: B256,
     pub batcher_hash: B256,
+    /// Isthmus's operator fee: `gas used × scalar / 1e6 + constant` wei per transaction.
+    pub operator_fee_scalar: u32,
+    pub operator_fee_constant: u64,
 }
 
 impl Default for DevL1Values {
@@ -124,6 +162,8 @@ impl Default for DevL1Values {
             timestamp: 0,
             hash: keccak256("preconf-node OP dev chain L1 origin"),
             batcher_hash: B256::ZERO,
+            operator_fee_scalar: 0,
+            operator_fee_constant: 0,
         }
     }
 }
@@ -147,8 +187,28 @@ impl DevL1Values {
         out.into()
     }
 
-    /// The L1-info deposit that opens an L2 block: the `sequence_number`-th L2 block of this
-    /// L1 origin. Its source hash is the L1-info domain's (1): keccak(1 ‖ keccak(L1 hash ‖
+    /// `setL1BlockValuesIsthmus()` calldata: Ecotone's fields, then the operator fee scalar
+    /// (u32) and constant (u64).
+    pub fn isthmus_calldata(&self, sequence_number: u64) -> Bytes {
+        let mut out = self.ecotone_calldata(sequence_number).to_vec();
+        out[..4].copy_from_slice(&SELECTOR_ISTHMUS);
+        out.extend_from_slice(&self.operator_fee_scalar.to_be_bytes());
+        out.extend_from_slice(&self.operator_fee_constant.to_be_bytes());
+        out.into()
+    }
+
+    /// The L1-info deposit of a block under `spec`: Isthmus's calldata from Isthmus on
+    /// (which L1Block must know: the dev chain's does), Ecotone's before.
+    pub fn l1_info_deposit_at(&self, sequence_number: u64, spec: OpSpecId) -> TxDeposit {
+        let mut deposit = self.l1_info_deposit(sequence_number);
+        if spec.is_enabled_in(OpSpecId::ISTHMUS) {
+            deposit.input = self.isthmus_calldata(sequence_number);
+        }
+        deposit
+    }
+
+    /// The L1-info deposit that opens an L2 block (Ecotone's calldata): the
+    /// `sequence_number`-th L2 block of this L1 origin. Its source hash is the L1-info domain's (1): keccak(1 ‖ keccak(L1 hash ‖
     /// sequence number)), so each block's deposit has its own hash.
     pub fn l1_info_deposit(&self, sequence_number: u64) -> TxDeposit {
         let inner = keccak256([self.hash.as_slice(), &U256::from(sequence_number).to_be_bytes::<32>()].concat());
@@ -176,6 +236,32 @@ mod tests {
         assert_eq!(keccak256(l1_block_code()), L1_BLOCK_CODE_HASH);
     }
 
+    /// The Isthmus codes are what the specs' deployment codes return (bytes 32.. of each,
+    /// after a constructor that copies and returns them) and hash as the specs name them.
+    #[test]
+    fn isthmus_codes_are_the_deployed_ones() {
+        let deployed =
+            |text: &str| -> Bytes { alloy_primitives::hex::decode(text.trim()).unwrap()[32..].to_vec().into() };
+        let l1_block = include_str!("../../../test/fixtures/op/isthmus/l1-block-deployment.txt");
+        let oracle = include_str!("../../../test/fixtures/op/isthmus/gas-price-oracle-deployment.txt");
+        assert_eq!(deployed(l1_block), l1_block_isthmus_code());
+        assert_eq!(deployed(oracle), gas_price_oracle_isthmus_code());
+        assert_eq!(keccak256(l1_block_isthmus_code()), L1_BLOCK_ISTHMUS_CODE_HASH);
+        assert_eq!(keccak256(gas_price_oracle_isthmus_code()), GAS_PRICE_ORACLE_ISTHMUS_CODE_HASH);
+    }
+
+    #[test]
+    fn isthmus_calldata_reads_back() {
+        let values = DevL1Values { operator_fee_scalar: 7, operator_fee_constant: 9, ..Default::default() };
+        let calldata = values.isthmus_calldata(3);
+        assert_eq!(calldata.len(), 176);
+        let info = L1Info::from_calldata(&calldata).unwrap();
+        assert_eq!(info.fees.operator_fee_scalar, Some(U256::from(7)));
+        assert_eq!(info.fees.operator_fee_constant, Some(U256::from(9)));
+        assert_eq!(values.l1_info_deposit_at(3, OpSpecId::ISTHMUS).input, calldata);
+        assert_eq!(values.l1_info_deposit_at(3, OpSpecId::HOLOCENE).input, values.ecotone_calldata(3));
+    }
+
     #[test]
     fn ecotone_calldata_reads_back() {
         let values = DevL1Values { number: 7, timestamp: 1_700_000_000, ..Default::default() };
@@ -196,14 +282,14 @@ mod tests {
         optimism_genesis(&mut genesis).unwrap();
         let config = OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
         assert_eq!(config, dev_config(1337));
-        assert_eq!(config.spec_at(0), op_revm::OpSpecId::HOLOCENE);
-        assert!(genesis["config"].get("pragueTime").is_none(), "Prague comes with Isthmus");
+        assert_eq!(config.spec_at(0), op_revm::OpSpecId::ISTHMUS);
+        assert_eq!(genesis["config"]["pragueTime"], 0, "Prague comes with Isthmus");
         let accounts = crate::genesis::alloc(&genesis).unwrap();
         let l1_block = accounts.iter().find(|a| a.address == L1_BLOCK).unwrap();
-        assert_eq!(keccak256(&l1_block.code), L1_BLOCK_CODE_HASH);
+        assert_eq!(keccak256(&l1_block.code), L1_BLOCK_ISTHMUS_CODE_HASH);
         let oracle = accounts.iter().find(|a| a.address == GAS_PRICE_ORACLE).unwrap();
-        assert_eq!(oracle.code, gas_price_oracle_code());
-        assert_eq!(oracle.storage, vec![(B256::ZERO, GAS_PRICE_ORACLE_FLAGS)]);
+        assert_eq!(keccak256(&oracle.code), GAS_PRICE_ORACLE_ISTHMUS_CODE_HASH);
+        assert_eq!(oracle.storage, vec![(B256::ZERO, GAS_PRICE_ORACLE_ISTHMUS_FLAGS)]);
         assert_eq!(accounts.len(), 3);
     }
 

@@ -13,7 +13,12 @@ pub type OpBlockEvm<DB> = DefaultOpEvm<OpContext<DB>>;
 
 /// The EVM of a block with environment `block` under `spec` on chain `chain_id`.
 pub fn block_evm<DB: Database>(db: DB, block: BlockEnv, spec: OpSpecId, chain_id: u64) -> OpBlockEvm<DB> {
+    block_context(db, block, spec, chain_id).build_op()
+}
+
+/// The context `block_evm` runs in, for an EVM with an inspector (a trace's replay).
+pub fn block_context<DB: Database>(db: DB, block: BlockEnv, spec: OpSpecId, chain_id: u64) -> OpContext<DB> {
     let mut cfg = CfgEnv::new_with_spec(spec);
     cfg.chain_id = chain_id;
-    Context::op().with_db(db).with_block(block).with_cfg(cfg).with_chain(L1BlockInfo::default()).build_op()
+    Context::op().with_db(db).with_block(block).with_cfg(cfg).with_chain(L1BlockInfo::default())
 }

@@ -23,14 +23,21 @@ pub fn base_fee_params(config: &OpConfig, parent: &Header, timestamp: u64) -> Ba
     BaseFeeParams::new(denominator as u128, elasticity as u128)
 }
 
-/// The base fee of the block after `parent` at `timestamp`.
+/// The base fee of the block after `parent` at `timestamp`. From a Jovian parent on, the
+/// parent's DA footprint (its `blobGasUsed`) stands for its gas when larger, and the
+/// result is held at the minimum the parent's extraData names.
 pub fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 {
-    calc_next_block_base_fee(
-        parent.gas_used,
-        parent.gas_limit,
-        parent.base_fee_per_gas.unwrap_or_default(),
-        base_fee_params(config, parent, timestamp),
-    )
+    let params = base_fee_params(config, parent, timestamp);
+    let parent_base_fee = parent.base_fee_per_gas.unwrap_or_default();
+    if !config.is_active(OpSpecId::JOVIAN, parent.timestamp) {
+        return calc_next_block_base_fee(parent.gas_used, parent.gas_limit, parent_base_fee, params);
+    }
+    let metered = parent.gas_used.max(parent.blob_gas_used.unwrap_or_default());
+    let min_base_fee = match parent.extra_data.get(9..17) {
+        Some(bytes) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
+        None => 0,
+    };
+    calc_next_block_base_fee(metered, parent.gas_limit, parent_base_fee, params).max(min_base_fee)
 }
 
 /// A built block's extraData: from Holocene version 0 then the config's denominator and

@@ -302,3 +302,54 @@ mod tests {
         assert_eq!(tx.hash(), deposit.hash());
     }
 }
+
+/// A transaction in a block body's RLP list (what `geth export` and op-geth write): a
+/// legacy one is its own RLP list, a typed one (a deposit included) an RLP string of its
+/// EIP-2718 encoding.
+impl alloy_rlp::Encodable for OpTx {
+    fn encode(&self, out: &mut dyn alloy_rlp::BufMut) {
+        match self {
+            Self::Eth(tx) => tx.encode(out),
+            Self::Deposit(d) => {
+                let raw = d.encoded_2718();
+                alloy_rlp::Header { list: false, payload_length: raw.len() }.encode(out);
+                out.put_slice(&raw);
+            }
+        }
+    }
+
+    fn length(&self) -> usize {
+        self.rlp_length()
+    }
+}
+
+impl alloy_rlp::Decodable for OpTx {
+    fn decode(buf: &mut &[u8]) -> alloy_rlp::Result<Self> {
+        let mut peek = *buf;
+        let header = alloy_rlp::Header::decode(&mut peek)?;
+        if header.list || peek.first() != Some(&DEPOSIT_TX_TYPE) {
+            return TxEnvelope::decode(buf).map(Self::Eth);
+        }
+        let raw = peek.get(..header.payload_length).ok_or(alloy_rlp::Error::InputTooShort)?;
+        let deposit = TxDeposit::decode_2718(raw)?;
+        *buf = &peek[header.payload_length..];
+        Ok(Self::Deposit(deposit))
+    }
+}
+
+/// So alloy's root functions (`calculate_transaction_root`) take an OP block's transactions.
+impl Encodable2718 for OpTx {
+    fn encode_2718_len(&self) -> usize {
+        match self {
+            Self::Eth(tx) => tx.encode_2718_len(),
+            Self::Deposit(d) => d.encoded_2718().len(),
+        }
+    }
+
+    fn encode_2718(&self, out: &mut dyn alloy_rlp::BufMut) {
+        match self {
+            Self::Eth(tx) => tx.encode_2718(out),
+            Self::Deposit(d) => out.put_slice(&d.encoded_2718()),
+        }
+    }
+}

@@ -19,6 +19,7 @@ fn canyon_at_10() -> OpConfig {
     let f = &mut config.forks;
     f.canyon_time = Some(10);
     (f.delta_time, f.ecotone_time, f.fjord_time, f.granite_time, f.holocene_time) = (None, None, None, None, None);
+    f.isthmus_time = None;
     config
 }
 

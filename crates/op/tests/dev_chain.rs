@@ -27,7 +27,7 @@ fn dev_block_charges_the_l1_fee() {
     let attributes = attributes(2);
     let config = preconf_op::OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
     let mut block = OpBlockBuilder::open(&config, &parent, &attributes, &state).unwrap();
-    assert_eq!(block.spec(), OpSpecId::HOLOCENE);
+    assert_eq!(block.spec(), OpSpecId::ISTHMUS);
     let l1 = DevL1Values::default();
     let deposit = l1.l1_info_deposit(0);
     let calldata = deposit.input.clone();

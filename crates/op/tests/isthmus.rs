@@ -64,7 +64,8 @@ fn withdrawals_root_is_the_message_passers_storage_root() {
     assert_eq!(header.requests_hash, Some(EMPTY_REQUESTS_HASH));
 
     // Before Isthmus (Canyon on) the field is the empty trie's root whatever the passer holds.
-    let holocene = dev_config(901);
+    let mut holocene = dev_config(901);
+    holocene.forks.isthmus_time = None;
     let mut block = OpBlockBuilder::open(&holocene, &parent, &attributes(2), &state).unwrap();
     block.push(OpTx::Deposit(DevL1Values::default().l1_info_deposit(0))).unwrap();
     let header = block.finish().unwrap().header;

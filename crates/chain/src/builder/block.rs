@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use alloy_consensus::{Header, Receipt, EMPTY_ROOT_HASH};
 use alloy_primitives::{keccak256, Address, Bloom, Bytes, B256, KECCAK256_EMPTY};
 use preconf_op::{OpSpecId, OpTx};
-use preconf_trie::OrderedTrie;
+use preconf_trie::{OrderedTrie, TrieDiff};
 use revm::database::CacheDB;
 use revm::primitives::hardfork::SpecId;
 
@@ -50,6 +50,16 @@ pub struct OpenBlock {
     /// The transactions the block opened with (an OP block's L1-info deposit): a block
     /// holding only these holds nothing to seal.
     pub opening: usize,
+    /// An OP chain's block.
+    is_op: bool,
+    /// An OP chain's block from Isthmus on: its `withdrawalsRoot` is the L2ToL1MessagePasser's
+    /// storage root, set at the seal.
+    isthmus: bool,
+}
+
+fn is_request_queue(address: Address) -> bool {
+    address == alloy_eips::eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS
+        || address == alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS
 }
 
 #[derive(Default)]
@@ -169,6 +179,7 @@ impl OpenBlock {
         let base = view.state_at(parent.number);
         let evm = BlockEvm::new(CacheDB::new(base), spec, &ExecBlock::from_header(&header));
         let canyon = spec.op().is_some_and(|op| op.is_active(OpSpecId::CANYON, header.timestamp));
+        let isthmus = spec.op().is_some_and(|op| op.is_active(OpSpecId::ISTHMUS, header.timestamp));
         let mut block = OpenBlock {
             header,
             spec_id,
@@ -183,12 +194,14 @@ impl OpenBlock {
             leaves: RootLeaves::default(),
             canyon,
             opening: 0,
+            is_op: spec.op().is_some(),
+            isthmus,
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
         // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values.
-        if spec.op().is_some() {
-            let deposit = chain.config().op_l1.l1_info_deposit(header.number);
+        if let Some(op) = spec.op() {
+            let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
             let raw = Bytes::from(deposit.encoded_2718());
             let failed = |reason: String| InternalError::SystemCall {
                 address: preconf_op::dev::L1_BLOCK,
@@ -266,9 +279,30 @@ impl OpenBlock {
     }
 }
 
+impl OpenBlock {
+    /// The header fields only the sealed state gives beyond its root: from Isthmus, the
+    /// L2ToL1MessagePasser's storage root as `withdrawalsRoot` (read from the post-state:
+    /// the block's trie diff over its parent's trie).
+    pub fn seal_fields(&self, header: &mut Header, trie: &TrieDiff) -> ChainResult<()> {
+        if self.isthmus {
+            let root = self.warm.with_parent(|parent| {
+                preconf_op::block::message_passer_root(trie, &parent)
+                    .map_err(|e| InternalError::Trie(Cause::new(e)).into())
+            })?;
+            header.withdrawals_root = Some(root);
+        }
+        Ok(())
+    }
+}
+
 impl SystemCalls for OpenBlock {
     /// Runs a system call inside the open block and folds its state changes in.
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
+        // OP chains have no EIP-7685 requests (Isthmus's `requestsHash` is the empty list's),
+        // even where the genesis holds the request contracts (the dev chain's).
+        if self.is_op && is_request_queue(address) {
+            return Ok(None);
+        }
         let exists = self.evm.db().load_account(address)?.info().is_some_and(|i| i.code_hash != KECCAK256_EMPTY);
         if !exists {
             return Ok(None);

@@ -32,6 +32,7 @@ impl Builder {
         // landed; the paths were mostly loaded between ticks (crate::warm).
         let (state_root, trie) = b.warm.state_root(&b.changes)?;
         header.state_root = state_root;
+        b.seal_fields(&mut header, &trie)?;
         let hash = header.hash_slow();
 
         let leaves = std::mem::take(&mut b.leaves);

@@ -39,6 +39,10 @@ pub fn next_base_fee(spec: &ChainSpec, parent: &Header, number: u64, timestamp: 
 /// London transition the parent's limit counts times the elasticity multiplier, so that
 /// the gas target stays where the old limit was.
 pub fn gas_limit_bounds(spec: &ChainSpec, parent: &Header, number: u64) -> (u64, u64) {
+    // An OP chain's gas limit is the SystemConfig's, set from L1 (op-geth skips the bound).
+    if spec.op().is_some() {
+        return (0, MAX_GAS_LIMIT);
+    }
     let mut parent_limit = parent.gas_limit;
     if spec.is_london(number) && !spec.is_london(parent.number) {
         parent_limit = parent_limit.saturating_mul(spec.base_fee_params().elasticity_multiplier as u64);

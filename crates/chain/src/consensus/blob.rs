@@ -20,6 +20,10 @@ pub fn blob_gas_used(transactions: &[TxEnvelope]) -> u64 {
 /// Cancun. The first Cancun block's parent has no blob fields and counts as zero.
 pub fn next_excess_blob_gas(spec: &ChainSpec, parent: &Header, timestamp: u64) -> Option<u64> {
     let params = spec.blob_params_at(timestamp)?;
+    // OP chains have no blobs (Jovian's `blobGasUsed` is the DA footprint): the excess stays 0.
+    if spec.op().is_some() {
+        return Some(0);
+    }
     let parent_excess = parent.excess_blob_gas.unwrap_or(0);
     let parent_used = parent.blob_gas_used.unwrap_or(0);
     Some(excess_blob_gas(&params, parent_excess, parent_used, parent.base_fee_per_gas.unwrap_or(0)))

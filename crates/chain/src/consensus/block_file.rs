@@ -1,8 +1,10 @@
 //! Reading a blocks file: RLP-encoded blocks back to back, as `geth export` writes them.
-//! Blocks are read one at a time, so the file can be larger than memory.
+//! Blocks are read one at a time, so the file can be larger than memory. The transaction
+//! type is Ethereum's by default; an OP chain's blocks read as `OpTx` (deposits included).
 
 use std::fs::File;
 use std::io::{self, BufReader, ErrorKind, Read};
+use std::marker::PhantomData;
 use std::path::Path;
 
 use alloy_consensus::{Block, TxEnvelope};
@@ -12,14 +14,14 @@ use super::error::{BlockFileError, Malformed, Part};
 
 /// A decoded block and where it sat in the file.
 #[derive(Clone, Debug)]
-pub struct FileBlock {
+pub struct FileBlock<T = TxEnvelope> {
     /// 0 for the first block in the file.
     pub index: u64,
     /// Byte offset of the block's first byte.
     pub offset: u64,
     /// Encoded length, RLP list header included.
     pub len: u64,
-    pub block: Block<TxEnvelope>,
+    pub block: Block<T>,
 }
 
 /// Refuses lengths no real block has before allocating for them: a corrupt length
@@ -27,25 +29,39 @@ pub struct FileBlock {
 pub const MAX_BLOCK_BYTES: u64 = 256 * 1024 * 1024;
 
 /// An iterator over the blocks of a stream. It stops at the first error (after yielding it).
-pub struct BlockReader<R> {
+pub struct BlockReader<R, T = TxEnvelope> {
     inner: R,
     index: u64,
     offset: u64,
     buf: Vec<u8>,
     failed: bool,
+    tx: PhantomData<T>,
 }
 
 impl BlockReader<BufReader<File>> {
-    /// Opens a blocks file.
+    /// Opens a blocks file of Ethereum blocks.
     pub fn open(path: &Path) -> Result<Self, BlockFileError> {
-        let file = File::open(path).map_err(|source| BlockFileError::Io { index: 0, offset: 0, source })?;
-        Ok(Self::new(BufReader::with_capacity(1 << 20, file)))
+        Self::open_typed(path)
     }
 }
 
 impl<R: Read> BlockReader<R> {
     pub fn new(inner: R) -> Self {
-        Self { inner, index: 0, offset: 0, buf: Vec::new(), failed: false }
+        Self::typed(inner)
+    }
+}
+
+impl<T> BlockReader<BufReader<File>, T> {
+    /// Opens a blocks file whose transactions decode as `T`.
+    pub fn open_typed(path: &Path) -> Result<Self, BlockFileError> {
+        let file = File::open(path).map_err(|source| BlockFileError::Io { index: 0, offset: 0, source })?;
+        Ok(Self::typed(BufReader::with_capacity(1 << 20, file)))
+    }
+}
+
+impl<R: Read, T> BlockReader<R, T> {
+    pub fn typed(inner: R) -> Self {
+        Self { inner, index: 0, offset: 0, buf: Vec::new(), failed: false, tx: PhantomData }
     }
 
     /// Bytes consumed so far (the offset of the next block).
@@ -120,12 +136,15 @@ impl<R: Read> BlockReader<R> {
         Ok(Some(()))
     }
 
-    fn next_block(&mut self) -> Result<Option<FileBlock>, BlockFileError> {
+    fn next_block(&mut self) -> Result<Option<FileBlock<T>>, BlockFileError>
+    where
+        T: Decodable,
+    {
         if self.read_raw()?.is_none() {
             return Ok(None);
         }
         let mut slice = self.buf.as_slice();
-        let block = Block::<TxEnvelope>::decode(&mut slice).map_err(|e| self.malformed(Malformed::Rlp(e)))?;
+        let block = Block::<T>::decode(&mut slice).map_err(|e| self.malformed(Malformed::Rlp(e)))?;
         if !slice.is_empty() {
             return Err(self.malformed(Malformed::LeftOver(slice.len())));
         }
@@ -137,8 +156,8 @@ impl<R: Read> BlockReader<R> {
     }
 }
 
-impl<R: Read> Iterator for BlockReader<R> {
-    type Item = Result<FileBlock, BlockFileError>;
+impl<R: Read, T: Decodable> Iterator for BlockReader<R, T> {
+    type Item = Result<FileBlock<T>, BlockFileError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {

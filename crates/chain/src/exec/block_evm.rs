@@ -18,6 +18,19 @@ use super::{build_evm, system, tx_env_from_signed, Evm, ExecBlock, Mode};
 use crate::error::{Cause, ChainError, Rejection};
 use crate::spec::ChainSpec;
 
+/// op-revm's transaction for `tx` from `sender` (EIP-2718 encoding `raw`, on which op-revm
+/// charges the L1 data fee): the same fields as Ethereum's for a non-deposit.
+pub fn op_tx_env(tx: &OpTx, sender: Address, raw: &Bytes) -> OpTransaction<revm::context::TxEnv> {
+    match tx {
+        OpTx::Eth(signed) => OpTransaction {
+            base: tx_env_from_signed(signed, sender),
+            enveloped_tx: Some(raw.clone()),
+            deposit: DepositTransactionParts::default(),
+        },
+        OpTx::Deposit(_) => tx.to_op_env(sender),
+    }
+}
+
 /// One per open block, so the size difference costs nothing; boxing either would put an
 /// indirection on every transaction the builder runs.
 #[allow(clippy::large_enum_variant)]
@@ -94,21 +107,11 @@ where
                 let refused = Rejection::TypeNotSupported(preconf_op::deposit::DEPOSIT_TX_TYPE);
                 Err(TxRefusal::Failed(Cause::new(ChainError::from(refused))))
             }
-            (Self::Op(evm), tx) => {
-                let env = match tx {
-                    OpTx::Eth(signed) => OpTransaction {
-                        base: tx_env_from_signed(signed, sender),
-                        enveloped_tx: Some(raw.clone()),
-                        deposit: DepositTransactionParts::default(),
-                    },
-                    OpTx::Deposit(_) => tx.to_op_env(sender),
-                };
-                match evm.transact(env) {
-                    Ok(out) => Ok(run_of(out.result, out.state)),
-                    Err(EVMError::Transaction(OpTransactionError::Base(e))) => Err(TxRefusal::Invalid(e)),
-                    Err(e) => Err(TxRefusal::Failed(Cause::new(e))),
-                }
-            }
+            (Self::Op(evm), tx) => match evm.transact(op_tx_env(tx, sender, raw)) {
+                Ok(out) => Ok(run_of(out.result, out.state)),
+                Err(EVMError::Transaction(OpTransactionError::Base(e))) => Err(TxRefusal::Invalid(e)),
+                Err(e) => Err(TxRefusal::Failed(Cause::new(e))),
+            },
         }
     }
 

@@ -4,14 +4,13 @@
 
 use alloy_primitives::{hex, Address, Bytes, KECCAK256_EMPTY};
 use alloy_sol_types::{Panic, Revert, SolError, SolValue};
-use revm::context_interface::result::{EVMError, ExecutionResult};
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, ExecuteEvm};
 use revm::Database;
 
+use super::block_evm::{BlockEvm, TxRefusal};
 use super::system::{self, SystemCalls};
 use super::trace::session::BlockToTrace;
-use super::{build_evm, tx_env_from_executed, Evm, ExecBlock, Mode};
+use super::ExecBlock;
 use crate::error::{Cause, ChainError, ChainResult, InternalError};
 use crate::spec::ChainSpec;
 use crate::state::StateView;
@@ -28,18 +27,19 @@ pub enum TxOutput {
 }
 
 struct Replay {
-    evm: Evm<StateView>,
+    /// Ethereum's EVM, or op-revm's on an OP chain (deposits, the L1 fee as in the block).
+    evm: BlockEvm<StateView>,
 }
 
 impl SystemCalls for Replay {
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
-        let db = &mut self.evm.ctx.journaled_state.database;
+        let db = self.evm.db();
         if db.basic(address)?.is_none_or(|a| a.code_hash == KECCAK256_EMPTY) {
             return Ok(None);
         }
-        let out = system::run(&mut self.evm, address, input)
-            .map_err(|e| InternalError::SystemCall { address, source: Cause::new(e) })?;
-        let output = out.result.output().cloned();
+        let out =
+            self.evm.system_call(address, input).map_err(|source| InternalError::SystemCall { address, source })?;
+        let output = out.output.clone();
         self.evm.commit(out.state);
         Ok(output)
     }
@@ -49,24 +49,28 @@ impl SystemCalls for Replay {
 /// block recorded is the node's fault.
 pub fn tx_outputs(spec: &ChainSpec, block: &BlockToTrace) -> ChainResult<Vec<TxOutput>> {
     let header = &block.header;
-    let evm =
-        build_evm(CacheDB::new(block.parent_state.clone()), spec, &ExecBlock::from_header(header), Mode::Transaction);
+    let evm = BlockEvm::new(CacheDB::new(block.parent_state.clone()), spec, &ExecBlock::from_header(header));
     let mut replay = Replay { evm };
     system::pre_block(&mut replay, header, spec.spec_at(header.number, header.timestamp))?;
     let mut outputs = Vec::with_capacity(block.txs.len());
     for etx in &block.txs {
-        let out = replay.evm.transact(tx_env_from_executed(etx)?).map_err(|e| match e {
-            EVMError::Database(e) => e,
-            other => ChainError::from(InternalError::Replay { hash: etx.hash(), source: Cause::new(other) }),
+        let raw = Bytes::from(etx.tx.encoded_2718());
+        let out = replay.evm.transact(&etx.tx, etx.sender, &raw).map_err(|e| {
+            let source = match e {
+                TxRefusal::Invalid(e) => Cause::new(e),
+                TxRefusal::Failed(cause) => cause,
+            };
+            ChainError::from(InternalError::Replay { hash: etx.hash(), source })
         })?;
-        let gas_used = out.result.tx_gas_used();
-        if gas_used != etx.gas_used {
-            return Err(InternalError::ReplayGas { hash: etx.hash(), gas_used, recorded: etx.gas_used }.into());
+        if out.gas_used != etx.gas_used {
+            return Err(
+                InternalError::ReplayGas { hash: etx.hash(), gas_used: out.gas_used, recorded: etx.gas_used }.into()
+            );
         }
-        outputs.push(match out.result {
-            ExecutionResult::Success { output, .. } => TxOutput::Returned(output.into_data()),
-            ExecutionResult::Revert { output, .. } => TxOutput::Reverted(output),
-            ExecutionResult::Halt { .. } => TxOutput::Halted,
+        outputs.push(match (out.success, out.output.clone()) {
+            (true, output) => TxOutput::Returned(output.unwrap_or_default()),
+            (false, Some(output)) => TxOutput::Reverted(output),
+            (false, None) => TxOutput::Halted,
         });
         replay.evm.commit(out.state);
     }

@@ -8,17 +8,18 @@ use std::time::{Duration, Instant};
 
 use alloy_consensus::{transaction::SignerRecoverable, Block, Header, TxEnvelope};
 use alloy_primitives::{Address, Bytes, B256, U256};
+use preconf_op::OpTx;
 use revm::primitives::hardfork::SpecId;
 
 use super::error::{ImportError, TxFault};
-use super::execute::execute_block;
+use super::execute::{execute_block, ExecutedBlock};
 use crate::consensus::uncles::UNCLE_GENERATIONS;
 use crate::consensus::{
     check_body, check_executed, check_header, check_uncles, expects_proof_of_stake, total_difficulty, Ancestor,
     BlockFileError, FileBlock, Parent,
 };
 use crate::error::Cause;
-use crate::error::{ChainError, InternalError};
+use crate::error::{ChainError, ConfigError, InternalError};
 use crate::spec::ChainSpec;
 use crate::state::CodeCache;
 use crate::store::{BlockWrite, Store, StoredBody, StoredReceipts};
@@ -58,6 +59,70 @@ struct Tip {
     total_difficulty: U256,
 }
 
+/// The transaction type of a blocks file, and what differs per chain kind: Ethereum's
+/// blocks (`TxEnvelope`) or an OP chain's (`OpTx`, deposits included). The import loop,
+/// the header rules, the checks against execution and the store's commit are the same.
+pub trait ChainTx: Sized {
+    /// The rules between the header and the body (and the uncles, on Ethereum).
+    fn check_body(importer: &Importer<'_>, block: &Block<Self>, hash: B256) -> Result<(), ImportError>;
+    fn senders(importer: &Importer<'_>, block: &Block<Self>) -> Result<Vec<Address>, ImportError>;
+    /// Executes the block on the store's head, `parent`.
+    fn execute(
+        importer: &Importer<'_>,
+        parent: &Header,
+        block: &Block<Self>,
+        senders: &[Address],
+    ) -> Result<ExecutedBlock, ImportError>;
+}
+
+impl ChainTx for TxEnvelope {
+    fn check_body(importer: &Importer<'_>, block: &Block<Self>, hash: B256) -> Result<(), ImportError> {
+        check_body(importer.spec, block)?;
+        if !block.body.ommers.is_empty() {
+            check_uncles(importer.spec, block, hash, &importer.ancestors(block.header.number)?)?;
+        }
+        Ok(())
+    }
+
+    fn senders(importer: &Importer<'_>, block: &Block<Self>) -> Result<Vec<Address>, ImportError> {
+        importer.senders(block)
+    }
+
+    fn execute(
+        importer: &Importer<'_>,
+        _: &Header,
+        block: &Block<Self>,
+        senders: &[Address],
+    ) -> Result<ExecutedBlock, ImportError> {
+        let snapshot = importer.store.snapshot()?;
+        execute_block(importer.spec, &snapshot, &importer.codes, block, senders)
+    }
+}
+
+impl ChainTx for OpTx {
+    fn check_body(importer: &Importer<'_>, block: &Block<Self>, _: B256) -> Result<(), ImportError> {
+        super::op::check_body(importer.spec, block)
+    }
+
+    fn senders(_: &Importer<'_>, block: &Block<Self>) -> Result<Vec<Address>, ImportError> {
+        super::op::senders(block)
+    }
+
+    fn execute(
+        importer: &Importer<'_>,
+        parent: &Header,
+        block: &Block<Self>,
+        senders: &[Address],
+    ) -> Result<ExecutedBlock, ImportError> {
+        // `import_chain` reads OP blocks only for an OP genesis.
+        let not_op = || std::io::Error::other("OP blocks need an OP chain's genesis");
+        let op =
+            importer.spec.op().ok_or_else(|| ChainError::from(ConfigError::InvalidGenesis(Cause::new(not_op()))))?;
+        let snapshot = importer.store.snapshot()?;
+        super::op::execute_block(importer.spec, op, &snapshot, &importer.codes, parent, block, senders)
+    }
+}
+
 pub struct Importer<'a> {
     store: &'a Store,
     spec: &'a ChainSpec,
@@ -73,9 +138,9 @@ impl<'a> Importer<'a> {
 
     /// Imports the blocks `blocks` yields, in order, after the store's head. Returns the
     /// final progress (also reported last to `on_progress`).
-    pub fn import(
+    pub fn import<T: ChainTx>(
         &self,
-        blocks: impl IntoIterator<Item = Result<FileBlock, BlockFileError>>,
+        blocks: impl IntoIterator<Item = Result<FileBlock<T>, BlockFileError>>,
         on_progress: &mut dyn FnMut(&ImportProgress),
     ) -> Result<ImportProgress, ImportError> {
         let started = Instant::now();
@@ -112,18 +177,14 @@ impl<'a> Importer<'a> {
     }
 
     /// Checks, executes and commits one block on top of `tip`; returns its hash.
-    fn import_block(&self, tip: &Tip, block: &Block<TxEnvelope>) -> Result<B256, ImportError> {
+    fn import_block<T: ChainTx>(&self, tip: &Tip, block: &Block<T>) -> Result<B256, ImportError> {
         let header = &block.header;
         let parent = Parent { header: &tip.header, hash: tip.hash, total_difficulty: tip.total_difficulty };
         check_header(self.spec, &parent, header)?;
-        check_body(self.spec, block)?;
         let hash = header.hash_slow();
-        if !block.body.ommers.is_empty() {
-            check_uncles(self.spec, block, hash, &self.ancestors(header.number)?)?;
-        }
-        let senders = self.senders(block)?;
-        let snapshot = self.store.snapshot()?;
-        let executed = execute_block(self.spec, &snapshot, &self.codes, block, &senders)?;
+        T::check_body(self, block, hash)?;
+        let senders = T::senders(self, block)?;
+        let executed = T::execute(self, &tip.header, block, &senders)?;
         check_executed(header, &executed.executed)?;
 
         let body = StoredBody {
@@ -184,7 +245,7 @@ impl<'a> Importer<'a> {
     }
 
     /// A block of the file the store already holds must be the same block.
-    fn check_stored(&self, block: &Block<TxEnvelope>) -> Result<(), ImportError> {
+    fn check_stored<T>(&self, block: &Block<T>) -> Result<(), ImportError> {
         let number = block.header.number;
         let stored = self.store.snapshot()?.block_hash(number)?.unwrap_or_default();
         let file = block.header.hash_slow();

@@ -8,6 +8,8 @@
 //! - [`execute`]: one block on its parent's state (system calls, transactions, requests,
 //!   rewards or withdrawals) and the roots it comes to.
 //! - [`deposits`]: EIP-6110 deposit requests from the deposit contract's logs.
+//! - [`op`]: an OP chain's blocks (deposits, the L1 data fee, each OP fork's fields) on
+//!   op-revm, chosen when the genesis is an OP chain's.
 //!
 //! Afterwards the store's fork choice names `safe` and `finalized` (the last block unless
 //! told otherwise), which the node then serves.
@@ -16,6 +18,7 @@ pub mod deposits;
 pub mod error;
 pub mod execute;
 pub mod importer;
+pub mod op;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,18 +26,19 @@ use std::time::Duration;
 use alloy_primitives::B256;
 
 pub use error::{BlockFault, ImportError, TxFault};
-pub use importer::{ImportProgress, Importer};
+pub use importer::{ChainTx, ImportProgress, Importer};
 
 use crate::consensus::BlockReader;
-use crate::genesis::seed::{open_genesis, GenesisSource};
+use crate::genesis::seed::{file_source, open_genesis, GenesisSource};
 use crate::store::Store;
+use preconf_op::OpTx;
 
 /// What `preconf-node import` is asked to do.
 #[derive(Clone, Debug)]
 pub struct ImportConfig {
     pub datadir: PathBuf,
-    /// The chain's genesis.json (seeds an empty datadir; must match a datadir's chain).
-    pub genesis_file: PathBuf,
+    /// The chain's genesis (seeds an empty datadir; must match a datadir's chain).
+    pub genesis: ImportGenesis,
     /// Concatenated RLP blocks.
     pub blocks_file: PathBuf,
     /// `safe` after the import (default: the head).
@@ -44,6 +48,16 @@ pub struct ImportConfig {
     pub db_cache_bytes: usize,
     /// How often progress is reported.
     pub progress_every: Duration,
+}
+
+/// Where the chain being imported starts.
+#[derive(Clone, Debug)]
+pub enum ImportGenesis {
+    /// A genesis.json, and the chain config for one whose `config` is null (an OP chain
+    /// from the superchain registry): op-node's rollup.json or the registry's chain TOML.
+    File(PathBuf, Option<PathBuf>),
+    /// The embedded OP dev chain (`--optimism`), as the node's flag makes it.
+    OpDev,
 }
 
 /// The outcome of an import.
@@ -68,11 +82,18 @@ pub fn import_chain(
         }
     }
     let store = Store::open(&config.datadir, config.db_cache_bytes)?;
-    let genesis = open_genesis(&GenesisSource::File(config.genesis_file.clone()), &store)?;
-    let reader = BlockReader::open(&config.blocks_file)?;
+    let source = match &config.genesis {
+        ImportGenesis::File(file, chain_config) => file_source(file.clone(), chain_config.as_deref())?,
+        ImportGenesis::OpDev => GenesisSource::OpDev,
+    };
+    let genesis = open_genesis(&source, &store)?;
     let mut importer = Importer::new(&store, &genesis.spec);
     importer.progress_every = config.progress_every;
-    let progress = importer.import(reader, on_progress)?;
+    // An OP chain's blocks hold deposits, which Ethereum's transaction type cannot.
+    let progress = match genesis.spec.op() {
+        None => importer.import(BlockReader::open(&config.blocks_file)?, on_progress)?,
+        Some(_) => importer.import(BlockReader::<_, OpTx>::open_typed(&config.blocks_file)?, on_progress)?,
+    };
     let head = progress.head;
     let safe = config.safe.unwrap_or(head);
     let finalized = config.finalized.unwrap_or(safe.min(head));

@@ -6,7 +6,7 @@ use std::time::Duration;
 use alloy_consensus::Eip658Value;
 use alloy_primitives::{Address, B256, U256};
 use preconf_chain::api::blocks::load_block;
-use preconf_chain::import::{import_chain, ImportConfig, ImportError};
+use preconf_chain::import::{import_chain, ImportConfig, ImportError, ImportGenesis};
 
 use super::{kit, support};
 
@@ -91,7 +91,7 @@ fn receipts_carry_state_roots_before_byzantium_and_status_after() {
 fn config(dir: &support::TempDir, safe: Option<u64>, finalized: Option<u64>) -> ImportConfig {
     ImportConfig {
         datadir: dir.0.clone(),
-        genesis_file: support::genesis_file(),
+        genesis: ImportGenesis::File(support::genesis_file(), None),
         blocks_file: kit::chain_file(),
         safe,
         finalized,

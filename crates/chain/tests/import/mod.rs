@@ -4,6 +4,7 @@
 use crate::kit;
 
 mod chain;
+mod op;
 mod resume;
 mod sim_roots;
 mod support;

@@ -100,6 +100,10 @@ pub struct NodeOptions {
     pub l1_blob_base_fee: Option<i64>,
     pub l1_base_fee_scalar: Option<u32>,
     pub l1_blob_base_fee_scalar: Option<u32>,
+    /// Isthmus's operator fee the deposits carry: `--l1-operator-fee-scalar` and
+    /// `--l1-operator-fee-constant` (wei).
+    pub l1_operator_fee_scalar: Option<u32>,
+    pub l1_operator_fee_constant: Option<i64>,
 }
 
 impl NodeOptions {
@@ -169,6 +173,13 @@ impl NodeOptions {
             blob_base_fee: wei("l1BlobBaseFee", self.l1_blob_base_fee, d.blob_base_fee)?,
             base_fee_scalar: self.l1_base_fee_scalar.unwrap_or(d.base_fee_scalar),
             blob_base_fee_scalar: self.l1_blob_base_fee_scalar.unwrap_or(d.blob_base_fee_scalar),
+            operator_fee_scalar: self.l1_operator_fee_scalar.unwrap_or(d.operator_fee_scalar),
+            operator_fee_constant: match self.l1_operator_fee_constant {
+                Some(v) => u64::try_from(v).map_err(|_| {
+                    napi::Error::from_reason(format!("l1OperatorFeeConstant must not be negative, got {v}"))
+                })?,
+                None => d.operator_fee_constant,
+            },
             ..d
         })
     }
@@ -216,6 +227,8 @@ pub fn default_options() -> NodeOptions {
         l1_blob_base_fee: i64::try_from(d.op_l1.blob_base_fee).ok(),
         l1_base_fee_scalar: Some(d.op_l1.base_fee_scalar),
         l1_blob_base_fee_scalar: Some(d.op_l1.blob_base_fee_scalar),
+        l1_operator_fee_scalar: Some(d.op_l1.operator_fee_scalar),
+        l1_operator_fee_constant: i64::try_from(d.op_l1.operator_fee_constant).ok(),
         ..Default::default()
     }
 }

@@ -58,38 +58,28 @@ pub fn receipt_in_block(block: &BlockData, index: usize, spec: &ChainSpec) -> St
     }
 }
 
-/// Every receipt of a block, with block-wide log indices.
+/// Every receipt of a block, with block-wide log indices (on an OP chain with op-geth's
+/// members).
 pub fn block_receipts(block: &BlockData, spec: &ChainSpec) -> String {
     let blob_fee = header_blob_base_fee(spec, &block.header);
-    if let Some(op) = spec.op() {
-        return op_block_receipts(block, &OpBlockContext::of(block, op), blob_fee);
+    match spec.op() {
+        None => to_json(&numbered_receipts(block, blob_fee).map(|(r, _)| r).collect::<Vec<_>>()),
+        Some(op) => {
+            let op = OpBlockContext::of(block, op);
+            to_json(&numbered_receipts(block, blob_fee).map(|(r, etx)| op.receipt(&r, etx)).collect::<Vec<_>>())
+        }
     }
-    let mut next_log = 0u64;
-    let list: Vec<TransactionReceipt> = block
-        .txs
-        .iter()
-        .enumerate()
-        .map(|(i, etx)| {
-            let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
-            next_log += etx.receipt.logs.len() as u64;
-            r
-        })
-        .collect();
-    to_json(&list)
 }
 
-/// `block_receipts` on an OP chain: each receipt with op-geth's members.
-fn op_block_receipts(block: &BlockData, op: &OpBlockContext, blob_fee: Option<u128>) -> String {
+/// The block's receipts in order, each with its transaction, the logs numbered block-wide.
+fn numbered_receipts(
+    block: &BlockData,
+    blob_fee: Option<u128>,
+) -> impl Iterator<Item = (TransactionReceipt, &ExecutedTx)> + '_ {
     let mut next_log = 0u64;
-    let list: Vec<serde_json::Value> = block
-        .txs
-        .iter()
-        .enumerate()
-        .map(|(i, etx)| {
-            let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
-            next_log += etx.receipt.logs.len() as u64;
-            op.receipt(&r, etx)
-        })
-        .collect();
-    to_json(&list)
+    block.txs.iter().enumerate().map(move |(i, etx)| {
+        let r = receipt(etx, &TxPosition::in_block(block, i), next_log, blob_fee);
+        next_log += etx.receipt.logs.len() as u64;
+        (r, &**etx)
+    })
 }
