@@ -3,11 +3,13 @@
 // the failure, and the node answers again once the upstream does.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startAnvil, type Anvil } from '../helpers/anvil.js';
-import { parseArgs } from '../../src/cli/index.js';
-import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
-import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
+import type { Anvil } from '../helpers/anvil.js';
+import { parseArgs, type Config } from '../../src/cli/index.js';
+import { startForkNode, startProxiedUpstream, type ProxiedUpstream } from '../helpers/fork.js';
+import { rpc, type TestNode } from '../helpers/node.js';
+import type { UpstreamProxy } from '../helpers/upstream-proxy.js';
 
+let upstream: ProxiedUpstream;
 let anvil: Anvil;
 let proxy: UpstreamProxy;
 let t: TestNode;
@@ -16,24 +18,14 @@ const cold = (i: number) => `0x${(0xc0_1d00 + i).toString(16).padStart(40, '0')}
 const funded = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  proxy = await startUpstreamProxy(anvil.url);
-  t = await startTestNode({
-    configure: (cfg) => {
-      cfg.chain.forkUrl = proxy.url;
-      cfg.chain.forkTimeoutMs = 400;
-      cfg.chain.forkRetries = 2;
-      cfg.chain.forkRetryBackoffMs = 20;
-      cfg.chain.dev = true;
-      cfg.chain.blockTimeMs = 200;
-    },
-  });
+  upstream = await startProxiedUpstream();
+  ({ anvil, proxy } = upstream);
+  t = await startForkNode(proxy.url);
 }, 60_000);
 
 afterAll(async () => {
   await t?.stop();
-  await proxy?.stop();
-  await anvil?.stop();
+  await upstream?.stop();
 });
 
 describe('a failing fork upstream', () => {
@@ -139,12 +131,13 @@ describe('calls that need the upstream', () => {
   });
 });
 
-describe('an upstream this node cannot speak to', () => {
-  it('a WebSocket --fork-url is refused at start, saying only HTTP is supported', () => {
-    for (const url of ['ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {
-      expect(() => parseArgs(['--fork-url', url])).toThrow(/WebSocket upstreams are not supported.*http\(s\) endpoint/);
+describe('the upstream URL', () => {
+  it('takes http(s) and ws(s) URLs (WebSocket: fork-ws.test.ts) and refuses any other scheme at start', () => {
+    for (const url of ['http://127.0.0.1:8545', 'https://eth.example/v2/KEY', 'ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {
+      expect((parseArgs(['--fork-url', url]) as Config).chain.forkUrl).toBe(new URL(url).href);
     }
-    expect(() => parseArgs(['--fork-url', 'ftp://x'])).toThrow(/must be an http\(s\) URL/);
+    expect(() => parseArgs(['--fork-url', 'ftp://x'])).toThrow(/must be an http\(s\) or ws\(s\) URL/);
+    expect(() => parseArgs(['--fork-url', 'not a url'])).toThrow(/must be an http\(s\) or ws\(s\) URL/);
   });
 });
 

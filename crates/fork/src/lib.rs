@@ -12,6 +12,7 @@ mod prestate;
 mod state;
 mod transport;
 mod values;
+mod ws;
 
 use std::collections::HashSet;
 use std::sync::Arc;
