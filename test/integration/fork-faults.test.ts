@@ -99,17 +99,21 @@ describe('a failing fork upstream', () => {
 });
 
 describe('calls that need the upstream', () => {
-  it('cold calls and estimates wait on the upstream threads: a warm call is answered meanwhile', async () => {
+  it('cold calls, estimates, sends and access lists wait on the upstream threads: a warm call is answered meanwhile', async () => {
     const url = t.node.url;
     const warmCall = { from: funded, to: funded, data: '0x' };
     expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
     await proxy.control({ mode: 'stall' });
     await proxy.reset();
-    // More than the four calls threads, all from this one client: waiting there, they would
-    // leave the warm call queued behind them until the upstream gave up.
+    // More than the four calls threads, and of each method (but the one send) more than this
+    // client may hold of them (three): waiting there, they would leave the warm call queued
+    // behind them until the upstream gave up.
     const calls: [string, unknown[]][] = [];
-    for (let i = 0; i < 6; i++) calls.push(['eth_call', [{ to: cold(20 + i), data: '0x' }, 'latest']]);
+    for (let i = 0; i < 3; i++) calls.push(['eth_call', [{ to: cold(20 + i), data: '0x' }, 'latest']]);
     calls.push(['eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest']]);
+    calls.push(['eth_sendTransaction', [{ from: funded, to: cold(31), value: '0x1' }]]);
+    for (let i = 0; i < 3; i++) calls.push(['eth_createAccessList', [{ from: funded, to: cold(32 + i), data: '0x' }, 'latest']]);
+    const nonce = BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result);
     let waiting = calls.length;
     const answers = calls.map(([method, params]) => rpc(url, method, params).finally(() => (waiting -= 1)));
     try {
@@ -128,6 +132,16 @@ describe('calls that need the upstream', () => {
     }
     expect((await rpc(url, 'eth_call', [{ to: cold(20), data: '0x' }, 'latest'])).result).toBe('0x');
     expect((await rpc(url, 'eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest'])).result).toBe('0x5208');
+    const listed = await rpc(url, 'eth_createAccessList', [{ from: funded, to: cold(32), data: '0x' }, 'latest']);
+    expect(listed.error).toBeUndefined();
+    expect(listed.result.gasUsed).toBe('0x5208');
+    // The send that failed admitted nothing (its first run, cut short, neither); sent again, it is admitted once.
+    expect(BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result)).toBe(nonce);
+    const sent = await rpc(url, 'eth_sendTransaction', [{ from: funded, to: cold(31), value: '0x1' }]);
+    expect(sent.error).toBeUndefined();
+    expect(BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result)).toBe(nonce + 1n);
+    await vi.waitFor(async () => expect((await rpc(url, 'eth_getTransactionReceipt', [sent.result])).result?.status).toBe('0x1'), { timeout: 5_000 });
+    expect((await rpc(url, 'eth_getBalance', [cold(31), 'latest'])).result).toBe('0x1');
   });
 });
 
