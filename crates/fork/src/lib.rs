@@ -9,6 +9,7 @@ mod history;
 mod keys;
 mod limit;
 mod prestate;
+mod resolve;
 mod state;
 mod transport;
 mod values;

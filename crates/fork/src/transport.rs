@@ -9,6 +9,7 @@ use preconf_chain::error::{UpstreamError, UpstreamFailure};
 use serde_json::{json, Value};
 
 use crate::limit::RateLimit;
+use crate::resolve::KeptResolver;
 use crate::ws::{WsError, WsLink};
 use crate::ForkOptions;
 
@@ -31,7 +32,7 @@ pub type Answers = Vec<Result<Value, UpstreamFailure>>;
 /// How requests reach the upstream.
 enum Link {
     Http(ureq::Agent),
-    Ws(WsLink),
+    Ws(Box<WsLink>),
 }
 
 pub struct Transport {
@@ -57,12 +58,20 @@ impl Transport {
         let timeout = Duration::from_millis(options.timeout_ms);
         let scheme = options.url.split_once("://").map_or("", |(s, _)| s).to_ascii_lowercase();
         let link = match scheme.as_str() {
-            "http" | "https" => Link::Http(
-                ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build().into(),
-            ),
-            "ws" | "wss" => Link::Ws(WsLink::new(&options.url, &options.headers, timeout).map_err(|reason| {
-                UpstreamError { upstream: name.clone(), failure: UpstreamFailure::Transport { reason, attempts: 0 } }
-            })?),
+            "http" | "https" => {
+                let config =
+                    ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build();
+                let connector = ureq::unversioned::transport::DefaultConnector::new();
+                Link::Http(ureq::Agent::with_parts(config, connector, KeptResolver::default()))
+            }
+            "ws" | "wss" => {
+                Link::Ws(Box::new(WsLink::new(&options.url, &options.headers, timeout).map_err(|reason| {
+                    UpstreamError {
+                        upstream: name.clone(),
+                        failure: UpstreamFailure::Transport { reason, attempts: 0 },
+                    }
+                })?))
+            }
             _ => return Err(UpstreamError { upstream: name, failure: UpstreamFailure::Scheme }),
         };
         Ok(Self {
