@@ -115,6 +115,11 @@ export declare class NativeNode {
   devDropAllTransactions(): Promise<string | NativeFailure>
   /** anvil_removePoolTransactions: every pooled transaction of one sender. */
   devDropTransactionsFrom(sender: string): Promise<string | NativeFailure>
+  /**
+   * Whether the `flashblocksV1` messages carry a state root and block hash per
+   * pre-confirmation (on unless `--flashblocks.disable-state-root`).
+   */
+  setFlashblocksStateRoot(on: boolean): void
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
   metrics(): NativeMetrics
   blockNumber(): string
@@ -201,7 +206,7 @@ export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverte
 export type EventCallback = ((arg0: EventKind, arg1: string) => void)
 
 /** What the node reports to JavaScript, one payload (JSON text) each. */
-export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled'
+export type EventKind = 'preconf' | 'head' | 'flashblock' | 'flashblockTx' | 'pendingLogs' | 'newHead' | 'logs' | 'pooled' | 'flashblocksV1'
 
 /**
  * Writes the stored blocks `from..=to` of a stopped node's datadir as a blocks file that

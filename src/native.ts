@@ -288,6 +288,11 @@ export class Chain {
   setEventInterest(kinds: EventKind[]): void {
     this.raw.setEventInterest(kinds);
   }
+
+  /** Whether flashblocks carry a state root and block hash (--flashblocks.disable-state-root). */
+  setFlashblocksStateRoot(on: boolean): void {
+    this.raw.setFlashblocksStateRoot(on);
+  }
   /** The opening thread stops the builder and flushes the store; others just detach. */
   close(): void {
     this.raw.close();

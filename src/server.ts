@@ -18,6 +18,7 @@ import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
 import { forwardToLeader, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
+import { startFlashblocks, type FlashblocksServer } from './flashblocks/server.js';
 import type { Config } from './cli/index.js';
 
 export interface RunningNode {
@@ -28,6 +29,8 @@ export interface RunningNode {
   wsUrl: string;
   chainId: number;
   threads: number;
+  /** The flashblocks endpoint (--flashblocks.port), when on: ws://HOST:PORT. */
+  flashblocksUrl?: string;
   /** Stops listening (every thread), stops the builder and flushes the store. */
   close(): Promise<void>;
 }
@@ -206,6 +209,18 @@ export async function startNode(config: Config): Promise<RunningNode> {
     chain.close();
     throw e;
   }
+  let flashblocks: FlashblocksServer | undefined;
+  if (config.flashblocks !== undefined) {
+    try {
+      flashblocks = await startFlashblocks(chain.handle(), config.flashblocks);
+    } catch (e) {
+      for (const w of workers) await w.worker.terminate();
+      uWS.us_listen_socket_close(listenSocket);
+      loop.app.close();
+      chain.close();
+      throw e;
+    }
+  }
   const port = uWS.us_socket_local_port(listenSocket);
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
@@ -215,6 +230,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
+    flashblocks?.close();
     await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
@@ -230,6 +246,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     wsUrl: `ws://${host}:${port}`,
     chainId: info.chainId,
     threads,
+    ...(flashblocks === undefined ? {} : { flashblocksUrl: flashblocks.url }),
     close: () => (closing ??= close()),
   };
 }

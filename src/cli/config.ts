@@ -61,6 +61,15 @@ export interface ReplicationConfig {
   streamReplicas?: number;
 }
 
+/** The flashblocks endpoint (src/flashblocks, docs/flashblocks.md): where it listens, and
+ *  whether its messages carry a state root per flashblock. */
+export interface FlashblocksConfig {
+  addr: string;
+  /** 0: any free port (the tests). */
+  port: number;
+  stateRoot: boolean;
+}
+
 export interface Config {
   server: ServerConfig;
   /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
@@ -68,6 +77,8 @@ export interface Config {
   replication: ReplicationConfig;
   /** --log-format, --log-level, --log-slow-ms (absent: the defaults, src/log). */
   log?: LogConfig;
+  /** --flashblocks.addr / --flashblocks.port: the FlashblocksPayloadV1 endpoint (absent: off). */
+  flashblocks?: FlashblocksConfig;
 }
 
 export function defaultConfig(): Config {

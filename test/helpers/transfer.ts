@@ -3,7 +3,8 @@
 // and overrides a fee or the chain only when that is what it tests.
 
 import { parseGwei, type Address, type Hex } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { rpc } from './node.js';
 
 export interface Transfer {
   to: Address;
@@ -30,4 +31,33 @@ export function signTransfer(from: PrivateKeyAccount, t: Transfer): Promise<Hex>
     maxPriorityFeePerGas: t.maxPriorityFeePerGas ?? 1n,
     nonce: t.nonce,
   });
+}
+
+/** Load for crash tests: each sender sends transfers to fresh addresses, one after another
+ *  from `nonces[i]` on (advanced as they are taken), until `stop()` or the node refuses or
+ *  stops answering. `onAccepted` hears every hash the node answered. */
+export function sendUntilStopped(
+  url: string,
+  senders: PrivateKeyAccount[],
+  nonces: number[],
+  onAccepted: (hash: Hex) => void = () => {},
+): { stop(): Promise<void> } {
+  let sending = true;
+  const load = Promise.all(
+    senders.map(async (s, i) => {
+      while (sending) {
+        const raw = await signTransfer(s, { to: privateKeyToAccount(generatePrivateKey()).address, nonce: nonces[i]!, maxFeePerGas: parseGwei('20') });
+        const r = await rpc(url, 'eth_sendRawTransaction', [raw]).catch(() => null);
+        if (!r || r.error) return;
+        onAccepted(r.result as Hex);
+        nonces[i]!++;
+      }
+    }),
+  );
+  return {
+    stop: async () => {
+      sending = false;
+      await load;
+    },
+  };
 }

@@ -10,14 +10,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, statSync, writeF
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseGwei, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { scrape, valueOf } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/wait.js';
-import { signTransfer } from '../helpers/transfer.js';
+import { sendUntilStopped } from '../helpers/transfer.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 const BLKIO = '/sys/fs/cgroup/blkio';
@@ -46,18 +45,7 @@ describe.skipIf(!canThrottle)('kill -9 with several sealed blocks waiting for a 
       writeFileSync(join(group, 'cgroup.procs'), String(node.child.pid));
       const url = node.url;
       const nonces = await Promise.all(senders.map(async (s) => Number(BigInt((await rpc(url, 'eth_getTransactionCount', [s.address, 'pending'])).result))));
-      let sending = true;
-      const load = Promise.all(
-        senders.map(async (s, i) => {
-          while (sending) {
-            const raw = await signTransfer(s, { to: privateKeyToAccount(generatePrivateKey()).address, nonce: nonces[i]!, maxFeePerGas: parseGwei('20') });
-            const r = await rpc(url, 'eth_sendRawTransaction', [raw]).catch(() => null);
-            if (!r || r.error) return;
-            accepted.push(r.result as Hex);
-            nonces[i]!++;
-          }
-        }),
-      );
+      const load = sendUntilStopped(url, senders, nonces, (h) => accepted.push(h));
       // Wait until commits hold several blocks and several sealed blocks are not durable yet.
       const state = async () => {
         const f = (await scrape(url)).families;
@@ -75,8 +63,7 @@ describe.skipIf(!canThrottle)('kill -9 with several sealed blocks waiting for a 
       expect(seen.batched).toBeGreaterThan(0);
       const durable = BigInt((await rpc(url, 'eth_getBlockByNumber', ['safe', false])).result.number);
       await node.kill('SIGKILL');
-      sending = false;
-      await load;
+      await load.stop();
 
       const verify = spawnSync(process.execPath, [bin, 'verify', '--datadir', datadir], { encoding: 'utf8' });
       expect(verify.stdout + verify.stderr, `round ${round}`).toContain('state root matches');

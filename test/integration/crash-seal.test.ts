@@ -12,12 +12,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseGwei } from 'viem';
-import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { devAccount, rpc } from '../helpers/node.js';
 import { spawnNode, type NodeProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
-import { signTransfer } from '../helpers/transfer.js';
+import { sendUntilStopped } from '../helpers/transfer.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'preconf-node.cjs');
 
@@ -39,17 +37,7 @@ describe('kill -9 during seals', () => {
       // Resume each sender at its nonce in this node's pending state (a kill may have
       // lost nothing, or the journal may hold what was sent).
       for (const [i, s] of senders.entries()) nonces[i] = Number(BigInt((await rpc(url, 'eth_getTransactionCount', [s.address, 'pending'])).result));
-      let sending = true;
-      const load = Promise.all(
-        senders.map(async (s, i) => {
-          while (sending) {
-            const raw = await signTransfer(s, { to: privateKeyToAccount(generatePrivateKey()).address, nonce: nonces[i]!, maxFeePerGas: parseGwei('20') });
-            const r = await rpc(url, 'eth_sendRawTransaction', [raw]).catch(() => null);
-            if (!r || r.error) return;
-            nonces[i]!++;
-          }
-        }),
-      );
+      const load = sendUntilStopped(url, senders, nonces);
       // Let several blocks seal, then kill at a moment that depends on the round.
       await waitFor(async () => BigInt((await rpc(url, 'eth_blockNumber')).result) >= startHead + 5n, 10_000, 'five seals');
       await new Promise((r) => setTimeout(r, 37 * round + 13)); // vary where in the seal cycle the kill lands
@@ -59,8 +47,7 @@ describe('kill -9 during seals', () => {
       const durable = BigInt((await rpc(url, 'eth_getBlockByNumber', ['safe', false])).result.number);
       const published = BigInt((await rpc(url, 'eth_blockNumber')).result);
       await node.kill('SIGKILL');
-      sending = false;
-      await load;
+      await load.stop();
 
       const verify = spawnSync(process.execPath, [bin, 'verify', '--datadir', datadir], { encoding: 'utf8' });
       expect(verify.stdout + verify.stderr, `round ${round}`).toContain('state root matches');

@@ -14,8 +14,8 @@ describe('--help', () => {
     expect(flagLines.length).toBeGreaterThan(50);
     const columns = new Set<number>();
     for (const line of flagLines) {
-      // The flag, an optional VALUE in capitals (KEY:VALUE as anvil names it), then at least two spaces before the text.
-      const m = /^( {2}--[a-z0-9-]+(?: [A-Z_[\],.:…]+)?) {2,}(\S)/.exec(line);
+      // The flag (dotted as op-rbuilder names its flashblocks flags), an optional VALUE in capitals (KEY:VALUE as anvil names it), then at least two spaces before the text.
+      const m = /^( {2}--[a-z0-9.-]+(?: [A-Z_[\],.:…]+)?) {2,}(\S)/.exec(line);
       expect(m, line).not.toBeNull();
       columns.add((m?.[0].length ?? 0) - 1);
     }

@@ -6,13 +6,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
+use crate::NativeNode;
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use parking_lot::{Mutex, RwLock};
+use preconf_chain::chain_state::ChainState;
 use preconf_chain::events::{ChainEvent, PoolInterest};
 use preconf_rpc::render::events as render;
+use preconf_rpc::render::flashblocks::{FlashblockStream, PreconfRoots};
 
 /// What the node reports to JavaScript, one payload (JSON text) each.
 #[napi(string_enum = "camelCase")]
@@ -34,6 +37,9 @@ pub enum EventKind {
     Logs,
     /// The hash of a transaction accepted into the pool (`newPendingTransactions`).
     Pooled,
+    /// The block being built as `FlashblocksPayloadV1`: index 0 when it opens, then one
+    /// per pre-confirmation (the `--flashblocks.port` endpoint).
+    FlashblocksV1,
 }
 
 impl EventKind {
@@ -89,11 +95,22 @@ pub struct Fanout {
     /// far (only the renderer thread uses them).
     logs: Mutex<render::LogCursor>,
     flashblocks: Mutex<render::FlashblockCursor>,
+    /// The `FlashblocksPayloadV1` stream and its state roots (renderer thread only).
+    flashblocks_v1: Mutex<(FlashblockStream, PreconfRoots)>,
+    /// Whether the stream computes a state root (and so a block hash) per message.
+    pub v1_roots: std::sync::atomic::AtomicBool,
 }
 
 impl Fanout {
-    pub fn new(pooled: PoolInterest) -> Self {
-        Self { hubs: RwLock::default(), pooled, logs: Mutex::default(), flashblocks: Mutex::default() }
+    pub fn new(pooled: PoolInterest, chain: Arc<ChainState>) -> Self {
+        Self {
+            hubs: RwLock::default(),
+            pooled,
+            logs: Mutex::default(),
+            flashblocks: Mutex::default(),
+            flashblocks_v1: Mutex::new((FlashblockStream::default(), PreconfRoots::new(chain))),
+            v1_roots: std::sync::atomic::AtomicBool::new(true),
+        }
     }
 
     pub fn add(&self, hub: EventHub) {
@@ -138,8 +155,19 @@ impl Fanout {
 
     fn deliver(&self, event: &ChainEvent) {
         match event {
-            ChainEvent::Preconfirmed { block, first_new, unix_ms, .. } => {
+            ChainEvent::Preconfirmed { block, first_new, unix_ms, changes } => {
                 self.emit(EventKind::Preconf, render::preconf_summary(block, *first_new));
+                if self.wants(EventKind::FlashblocksV1) {
+                    let (stream, roots) = &mut *self.flashblocks_v1.lock();
+                    let root = if stream.is_open() && self.v1_roots.load(Ordering::Relaxed) {
+                        roots.apply(block, changes)
+                    } else {
+                        None
+                    };
+                    if let Some(payload) = stream.preconfirmed(block, changes, root) {
+                        self.emit(EventKind::FlashblocksV1, payload);
+                    }
+                }
                 if self.wants(EventKind::Flashblock) {
                     let payload = self.flashblocks.lock().flashblock(block, *unix_ms);
                     self.emit(EventKind::Flashblock, payload);
@@ -168,13 +196,32 @@ impl Fanout {
                     }
                 }
             }
-            // Pollers see the block just opened; subscriptions announce pre-confirmations.
-            ChainEvent::Opened { .. } | ChainEvent::Durable { .. } => {}
+            // Pollers see the block just opened; subscriptions announce pre-confirmations,
+            // the flashblocks stream its index 0.
+            ChainEvent::Opened { block, changes, .. } => {
+                if self.wants(EventKind::FlashblocksV1) {
+                    let (stream, roots) = &mut *self.flashblocks_v1.lock();
+                    let root = self.v1_roots.load(Ordering::Relaxed).then(|| roots.opened(block, changes)).flatten();
+                    let payload = stream.opened(block, changes, root, roots.jovian(block));
+                    self.emit(EventKind::FlashblocksV1, payload);
+                }
+            }
+            ChainEvent::Durable { .. } => {}
             ChainEvent::Pooled { hash } => {
                 if self.wants(EventKind::Pooled) {
                     self.emit(EventKind::Pooled, format!("\"{hash:#x}\""));
                 }
             }
         }
+    }
+}
+
+#[napi]
+impl NativeNode {
+    /// Whether the `flashblocksV1` messages carry a state root and block hash per
+    /// pre-confirmation (on unless `--flashblocks.disable-state-root`).
+    #[napi]
+    pub fn set_flashblocks_state_root(&self, on: bool) {
+        self.fanout.v1_roots.store(on, Ordering::Relaxed);
     }
 }

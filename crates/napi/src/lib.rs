@@ -171,7 +171,7 @@ impl NativeNode {
     #[napi(factory)]
     pub fn open(options: NodeOptions) -> napi::Result<Self> {
         let node = Arc::new(Node::open(options.into_config()?).map_err(|e| napi::Error::from_reason(e.to_string()))?);
-        let fanout = Arc::new(Fanout::new(node.chain().events().pool_interest()));
+        let fanout = Arc::new(Fanout::new(node.chain().events().pool_interest(), node.chain().clone()));
         let events = node.chain().events().subscribe();
         let renderer = fanout.clone();
         std::thread::Builder::new()

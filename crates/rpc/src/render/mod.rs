@@ -4,6 +4,7 @@
 
 pub mod block;
 pub mod events;
+pub mod flashblocks;
 pub mod log;
 pub mod node;
 pub mod op;
