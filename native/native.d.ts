@@ -22,7 +22,10 @@ export declare class NativeNode {
   simulate(request: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync. */
   sendRawTransaction(raw: string): Promise<string | NativeFailure>
-  /** eth_sendTransaction for the dev chain's funded accounts. */
+  /**
+   * eth_sendTransaction for the dev chain's funded accounts, as `call` (nothing is
+   * admitted before every read it needs is held, so a first run cut short admits nothing).
+   */
   sendTransaction(request: string): Promise<string | NativeFailure>
   getLogs(filter: string, client?: number | undefined | null): Promise<string | NativeFailure>
   /** eth_getProof: `keys` are 0x storage keys as the request named them. */

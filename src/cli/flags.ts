@@ -49,13 +49,16 @@ function httpUrl(flag: string, v: string): string {
   return url.href;
 }
 
-/** A fork's upstream: HTTP only. The EVM reads state synchronously on its own thread, and
- *  the blocking client behind it speaks HTTP; providers serve the same API over both. */
+/** A fork's upstream: http(s):// or ws(s):// (anvil takes both). */
 function forkUrl(v: string): string {
-  if (/^wss?:\/\//i.test(v)) {
-    throw new Error(`--fork-url: WebSocket upstreams are not supported, got "${v}"; give the provider's http(s) endpoint (docs/fork.md)`);
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new Error(`--fork-url must be an http(s) or ws(s) URL (http://HOST:PORT, ws://HOST:PORT), got "${v}"`);
   }
-  return httpUrl('fork-url', v);
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) throw new Error(`--fork-url must be an http(s) or ws(s) URL, got "${v}"`);
+  return url.href;
 }
 
 function forkHeader(v: string): string {
@@ -401,7 +404,7 @@ export const FLAGS: Flag[] = [
   {
     name: 'fork-url',
     value: 'URL',
-    help: 'fork a live chain: its state at the fork block is read from this http(s) JSON-RPC endpoint as needed, and this node builds on that block (docs/fork.md)',
+    help: 'fork a live chain: its state at the fork block is read from this http(s) or ws(s) JSON-RPC endpoint as needed, and this node builds on that block (docs/fork.md)',
     apply: (c, v) => void (c.chain.forkUrl = forkUrl(v)),
   },
   {

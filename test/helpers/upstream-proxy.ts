@@ -15,17 +15,21 @@ export interface ProxyStats {
 
 export interface UpstreamProxy {
   url: string;
+  /** The same proxy over WebSocket. */
+  wsUrl: string;
+  port: number;
   stats(): Promise<ProxyStats>;
   reset(): Promise<void>;
   control(c: { mode?: 'pass' | 'stall' | '429' | 'drop'; delayMs?: number; fail?: number; hide?: string[] }): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startUpstreamProxy(upstream: string, delayMs = 0): Promise<UpstreamProxy> {
-  const child: ChildProcess = spawn(process.execPath, [join(here, 'upstream-proxy.mjs'), upstream, String(delayMs)], {
+/** `port`: listen there (a proxy started again where a stopped one was); default, a free one. */
+export async function startUpstreamProxy(upstream: string, delayMs = 0, port = 0): Promise<UpstreamProxy> {
+  const child: ChildProcess = spawn(process.execPath, [join(here, 'upstream-proxy.mjs'), upstream, String(delayMs), String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -34,10 +38,12 @@ export async function startUpstreamProxy(upstream: string, delayMs = 0): Promise
     });
     child.once('exit', (code) => reject(new Error(`proxy exited ${code}: ${out}`)));
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${listening}`;
   const post = async (path: string, body = '{}') => (await fetch(url + path, { method: 'POST', body })).text();
   return {
     url,
+    wsUrl: `ws://127.0.0.1:${listening}`,
+    port: listening,
     stats: async () => JSON.parse(await post('/__stats')) as ProxyStats,
     reset: async () => void (await post('/__reset')),
     control: async (c) => void (await post('/__control', JSON.stringify(c))),

@@ -3,11 +3,13 @@
 // the failure, and the node answers again once the upstream does.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startAnvil, type Anvil } from '../helpers/anvil.js';
-import { parseArgs } from '../../src/cli/index.js';
-import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
-import { startUpstreamProxy, type UpstreamProxy } from '../helpers/upstream-proxy.js';
+import type { Anvil } from '../helpers/anvil.js';
+import { parseArgs, type Config } from '../../src/cli/index.js';
+import { startForkNode, startProxiedUpstream, type ProxiedUpstream } from '../helpers/fork.js';
+import { rpc, type TestNode } from '../helpers/node.js';
+import type { UpstreamProxy } from '../helpers/upstream-proxy.js';
 
+let upstream: ProxiedUpstream;
 let anvil: Anvil;
 let proxy: UpstreamProxy;
 let t: TestNode;
@@ -16,24 +18,14 @@ const cold = (i: number) => `0x${(0xc0_1d00 + i).toString(16).padStart(40, '0')}
 const funded = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  proxy = await startUpstreamProxy(anvil.url);
-  t = await startTestNode({
-    configure: (cfg) => {
-      cfg.chain.forkUrl = proxy.url;
-      cfg.chain.forkTimeoutMs = 400;
-      cfg.chain.forkRetries = 2;
-      cfg.chain.forkRetryBackoffMs = 20;
-      cfg.chain.dev = true;
-      cfg.chain.blockTimeMs = 200;
-    },
-  });
+  upstream = await startProxiedUpstream();
+  ({ anvil, proxy } = upstream);
+  t = await startForkNode(proxy.url);
 }, 60_000);
 
 afterAll(async () => {
   await t?.stop();
-  await proxy?.stop();
-  await anvil?.stop();
+  await upstream?.stop();
 });
 
 describe('a failing fork upstream', () => {
@@ -107,17 +99,21 @@ describe('a failing fork upstream', () => {
 });
 
 describe('calls that need the upstream', () => {
-  it('cold calls and estimates wait on the upstream threads: a warm call is answered meanwhile', async () => {
+  it('cold calls, estimates, sends and access lists wait on the upstream threads: a warm call is answered meanwhile', async () => {
     const url = t.node.url;
     const warmCall = { from: funded, to: funded, data: '0x' };
     expect((await rpc(url, 'eth_call', [warmCall, 'latest'])).result).toBe('0x');
     await proxy.control({ mode: 'stall' });
     await proxy.reset();
-    // More than the four calls threads, all from this one client: waiting there, they would
-    // leave the warm call queued behind them until the upstream gave up.
+    // More than the four calls threads, and of each method (but the one send) more than this
+    // client may hold of them (three): waiting there, they would leave the warm call queued
+    // behind them until the upstream gave up.
     const calls: [string, unknown[]][] = [];
-    for (let i = 0; i < 6; i++) calls.push(['eth_call', [{ to: cold(20 + i), data: '0x' }, 'latest']]);
+    for (let i = 0; i < 3; i++) calls.push(['eth_call', [{ to: cold(20 + i), data: '0x' }, 'latest']]);
     calls.push(['eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest']]);
+    calls.push(['eth_sendTransaction', [{ from: funded, to: cold(31), value: '0x1' }]]);
+    for (let i = 0; i < 3; i++) calls.push(['eth_createAccessList', [{ from: funded, to: cold(32 + i), data: '0x' }, 'latest']]);
+    const nonce = BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result);
     let waiting = calls.length;
     const answers = calls.map(([method, params]) => rpc(url, method, params).finally(() => (waiting -= 1)));
     try {
@@ -136,15 +132,26 @@ describe('calls that need the upstream', () => {
     }
     expect((await rpc(url, 'eth_call', [{ to: cold(20), data: '0x' }, 'latest'])).result).toBe('0x');
     expect((await rpc(url, 'eth_estimateGas', [{ from: funded, to: cold(30), value: '0x1' }, 'latest'])).result).toBe('0x5208');
+    const listed = await rpc(url, 'eth_createAccessList', [{ from: funded, to: cold(32), data: '0x' }, 'latest']);
+    expect(listed.error).toBeUndefined();
+    expect(listed.result.gasUsed).toBe('0x5208');
+    // The send that failed admitted nothing (its first run, cut short, neither); sent again, it is admitted once.
+    expect(BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result)).toBe(nonce);
+    const sent = await rpc(url, 'eth_sendTransaction', [{ from: funded, to: cold(31), value: '0x1' }]);
+    expect(sent.error).toBeUndefined();
+    expect(BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result)).toBe(nonce + 1n);
+    await vi.waitFor(async () => expect((await rpc(url, 'eth_getTransactionReceipt', [sent.result])).result?.status).toBe('0x1'), { timeout: 5_000 });
+    expect((await rpc(url, 'eth_getBalance', [cold(31), 'latest'])).result).toBe('0x1');
   });
 });
 
-describe('an upstream this node cannot speak to', () => {
-  it('a WebSocket --fork-url is refused at start, saying only HTTP is supported', () => {
-    for (const url of ['ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {
-      expect(() => parseArgs(['--fork-url', url])).toThrow(/WebSocket upstreams are not supported.*http\(s\) endpoint/);
+describe('the upstream URL', () => {
+  it('takes http(s) and ws(s) URLs (WebSocket: fork-ws.test.ts) and refuses any other scheme at start', () => {
+    for (const url of ['http://127.0.0.1:8545', 'https://eth.example/v2/KEY', 'ws://127.0.0.1:8546', 'wss://eth.example/v2/KEY']) {
+      expect((parseArgs(['--fork-url', url]) as Config).chain.forkUrl).toBe(new URL(url).href);
     }
-    expect(() => parseArgs(['--fork-url', 'ftp://x'])).toThrow(/must be an http\(s\) URL/);
+    expect(() => parseArgs(['--fork-url', 'ftp://x'])).toThrow(/must be an http\(s\) or ws\(s\) URL/);
+    expect(() => parseArgs(['--fork-url', 'not a url'])).toThrow(/must be an http\(s\) or ws\(s\) URL/);
   });
 });
 

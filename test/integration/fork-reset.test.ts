@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestClient, http, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startAnvil, type Anvil } from '../helpers/anvil.js';
-import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { startForkNode } from '../helpers/fork.js';
+import { devAccount, rpc, type TestNode } from '../helpers/node.js';
 
 const target = '0x00000000000000000000000000000000000f0e5e' as Address;
 const funded = devAccount(0).address;
@@ -43,18 +44,7 @@ beforeAll(async () => {
   await mineTransfer(upstream.url, '0x888');
   late = await mineTransfer(upstream.url, '0x111');
   await mineTransfer(sibling.url, '0x333');
-  t = await startTestNode({
-    onDisk: true,
-    configure: (cfg) => {
-      cfg.chain.forkUrl = upstream.url;
-      cfg.chain.forkBlockNumber = Number(late);
-      cfg.chain.forkTimeoutMs = 400;
-      cfg.chain.forkRetries = 1;
-      cfg.chain.forkRetryBackoffMs = 20;
-      cfg.chain.dev = true;
-      cfg.chain.blockTimeMs = 200;
-    },
-  });
+  t = await startForkNode(upstream.url, { blockNumber: late, retries: 1, onDisk: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -80,6 +70,8 @@ describe('anvil_reset with forking parameters', () => {
     expect(await blockNumber(url)).toBeLessThanOrEqual(early + 1n);
     const upBlock = (await rpc(upstream.url, 'eth_getBlockByNumber', [hex(early), false])).result;
     expect((await rpc(url, 'eth_getBlockByNumber', [hex(early), false])).result.hash).toBe(upBlock.hash);
+    // The chain's first block is now that one (the node's info, as printed at start).
+    expect(t.node.chain.info().genesisHash).toBe(upBlock.hash);
     expect(await balance(url)).toBe('0x111');
     expect(await balance(url, hex(early))).toBe('0x111');
     // The dev accounts are funded again on the new fork.
@@ -103,6 +95,7 @@ describe('anvil_reset with forking parameters', () => {
     expect(await balance(t.node.url)).toBe('0x333');
     const upBlock = (await rpc(sibling.url, 'eth_getBlockByNumber', [hex(latest), false])).result;
     expect((await rpc(t.node.url, 'eth_getBlockByNumber', [hex(latest), false])).result.hash).toBe(upBlock.hash);
+    expect(t.node.chain.info().genesisHash).toBe(upBlock.hash);
     // Only a block number: the same upstream (now the sibling) at that block.
     await testClient().reset({ blockNumber: latest - 1n });
     expect(await blockNumber(t.node.url)).toBeLessThanOrEqual(latest);

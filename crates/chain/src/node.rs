@@ -134,8 +134,10 @@ impl Node {
         &self.chain
     }
 
+    /// The chain's first block: genesis, or on a fork the fork block. `anvil_reset` with
+    /// `forking` seeds another one into the wiped store, which records it: read there.
     pub fn genesis_hash(&self) -> B256 {
-        self.genesis_hash
+        self.chain.store().genesis_hash().ok().flatten().unwrap_or(self.genesis_hash)
     }
 
     /// A cluster's node starts leading: the builder continues the block the log shows open

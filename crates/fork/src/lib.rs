@@ -9,9 +9,11 @@ mod history;
 mod keys;
 mod limit;
 mod prestate;
+mod resolve;
 mod state;
 mod transport;
 mod values;
+mod ws;
 
 use std::collections::HashSet;
 use std::sync::Arc;

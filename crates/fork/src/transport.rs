@@ -1,6 +1,6 @@
-//! JSON-RPC over HTTP to the upstream: every request a batch, each attempt under the
-//! request timeout and the rate limit, retried with a growing backoff when the upstream
-//! stalls, breaks the connection, answers 429/5xx or a rate-limit error.
+//! JSON-RPC over HTTP or WebSocket to the upstream: every request a batch, each attempt
+//! under the request timeout and the rate limit, retried with a growing backoff when the
+//! upstream stalls, breaks the connection, answers 429/5xx or a rate-limit error.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -9,6 +9,8 @@ use preconf_chain::error::{UpstreamError, UpstreamFailure};
 use serde_json::{json, Value};
 
 use crate::limit::RateLimit;
+use crate::resolve::KeptResolver;
+use crate::ws::{WsError, WsLink};
 use crate::ForkOptions;
 
 /// One JSON-RPC call of a batch.
@@ -27,8 +29,14 @@ impl Call {
 /// Each call's answer, in the order asked.
 pub type Answers = Vec<Result<Value, UpstreamFailure>>;
 
+/// How requests reach the upstream.
+enum Link {
+    Http(ureq::Agent),
+    Ws(Box<WsLink>),
+}
+
 pub struct Transport {
-    agent: ureq::Agent,
+    link: Link,
     url: String,
     /// The URL without credentials, path or query (API keys live there).
     name: String,
@@ -37,7 +45,7 @@ pub struct Transport {
     backoff: Duration,
     timeout_ms: u64,
     limit: Option<RateLimit>,
-    /// HTTP requests sent (each a batch), for the logs and tests.
+    /// Requests sent (each a batch: an HTTP request or a WebSocket message), for the logs and tests.
     pub requests: AtomicU64,
 }
 
@@ -47,15 +55,27 @@ pub const MAX_BATCH: usize = 100;
 impl Transport {
     pub fn new(options: &ForkOptions) -> Result<Self, UpstreamError> {
         let name = upstream_name(&options.url);
-        if !(options.url.starts_with("http://") || options.url.starts_with("https://")) {
-            return Err(UpstreamError { upstream: name, failure: UpstreamFailure::Scheme });
-        }
-        let config = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(options.timeout_ms)))
-            .http_status_as_error(false)
-            .build();
+        let timeout = Duration::from_millis(options.timeout_ms);
+        let scheme = options.url.split_once("://").map_or("", |(s, _)| s).to_ascii_lowercase();
+        let link = match scheme.as_str() {
+            "http" | "https" => {
+                let config =
+                    ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build();
+                let connector = ureq::unversioned::transport::DefaultConnector::new();
+                Link::Http(ureq::Agent::with_parts(config, connector, KeptResolver::default()))
+            }
+            "ws" | "wss" => {
+                Link::Ws(Box::new(WsLink::new(&options.url, &options.headers, timeout).map_err(|reason| {
+                    UpstreamError {
+                        upstream: name.clone(),
+                        failure: UpstreamFailure::Transport { reason, attempts: 0 },
+                    }
+                })?))
+            }
+            _ => return Err(UpstreamError { upstream: name, failure: UpstreamFailure::Scheme }),
+        };
         Ok(Self {
-            agent: config.into(),
+            link,
             url: options.url.clone(),
             name,
             headers: options.headers.clone(),
@@ -108,7 +128,26 @@ impl Transport {
     /// One attempt; the failure says whether another attempt may succeed.
     fn send(&self, body: &str, calls: &[Call], attempts: u32) -> Result<Answers, (UpstreamFailure, bool)> {
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let mut request = self.agent.post(&self.url).header("content-type", "application/json");
+        let text = match &self.link {
+            Link::Http(agent) => self.post(agent, body, attempts)?,
+            Link::Ws(ws) => ws.exchange(body).map_err(|e| self.ws_failure(e, attempts))?,
+        };
+        parse_batch(&text, calls, attempts)
+    }
+
+    /// A WebSocket failure as an HTTP one would be: the same errors, the same retries.
+    fn ws_failure(&self, e: WsError, attempts: u32) -> (UpstreamFailure, bool) {
+        match e {
+            WsError::Timeout => (UpstreamFailure::Timeout { ms: self.timeout_ms, attempts }, true),
+            WsError::Broken(reason) => (UpstreamFailure::Transport { reason, attempts }, true),
+            WsError::Status(429) => (UpstreamFailure::RateLimited { status: 429, attempts }, true),
+            WsError::Status(status) => (UpstreamFailure::Http { status }, status >= 500),
+        }
+    }
+
+    /// One HTTP POST of `body`; the answer's text.
+    fn post(&self, agent: &ureq::Agent, body: &str, attempts: u32) -> Result<String, (UpstreamFailure, bool)> {
+        let mut request = agent.post(&self.url).header("content-type", "application/json");
         for (k, v) in &self.headers {
             request = request.header(k, v);
         }
@@ -129,7 +168,7 @@ impl Transport {
         if !(200..300).contains(&status) {
             return Err((UpstreamFailure::Http { status }, false));
         }
-        parse_batch(&text, calls, attempts)
+        Ok(text)
     }
 
     fn transport_failure(&self, e: ureq::Error, attempts: u32) -> UpstreamFailure {

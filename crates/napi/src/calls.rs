@@ -1,13 +1,12 @@
 //! Work off the event loop: calls, estimates, simulation, submissions, log and fee scans.
 
-use napi::bindgen_prelude::{Either, PromiseRaw};
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use preconf_rpc::params;
 use preconf_rpc::render::{self, simulate, to_json};
 
 use crate::failure::NativeFailure;
-use crate::work::{self, Class};
+use crate::work::Class;
 use crate::NativeNode;
 
 #[napi]
@@ -37,47 +36,6 @@ impl NativeNode {
     pub fn max_priority_fee_per_gas(&self) -> Either<String, NativeFailure> {
         self.sync(|n| Ok(render::quantity(n.api().fees.suggested_tip()?)))
     }
-
-    /// eth_call on a calls thread; on a fork, one that meets state only the upstream has
-    /// runs again on an upstream thread (`work::run_or_defer`).
-    #[napi]
-    pub fn call<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        let node = self.node.clone();
-        work::run_or_defer(env, Class::Calls, client, move || {
-            let p: params::CallParams = params::json(&request, "call request")?;
-            let out = node.api().execution.call(
-                &p.tx,
-                params::block(&p.block)?,
-                p.state_overrides.as_ref(),
-                p.block_overrides.as_ref(),
-            )?;
-            Ok(format!("\"{out}\""))
-        })
-    }
-
-    /// eth_estimateGas, as `call`.
-    #[napi]
-    pub fn estimate_gas<'env>(
-        &self,
-        env: &'env Env,
-        request: String,
-        client: Option<u32>,
-    ) -> napi::Result<PromiseRaw<'env, Either<String, NativeFailure>>> {
-        let node = self.node.clone();
-        work::run_or_defer(env, Class::Calls, client, move || {
-            let p: params::EstimateParams = params::json(&request, "estimate request")?;
-            Ok(render::quantity(node.api().execution.estimate_gas(
-                &p.tx,
-                params::block(&p.block)?,
-                p.state_overrides.as_ref(),
-            )?))
-        })
-    }
 }
 
 /// eth_sendRawTransaction's work, wherever it runs: decode, admit to the pool, the hash.
@@ -86,6 +44,25 @@ fn submit_raw(n: &preconf_chain::Node, raw: &str) -> preconf_chain::ChainResult<
 }
 
 work_methods! {
+    #[doc = " eth_call on a calls thread; on a fork, one that meets state only the upstream has"]
+    #[doc = " runs again on an upstream thread (`work::run_or_defer`)."]
+    fn call(request: String) per client on Class::Calls, then Class::Upstream => |n| {
+        let p: params::CallParams = params::json(&request, "call request")?;
+        let out = n.api().execution.call(
+            &p.tx,
+            params::block(&p.block)?,
+            p.state_overrides.as_ref(),
+            p.block_overrides.as_ref(),
+        )?;
+        Ok(format!("\"{out}\""))
+    };
+
+    #[doc = " eth_estimateGas, as `call`."]
+    fn estimate_gas(request: String) per client on Class::Calls, then Class::Upstream => |n| {
+        let p: params::EstimateParams = params::json(&request, "estimate request")?;
+        Ok(render::quantity(n.api().execution.estimate_gas(&p.tx, params::block(&p.block)?, p.state_overrides.as_ref())?))
+    };
+
     fn simulate(request: String) per client on Class::Simulate => |n| {
         let p: params::SimulateParams = params::json(&request, "simulation request")?;
         let blocks = n.api().execution.simulate(&p.payload, params::block(&p.block)?)?;
@@ -95,8 +72,9 @@ work_methods! {
     #[doc = " eth_sendRawTransaction on a submit thread: with a journal it waits for the fdatasync."]
     fn send_raw_transaction(raw: String) on Class::Submit => |n| submit_raw(n, &raw);
 
-    #[doc = " eth_sendTransaction for the dev chain's funded accounts."]
-    fn send_transaction(request: String) on Class::Calls => |n| {
+    #[doc = " eth_sendTransaction for the dev chain's funded accounts, as `call` (nothing is"]
+    #[doc = " admitted before every read it needs is held, so a first run cut short admits nothing)."]
+    fn send_transaction(request: String) on Class::Calls, then Class::Upstream => |n| {
         let tx = params::json(&request, "transaction")?;
         Ok(format!("\"{:#x}\"", n.api().submit.send_transaction(&tx)?))
     };

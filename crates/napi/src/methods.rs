@@ -8,6 +8,7 @@
 //!     #[doc = " What it answers (lands in native.d.ts)."]
 //!     fn name(arg: String, other: Option<String>) per client on Class::Calls => |n| body;
 //!     fn dev_thing(arg: String) on Class::Submit, with dev => |d| body;
+//!     fn call_like(arg: String) per client on Class::Calls, then Class::Upstream => |n| body;
 //! }
 //! ```
 //!
@@ -15,7 +16,10 @@
 //! type generator as a raw string, which it would print with its `r"`.
 //!
 //! `per client` adds the last argument `client: Option<u32>`, whose turn the work takes;
-//! `with f` hands the body `f(node)?` (the dev methods' `DevApi`) instead of the node. Each
+//! `with f` hands the body `f(node)?` (the dev methods' `DevApi`) instead of the node.
+//! `then C` is for work that may meet a forked chain's upstream (a call, an estimate): it
+//! runs first on `class` without waiting for the upstream, and when it would have to, again
+//! from the start on a thread of `C` (`work::run_or_defer`); its body must be `Fn`. Each
 //! invocation is one `#[napi] impl NativeNode` block (`NativeNode` as the invoking file
 //! imports it), so the bodies stay in the files of their concern.
 
@@ -23,7 +27,7 @@ macro_rules! work_methods {
     ($(
         $(#[doc = $doc:literal])*
         fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(per $client:ident)? on $class:expr
-            $(, with $with:path)? => |$n:ident| $body:expr;
+            $(, with $with:path)? $(, then $then:expr)? => |$n:ident| $body:expr;
     )*) => {
         #[napi_derive::napi]
         impl NativeNode {
@@ -42,13 +46,19 @@ macro_rules! work_methods {
                     >,
                 > {
                     let client: $crate::work::ClientKey = work_methods!(@client $($client)?);
-                    self.spawn_for(env, $class, client, move |node| {
-                        work_methods!(@with node, $n, $body $(, $with)?)
-                    })
+                    let work = move |node: &preconf_chain::Node| work_methods!(@with node, $n, $body $(, $with)?);
+                    work_methods!(@spawn [$($then)?] self, env, $class, client, work)
                 }
             )*
         }
     };
+    (@spawn [] $s:tt, $env:ident, $class:expr, $client:ident, $work:ident) => {
+        $s.spawn_for($env, $class, $client, $work)
+    };
+    (@spawn [$then:expr] $s:tt, $env:ident, $class:expr, $client:ident, $work:ident) => {{
+        let node = $s.node.clone();
+        $crate::work::run_or_defer($env, $class, $then, $client, move || $work(&node))
+    }};
     (@client $client:ident) => { $client };
     (@client) => { None };
     (@with $node:ident, $n:ident, $body:expr) => {{

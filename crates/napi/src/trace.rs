@@ -36,7 +36,7 @@ work_methods! {
         trace::block_traces(out, tracing.max_bytes())
     };
 
-    fn create_access_list(request: String) per client on Class::Calls => |n| {
+    fn create_access_list(request: String) per client on Class::Calls, then Class::Upstream => |n| {
         let p: params::AccessListParams = params::json(&request, "access list request")?;
         let out =
             n.api().tracing.create_access_list(&p.tx, params::block(&p.block)?, p.state_overrides.as_ref())?;

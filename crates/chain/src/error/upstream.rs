@@ -31,7 +31,7 @@ pub enum UpstreamFailure {
     #[error("{method} returned an unreadable answer: {reason}")]
     Malformed { method: &'static str, reason: String },
     /// The fork URL's scheme is not one this node speaks.
-    #[error("unsupported URL scheme (http:// and https:// are supported)")]
+    #[error("unsupported URL scheme (http://, https://, ws:// and wss:// are supported)")]
     Scheme,
     /// The store's fork is another upstream's, or another block.
     #[error("the datadir holds a fork of {stored} at block {block}; start it with that --fork-url and block, or another datadir")]
