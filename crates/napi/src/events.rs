@@ -182,6 +182,11 @@ impl Fanout {
             }
             ChainEvent::Sealed { block, .. } => {
                 self.emit(EventKind::Head, render::head_summary(block));
+                if self.wants(EventKind::FlashblocksV1) {
+                    if let Some(payload) = self.flashblocks_v1.lock().stream.sealed(block) {
+                        self.emit(EventKind::FlashblocksV1, payload);
+                    }
+                }
                 if self.wants(EventKind::NewHead) {
                     self.emit(EventKind::NewHead, render::new_head(block));
                 }

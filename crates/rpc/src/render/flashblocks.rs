@@ -88,6 +88,8 @@ struct Open {
     /// another way, as the test methods can make it, from one that grew).
     sent: usize,
     last_hash: Option<B256>,
+    /// The `block_hash` of the last message (zero without state roots).
+    last_block_hash: B256,
     /// Index 0 went out.
     begun: bool,
 }
@@ -146,6 +148,7 @@ impl FlashblockStream {
             last_preconf: start,
             sent: 0,
             last_hash: None,
+            last_block_hash: B256::ZERO,
             begun: false,
         });
         self.render(block, changes, state_root).unwrap_or_default()
@@ -185,6 +188,27 @@ impl FlashblockStream {
                 None
             }
         }
+    }
+
+    /// The block was sealed. Its header can differ from the last pre-confirmation's by what
+    /// the seal alone adds: on an Ethereum chain from Prague the post-block system calls
+    /// (EIP-7002/7251 queues) can change state and bring requests (EIP-7685), which change
+    /// the state root and the requests hash. Then one more message, with no transactions,
+    /// carries the sealed header's roots and hash, so the payload still ends at the sealed
+    /// block. Nothing when the last message already names it (every OP block: no such
+    /// calls), or without state roots (no hash to compare).
+    pub fn sealed(&mut self, block: &BlockData) -> Option<String> {
+        let open = self.open.as_ref()?;
+        let hash = block.hash?;
+        let complete = open.number == block.header.number && open.sent == block.txs.len() && open.begun;
+        if !complete || open.last_block_hash.is_zero() || open.last_block_hash == hash {
+            return None;
+        }
+        let mut last = block.clone();
+        last.preconf_index = Some(open.last_preconf + 1);
+        // `render` hashes the header with the root it is given: the sealed one.
+        let root = block.header.state_root;
+        self.render(&last, &StateChanges::default(), Some(root))
     }
 
     /// Whether a block is open on the stream (the roots are worth computing).
@@ -245,6 +269,7 @@ impl FlashblockStream {
         };
         let message = FlashblocksPayloadV1 { payload_id: open.payload_id, index, base, diff, metadata };
         open.last_preconf = open.start + index;
+        open.last_block_hash = block_hash;
         open.begun = true;
         open.sent = block.txs.len();
         open.last_hash = block.txs.last().map(|t| t.hash());

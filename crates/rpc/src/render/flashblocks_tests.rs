@@ -170,3 +170,27 @@ fn a_block_opened_again_is_never_published_under_an_id_already_used() {
     assert_eq!(ids[0], standalone_payload_id(&version(&txs, 0).header));
     assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
 }
+
+#[test]
+fn a_seal_that_changes_the_header_gets_one_more_message_naming_the_sealed_block() {
+    let mut stream = FlashblockStream::default();
+    let txs = TxList::from(vec![transfer(0), transfer(1)]);
+    let root = B256::with_last_byte(0xa1);
+    stream.opened(&version(&txs, 0), &StateChanges::default(), Some(root), false);
+    let last = decode(stream.preconfirmed(&version(&txs, 1), &StateChanges::default(), Some(root)).unwrap().as_bytes())
+        .unwrap();
+    // Sealed as the last pre-confirmation showed it: nothing more to say.
+    let mut same = version(&txs, 1);
+    same.header.state_root = root;
+    same.hash = Some(same.header.hash_slow());
+    assert_eq!(same.hash, Some(last.diff.block_hash));
+    assert_eq!(stream.sealed(&same), None);
+    // Sealed with what post-block system calls add (a state change, a requests hash).
+    let mut sealed = version(&txs, 1);
+    sealed.header.state_root = B256::with_last_byte(0xa2);
+    sealed.header.requests_hash = Some(B256::with_last_byte(0x77));
+    sealed.hash = Some(sealed.header.hash_slow());
+    let m = decode(stream.sealed(&sealed).expect("one more message").as_bytes()).unwrap();
+    assert_eq!((m.index, m.payload_id, m.diff.transactions.len()), (2, last.payload_id, 0));
+    assert_eq!((m.diff.state_root, Some(m.diff.block_hash)), (sealed.header.state_root, sealed.hash));
+}
