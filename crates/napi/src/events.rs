@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock};
 use preconf_chain::chain_state::ChainState;
 use preconf_chain::events::{ChainEvent, PoolInterest};
 use preconf_rpc::render::events as render;
-use preconf_rpc::render::flashblocks::{FlashblockStream, PreconfRoots};
+use preconf_rpc::render::flashblocks::FlashblocksV1;
 
 /// What the node reports to JavaScript, one payload (JSON text) each.
 #[napi(string_enum = "camelCase")]
@@ -96,7 +96,7 @@ pub struct Fanout {
     logs: Mutex<render::LogCursor>,
     flashblocks: Mutex<render::FlashblockCursor>,
     /// The `FlashblocksPayloadV1` stream and its state roots (renderer thread only).
-    flashblocks_v1: Mutex<(FlashblockStream, PreconfRoots)>,
+    flashblocks_v1: Mutex<FlashblocksV1>,
     /// Whether the stream computes a state root (and so a block hash) per message.
     pub v1_roots: std::sync::atomic::AtomicBool,
 }
@@ -108,7 +108,7 @@ impl Fanout {
             pooled,
             logs: Mutex::default(),
             flashblocks: Mutex::default(),
-            flashblocks_v1: Mutex::new((FlashblockStream::default(), PreconfRoots::new(chain))),
+            flashblocks_v1: Mutex::new(FlashblocksV1::new(chain)),
             v1_roots: std::sync::atomic::AtomicBool::new(true),
         }
     }
@@ -158,13 +158,8 @@ impl Fanout {
             ChainEvent::Preconfirmed { block, first_new, unix_ms, changes } => {
                 self.emit(EventKind::Preconf, render::preconf_summary(block, *first_new));
                 if self.wants(EventKind::FlashblocksV1) {
-                    let (stream, roots) = &mut *self.flashblocks_v1.lock();
-                    let root = if stream.is_open() && self.v1_roots.load(Ordering::Relaxed) {
-                        roots.apply(block, changes)
-                    } else {
-                        None
-                    };
-                    if let Some(payload) = stream.preconfirmed(block, changes, root) {
+                    let with_roots = self.v1_roots.load(Ordering::Relaxed);
+                    if let Some(payload) = self.flashblocks_v1.lock().preconfirmed(block, changes, with_roots) {
                         self.emit(EventKind::FlashblocksV1, payload);
                     }
                 }
@@ -187,6 +182,11 @@ impl Fanout {
             }
             ChainEvent::Sealed { block, .. } => {
                 self.emit(EventKind::Head, render::head_summary(block));
+                if self.wants(EventKind::FlashblocksV1) {
+                    if let Some(payload) = self.flashblocks_v1.lock().stream.sealed(block) {
+                        self.emit(EventKind::FlashblocksV1, payload);
+                    }
+                }
                 if self.wants(EventKind::NewHead) {
                     self.emit(EventKind::NewHead, render::new_head(block));
                 }
@@ -200,9 +200,8 @@ impl Fanout {
             // the flashblocks stream its index 0.
             ChainEvent::Opened { block, changes, .. } => {
                 if self.wants(EventKind::FlashblocksV1) {
-                    let (stream, roots) = &mut *self.flashblocks_v1.lock();
-                    let root = self.v1_roots.load(Ordering::Relaxed).then(|| roots.opened(block, changes)).flatten();
-                    let payload = stream.opened(block, changes, root, roots.jovian(block));
+                    let with_roots = self.v1_roots.load(Ordering::Relaxed);
+                    let payload = self.flashblocks_v1.lock().opened(block, changes, with_roots);
                     self.emit(EventKind::FlashblocksV1, payload);
                 }
             }

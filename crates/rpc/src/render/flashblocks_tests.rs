@@ -130,3 +130,67 @@ fn jovian_diffs_carry_the_da_footprint() {
     let m = decode(stream.opened(&block, &StateChanges::default(), None, true).as_bytes()).unwrap();
     assert_eq!(m.diff.blob_gas_used, Some(40_000));
 }
+
+#[test]
+fn a_payload_started_mid_block_is_a_new_payload_of_that_block() {
+    let mut stream = FlashblockStream::default();
+    let txs = TxList::from(vec![transfer(0), transfer(1), transfer(2)]);
+    // Taken up at the block's pre-confirmation 3 (a new leader, a late replica): index 0
+    // with the base and every transaction so far, under the id of "this block from 3".
+    let block = version(&txs, 3);
+    let first = decode(stream.opened(&block, &balance_change(1, 5), None, false).as_bytes()).unwrap();
+    assert_eq!((first.index, first.base.is_some(), first.diff.transactions.len()), (0, true, 3));
+    assert_eq!(first.payload_id, payload_id_from(&block.header, 3));
+    assert_ne!(first.payload_id, standalone_payload_id(&block.header));
+    let mut sequence = Sequence::start(first).unwrap();
+    // An older version (the renderer runs behind) is already covered; the next continues.
+    assert_eq!(stream.follows(&version(&TxList::from(vec![transfer(0)]), 2)), Follow::Covered);
+    assert_eq!(stream.preconfirmed(&version(&txs, 3), &StateChanges::default(), None), None);
+    let more = txs.appended(&[transfer(3)]);
+    assert_eq!(stream.follows(&version(&more, 4)), Follow::Next);
+    let next =
+        decode(stream.preconfirmed(&version(&more, 4), &StateChanges::default(), None).unwrap().as_bytes()).unwrap();
+    assert_eq!((next.index, next.diff.transactions.len()), (1, 1));
+    assert!(sequence.push(next).unwrap());
+    let all: Vec<_> = more.iter().map(|t| alloy_primitives::Bytes::from(t.tx.encoded_2718())).collect();
+    assert_eq!(sequence.transactions, all);
+    // A pre-confirmation skipped is a break: the block starts over.
+    assert_eq!(stream.follows(&version(&more, 6)), Follow::Break);
+}
+
+#[test]
+fn a_block_opened_again_is_never_published_under_an_id_already_used() {
+    let mut stream = FlashblockStream::default();
+    let txs = TxList::from(vec![transfer(0)]);
+    // A rewind opens the same block (same parent, number, timestamp) again.
+    let ids: Vec<_> = (0..3)
+        .map(|_| decode(stream.opened(&version(&txs, 0), &StateChanges::default(), None, false).as_bytes()).unwrap())
+        .map(|m| m.payload_id)
+        .collect();
+    assert_eq!(ids[0], standalone_payload_id(&version(&txs, 0).header));
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+}
+
+#[test]
+fn a_seal_that_changes_the_header_gets_one_more_message_naming_the_sealed_block() {
+    let mut stream = FlashblockStream::default();
+    let txs = TxList::from(vec![transfer(0), transfer(1)]);
+    let root = B256::with_last_byte(0xa1);
+    stream.opened(&version(&txs, 0), &StateChanges::default(), Some(root), false);
+    let last = decode(stream.preconfirmed(&version(&txs, 1), &StateChanges::default(), Some(root)).unwrap().as_bytes())
+        .unwrap();
+    // Sealed as the last pre-confirmation showed it: nothing more to say.
+    let mut same = version(&txs, 1);
+    same.header.state_root = root;
+    same.hash = Some(same.header.hash_slow());
+    assert_eq!(same.hash, Some(last.diff.block_hash));
+    assert_eq!(stream.sealed(&same), None);
+    // Sealed with what post-block system calls add (a state change, a requests hash).
+    let mut sealed = version(&txs, 1);
+    sealed.header.state_root = B256::with_last_byte(0xa2);
+    sealed.header.requests_hash = Some(B256::with_last_byte(0x77));
+    sealed.hash = Some(sealed.header.hash_slow());
+    let m = decode(stream.sealed(&sealed).expect("one more message").as_bytes()).unwrap();
+    assert_eq!((m.index, m.payload_id, m.diff.transactions.len()), (2, last.payload_id, 0));
+    assert_eq!((m.diff.state_root, Some(m.diff.block_hash)), (sealed.header.state_root, sealed.hash));
+}
