@@ -30,6 +30,7 @@ use alloy_rlp::{BufMut, Decodable, Encodable, RlpDecodable, RlpEncodable};
 
 use crate::changes::StateChanges;
 use crate::store::change_sets::{decode_changes, encode_changes, ChangeSetError};
+use crate::store::codec::TrailingNonce;
 use crate::types::{BlockData, ExecutedTx};
 
 pub const VERSION: u8 = 1;
@@ -351,7 +352,7 @@ struct TxRecordRef<'a> {
     cumulative_gas_used: u64,
     gas_used: u64,
     logs: &'a Vec<Log>,
-    deposit_nonce: Option<u64>,
+    deposit_nonce: Option<TrailingNonce>,
 }
 
 #[derive(RlpDecodable)]
@@ -363,7 +364,7 @@ struct TxRecord {
     cumulative_gas_used: u64,
     gas_used: u64,
     logs: Vec<Log>,
-    deposit_nonce: Option<u64>,
+    deposit_nonce: Option<TrailingNonce>,
 }
 
 fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
@@ -382,7 +383,7 @@ fn encode_tx(t: &ExecutedTx, out: &mut dyn BufMut) {
         cumulative_gas_used: t.receipt.cumulative_gas_used,
         gas_used: t.gas_used,
         logs: &t.receipt.logs,
-        deposit_nonce: t.deposit_nonce,
+        deposit_nonce: t.deposit_nonce.map(TrailingNonce),
     }
     .encode(out);
 }
@@ -400,7 +401,7 @@ fn decode_txs(buf: &mut &[u8]) -> Result<Vec<Arc<ExecutedTx>>, CodecError> {
             other => return Err(CodecError::ReceiptStatus(other.len())),
         };
         let receipt = Receipt { status, cumulative_gas_used: r.cumulative_gas_used, logs: r.logs };
-        let deposit_nonce = r.deposit_nonce;
+        let deposit_nonce = r.deposit_nonce.map(|n| n.0);
         txs.push(Arc::new(ExecutedTx { tx, sender: r.sender, receipt, gas_used: r.gas_used, deposit_nonce }));
     }
     Ok(txs)

@@ -348,3 +348,23 @@ fn the_publisher_refuses_a_stream_of_another_chain_or_ahead_of_it() {
     publisher.reset(Some(StreamMark { number: 0, hash: genesis })).unwrap();
     let _ = Arc::clone(pair.leader.chain());
 }
+
+#[test]
+fn an_op_chain_replica_follows_blocks_that_open_with_a_deposit() {
+    let op = |c: ChainConfig| ChainConfig { optimism: true, ..c };
+    let mut pair = Pair::new(op(leader_config()), op(replica_config(None)), 1024);
+    pair.publisher.reset(None).unwrap();
+    pair.send(0, None, 0, COUNTER_INIT);
+    pair.send(1, Some(Address::repeat_byte(0x42)), 7, "");
+    pair.follow_to(3);
+    assert_same_chain(&pair.leader, &pair.replica, 3);
+    // Block 1's L1-info deposit is its depositor's first: its receipt records nonce 0,
+    // on the leader and on the replica (a trailing RLP 0 once read back as no nonce).
+    for node in [&pair.leader, &pair.replica] {
+        for n in 1..=3u64 {
+            let receipts = node.chain().view().snapshot.receipts(n).unwrap().unwrap().receipts;
+            let deposit = preconf_op::receipt::decode_2718(&receipts[0]).unwrap();
+            assert_eq!(deposit.deposit_nonce, Some(n - 1), "block {n}");
+        }
+    }
+}

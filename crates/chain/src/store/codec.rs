@@ -27,6 +27,40 @@ pub struct StoredReceipts {
     pub receipts: Vec<Bytes>,
 }
 
+/// A deposit receipt's nonce as the last, optional field of a stored or streamed record.
+/// alloy-rlp's `trailing` reads 0x80 as "absent", which is also how a plain `u64` 0 encodes,
+/// so nonce 0 (a chain's first deposit) would come back as no nonce. It is written as a
+/// one-item list (`[nonce]`, never 0x80); a bare integer, as records before this were
+/// written, is still read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrailingNonce(pub u64);
+
+impl alloy_rlp::Encodable for TrailingNonce {
+    fn encode(&self, out: &mut dyn alloy_rlp::BufMut) {
+        alloy_rlp::Header { list: true, payload_length: self.0.length() }.encode(out);
+        self.0.encode(out);
+    }
+
+    fn length(&self) -> usize {
+        let payload = self.0.length();
+        alloy_rlp::length_of_length(payload) + payload
+    }
+}
+
+impl alloy_rlp::Decodable for TrailingNonce {
+    fn decode(buf: &mut &[u8]) -> alloy_rlp::Result<Self> {
+        if buf.first().is_some_and(|&b| b < alloy_rlp::EMPTY_LIST_CODE) {
+            return u64::decode(buf).map(Self);
+        }
+        let mut body = alloy_rlp::Header::decode_bytes(buf, true)?;
+        let nonce = u64::decode(&mut body)?;
+        if !body.is_empty() {
+            return Err(alloy_rlp::Error::UnexpectedLength);
+        }
+        Ok(Self(nonce))
+    }
+}
+
 /// The version byte of receipts stored without their blooms. Schema-2 stores hold the
 /// EIP-2718 receipts themselves, an RLP list, whose first byte is 0xc0 or above.
 const COMPACT_RECEIPTS: u8 = 1;
@@ -42,7 +76,7 @@ struct CompactReceipt {
     status: Bytes,
     cumulative_gas_used: u64,
     logs: Vec<alloy_primitives::Log>,
-    deposit_nonce: Option<u64>,
+    deposit_nonce: Option<TrailingNonce>,
 }
 
 /// Receipts as the store writes them: `COMPACT_RECEIPTS` then the RLP list of compact ones.
@@ -57,6 +91,7 @@ pub fn encode_receipts(receipts: &StoredReceipts) -> Option<Vec<u8>> {
             Eip658Value::PostState(root) => Bytes::copy_from_slice(root.as_slice()),
         };
         let (ty, cumulative_gas_used, deposit_nonce) = (decoded.ty, receipt.cumulative_gas_used, decoded.deposit_nonce);
+        let deposit_nonce = deposit_nonce.map(TrailingNonce);
         compact.push(CompactReceipt { ty, status, cumulative_gas_used, logs: receipt.logs, deposit_nonce });
     }
     let mut out = vec![COMPACT_RECEIPTS];
@@ -77,7 +112,7 @@ pub fn decode_receipts(bytes: &[u8]) -> Option<StoredReceipts> {
             _ => return None,
         };
         let receipt = Receipt { status, cumulative_gas_used: c.cumulative_gas_used, logs: c.logs };
-        receipts.push(Bytes::from(preconf_op::receipt::encode_2718(c.ty, receipt, c.deposit_nonce)?));
+        receipts.push(Bytes::from(preconf_op::receipt::encode_2718(c.ty, receipt, c.deposit_nonce.map(|n| n.0))?));
     }
     Some(StoredReceipts { receipts })
 }
@@ -198,5 +233,24 @@ mod tests {
         let back = decode_receipts(&encode_receipts(&receipts).unwrap()).unwrap();
         assert_eq!(back.receipts, receipts.receipts);
         assert_eq!(preconf_op::receipt::decode_2718(&back.receipts[0]).unwrap().deposit_nonce, Some(41));
+    }
+
+    #[test]
+    fn a_deposit_nonce_of_zero_survives_the_trailing_field() {
+        for nonce in [0u64, 1, 300] {
+            let record = CompactReceipt {
+                ty: 0x7e,
+                status: Bytes::from(vec![1]),
+                cumulative_gas_used: 50_000,
+                logs: vec![],
+                deposit_nonce: Some(TrailingNonce(nonce)),
+            };
+            let back: CompactReceipt = decode(&encode(&record)).unwrap();
+            assert_eq!(back.deposit_nonce, Some(TrailingNonce(nonce)));
+        }
+        // Records written before the nonce became a list: a bare integer is read too.
+        let mut old = Vec::new();
+        7u64.encode(&mut old);
+        assert_eq!(TrailingNonce::decode(&mut &old[..]).unwrap(), TrailingNonce(7));
     }
 }
