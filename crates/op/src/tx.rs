@@ -285,24 +285,6 @@ impl alloy_consensus::Transaction for OpTx {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_deposit_reads_as_a_transaction_without_fees() {
-        let deposit = crate::dev::DevL1Values::default().l1_info_deposit(0);
-        let tx = OpTx::decode_2718(&deposit.encoded_2718()).unwrap();
-        assert_eq!(tx.ty(), DEPOSIT_TX_TYPE);
-        assert_eq!(tx.to(), Some(crate::dev::L1_BLOCK));
-        assert_eq!(tx.gas_limit(), crate::dev::L1_INFO_GAS);
-        assert_eq!((tx.effective_gas_price(Some(7)), tx.effective_tip_per_gas(7)), (0, None));
-        assert_eq!((tx.chain_id(), tx.nonce(), tx.max_fee_per_gas()), (None, 0, 0));
-        assert_eq!(tx.input(), &deposit.input);
-        assert_eq!(tx.hash(), deposit.hash());
-    }
-}
-
 /// A transaction in a block body's RLP list (what `geth export` and op-geth write): a
 /// legacy one is its own RLP list, a typed one (a deposit included) an RLP string of its
 /// EIP-2718 encoding.
@@ -351,5 +333,23 @@ impl Encodable2718 for OpTx {
             Self::Eth(tx) => tx.encode_2718(out),
             Self::Deposit(d) => out.put_slice(&d.encoded_2718()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deposit_reads_as_a_transaction_without_fees() {
+        let deposit = crate::dev::DevL1Values::default().l1_info_deposit(0);
+        let tx = OpTx::decode_2718(&deposit.encoded_2718()).unwrap();
+        assert_eq!(tx.ty(), DEPOSIT_TX_TYPE);
+        assert_eq!(tx.to(), Some(crate::dev::L1_BLOCK));
+        assert_eq!(tx.gas_limit(), crate::dev::L1_INFO_GAS);
+        assert_eq!((tx.effective_gas_price(Some(7)), tx.effective_tip_per_gas(7)), (0, None));
+        assert_eq!((tx.chain_id(), tx.nonce(), tx.max_fee_per_gas()), (None, 0, 0));
+        assert_eq!(tx.input(), &deposit.input);
+        assert_eq!(tx.hash(), deposit.hash());
     }
 }
