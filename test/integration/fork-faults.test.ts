@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Anvil } from '../helpers/anvil.js';
 import { parseArgs, type Config } from '../../src/cli/index.js';
 import { startForkNode, startProxiedUpstream, type ProxiedUpstream } from '../helpers/fork.js';
-import { rpc, type TestNode } from '../helpers/node.js';
+import { devAccount, rpc, type TestNode } from '../helpers/node.js';
 import type { UpstreamProxy } from '../helpers/upstream-proxy.js';
 
 let upstream: ProxiedUpstream;
@@ -142,6 +142,54 @@ describe('calls that need the upstream', () => {
     expect(BigInt((await rpc(url, 'eth_getTransactionCount', [funded, 'pending'])).result)).toBe(nonce + 1n);
     await vi.waitFor(async () => expect((await rpc(url, 'eth_getTransactionReceipt', [sent.result])).result?.status).toBe('0x1'), { timeout: 5_000 });
     expect((await rpc(url, 'eth_getBalance', [cold(31), 'latest'])).result).toBe('0x1');
+  });
+
+  it('cold eth_sendTransaction of different senders wait for the upstream together; one sender still takes turns', async () => {
+    const url = t.node.url;
+    const senders = [1, 2, 3, 4, 5, 6].map((i) => devAccount(i).address.toLowerCase());
+    const send = (from: string, i: number) => rpc(url, 'eth_sendTransaction', [{ from, to: cold(40 + i), value: '0x1' }]);
+    await proxy.control({ mode: 'stall' });
+    await proxy.reset();
+    const answers = senders.map((from, i) => send(from, i));
+    try {
+      // Each send's estimate asks for one trace first. Taking turns, the second would reach
+      // the upstream only once the first had given up (its trace and reads: ~4 s here),
+      // and within 2 s only the first one's trace and its retries (3) would be seen.
+      await vi.waitFor(async () => expect((await proxy.stats()).methods.debug_traceCall ?? 0).toBeGreaterThanOrEqual(senders.length), {
+        timeout: 2_000,
+        interval: 20,
+      });
+      for (const r of await Promise.all(answers)) expect(r.error.code).toBe(-32000);
+    } finally {
+      await Promise.allSettled(answers);
+      await proxy.control({ mode: 'pass' });
+    }
+    // Nothing was admitted; sent again, concurrently (two of one sender), each is admitted
+    // once and one sender's two get consecutive nonces.
+    const nonces = await Promise.all(senders.map(async (a) => BigInt((await rpc(url, 'eth_getTransactionCount', [a, 'pending'])).result)));
+    const again = await Promise.all([...senders.map((from, i) => send(from, 10 + i)), send(senders[0]!, 20)]);
+    for (const r of again) expect(r.error).toBeUndefined();
+    const mined = await Promise.all(
+      again.map(async (r) => {
+        let tx: { from: string; nonce: string; blockNumber: string | null } | null = null;
+        await vi.waitFor(
+          async () => {
+            tx = (await rpc(url, 'eth_getTransactionByHash', [r.result])).result;
+            expect(tx?.blockNumber).toBeTruthy();
+          },
+          { timeout: 5_000 },
+        );
+        return tx!;
+      }),
+    );
+    senders.forEach((from, i) =>
+      expect(
+        mined
+          .filter((tx) => tx.from === from)
+          .map((tx) => BigInt(tx.nonce))
+          .sort((a, b) => (a < b ? -1 : 1)),
+      ).toEqual(i === 0 ? [nonces[0]!, nonces[0]! + 1n] : [nonces[i]!]),
+    );
   });
 });
 

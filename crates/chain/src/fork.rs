@@ -26,6 +26,15 @@ pub struct ForkPoint {
     pub upstream: String,
 }
 
+/// What `anvil_nodeInfo` shows of an upstream source's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkSettings {
+    /// The URL as given when nothing in it can be a secret, else the upstream's name.
+    pub url: String,
+    /// `--fork-retry-backoff`, in milliseconds.
+    pub retry_backoff_ms: u64,
+}
+
 /// What a call, estimate or transaction is about to run, for a guess at what it touches.
 #[derive(Clone, Debug, Default)]
 pub struct PrefetchCall {
@@ -41,6 +50,8 @@ pub struct PrefetchCall {
 pub trait UpstreamState: Send + Sync {
     /// The upstream's name as errors and the store's fork record show it.
     fn upstream(&self) -> String;
+    /// The URL and backoff as `anvil_nodeInfo` shows them.
+    fn settings(&self) -> ForkSettings;
     /// The block number asked for (`--fork-block-number`); `None`: the upstream's latest.
     fn configured_block(&self) -> Option<u64>;
     /// Asks the upstream for its chain id and the fork block's header.

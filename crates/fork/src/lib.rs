@@ -22,12 +22,12 @@ use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
 use parking_lot::Mutex;
 use preconf_chain::changes::AccountState;
 use preconf_chain::error::{ChainResult, UpstreamError};
-use preconf_chain::fork::{ForkCache, ForkPoint, PrefetchCall, UpstreamState};
+use preconf_chain::fork::{ForkCache, ForkPoint, ForkSettings, PrefetchCall, UpstreamState};
 use serde_json::{json, Value};
 
 use keys::{malformed, read, Answer, Key};
 use state::State;
-use transport::{Call, Transport};
+use transport::{shown_url, Call, Transport};
 use values::Support;
 
 pub use transport::upstream_name;
@@ -106,6 +106,10 @@ impl ForkClient {
 impl UpstreamState for ForkClient {
     fn upstream(&self) -> String {
         self.state.transport().name().to_string()
+    }
+
+    fn settings(&self) -> ForkSettings {
+        ForkSettings { url: shown_url(&self.options.url), retry_backoff_ms: self.options.retry_backoff_ms }
     }
 
     fn configured_block(&self) -> Option<u64> {

@@ -254,6 +254,20 @@ pub fn upstream_name(url: &str) -> String {
     format!("{scheme}://{host}")
 }
 
+/// The URL as `anvil_nodeInfo` shows it: as given when it has no credentials, path (but
+/// `/`), query or fragment, where providers put API keys; otherwise the upstream's name.
+/// anvil shows it verbatim, but the test methods answer any client of the node, and a key
+/// read there is a key usable elsewhere (docs/fork.md).
+pub fn shown_url(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    match !authority.contains('@') && (tail.is_empty() || tail == "/") {
+        true => url.to_string(),
+        false => upstream_name(url),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +276,16 @@ mod tests {
     fn names_hide_credentials_and_keys() {
         assert_eq!(upstream_name("https://user:pw@eth.example:8545/v2/KEY?x=1"), "https://eth.example:8545");
         assert_eq!(upstream_name("http://127.0.0.1:8545"), "http://127.0.0.1:8545");
+    }
+
+    #[test]
+    fn shown_urls_keep_keyless_urls_verbatim() {
+        assert_eq!(shown_url("http://127.0.0.1:8545"), "http://127.0.0.1:8545");
+        assert_eq!(shown_url("ws://127.0.0.1:8545/"), "ws://127.0.0.1:8545/");
+        assert_eq!(shown_url("https://eth.example/v2/KEY"), "https://eth.example");
+        assert_eq!(shown_url("https://eth.example/?apikey=KEY"), "https://eth.example");
+        assert_eq!(shown_url("https://eth.example#KEY"), "https://eth.example");
+        assert_eq!(shown_url("https://user:pw@eth.example:8545"), "https://eth.example:8545");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! eth_sendRawTransaction: decode, validate against the newest pending state, journal,
 //! then pool. The hash is returned only once the transaction is durable.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use alloy_consensus::{transaction::SignerRecoverable, Header, Transaction, TxEnvelope};
@@ -38,8 +39,34 @@ pub struct Submission {
     dev_accounts: Vec<DevAccount>,
     /// Senders eth_sendTransaction accepts without a key (the test methods set them).
     impersonation: Impersonation,
-    /// Serialises eth_sendTransaction so concurrent sends get consecutive nonces.
-    send_lock: Mutex<()>,
+    /// Serialises eth_sendTransaction per sender so concurrent sends get consecutive nonces.
+    send_locks: SenderLocks,
+}
+
+/// One lock per sender whose nonce eth_sendTransaction is picking, held from the pick to
+/// the pool (the estimate in between may wait for a fork's upstream): one sender's sends
+/// take turns, in the order they took the lock, and other senders' sends do not wait for
+/// them. An entry lives only while a send holds or waits for it.
+#[derive(Default)]
+struct SenderLocks(Mutex<HashMap<Address, Arc<Mutex<()>>>>);
+
+impl SenderLocks {
+    fn run<T>(&self, sender: Address, f: impl FnOnce() -> T) -> T {
+        struct Release<'a>(&'a SenderLocks, Address, Arc<Mutex<()>>);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                let mut held = self.0 .0.lock();
+                // The map's reference and this one: no other send holds or waits for it.
+                if Arc::strong_count(&self.2) == 2 {
+                    held.remove(&self.1);
+                }
+            }
+        }
+        let lock = Arc::clone(self.0.lock().entry(sender).or_default());
+        let release = Release(self, sender, lock);
+        let _guard = release.2.lock();
+        f()
+    }
 }
 
 impl Submission {
@@ -47,7 +74,14 @@ impl Submission {
         if takes_blobs(chain.config()) {
             blobs::load_kzg_settings_in_background();
         }
-        Self { chain, exec, fees, dev_accounts, impersonation: Impersonation::default(), send_lock: Mutex::new(()) }
+        Self {
+            chain,
+            exec,
+            fees,
+            dev_accounts,
+            impersonation: Impersonation::default(),
+            send_locks: SenderLocks::default(),
+        }
     }
 
     /// Senders eth_sendTransaction accepts without a key (`anvil_impersonateAccount`).
@@ -264,9 +298,7 @@ impl Submission {
     }
 
     fn send_as(&self, req: &TransactionRequest, unsigned: bool) -> ChainResult<B256> {
-        use alloy_consensus::{SignableTransaction, TxEip1559, TxLegacy};
-        use alloy_eips::eip2718::Encodable2718;
-        use alloy_primitives::{Signature, TxKind};
+        use alloy_primitives::Signature;
         use alloy_signer::SignerSync;
         use alloy_signer_local::PrivateKeySigner;
 
@@ -286,15 +318,32 @@ impl Submission {
                 None => Ok(impersonation::placeholder_signature(from)),
             }
         };
-        // One at a time, so two concurrent sends never pick the same nonce.
-        let _guard = self.send_lock.lock();
-        let nonce = match req.nonce {
-            Some(n) => n,
-            None => {
+        // A nonce given is the client's: nothing to pick, no lock (forge's broadcasts give theirs).
+        match req.nonce {
+            Some(nonce) => self.sign_and_send(req, from, nonce, &sign, key.is_some()),
+            // One at a time per sender, so two concurrent sends never pick the same nonce.
+            None => self.send_locks.run(from, || {
                 let (pooled, view) = self.chain.with_pool(|pool| pool.nonces_of(&from));
-                crate::pool::next_nonce(view.pending_state().nonce(&from)?, &pooled)
-            }
-        };
+                let nonce = crate::pool::next_nonce(view.pending_state().nonce(&from)?, &pooled);
+                self.sign_and_send(req, from, nonce, &sign, key.is_some())
+            }),
+        }
+    }
+
+    /// Fills gas and fees of `req` at `nonce`, signs (`signed`: with a key, else for an
+    /// impersonated sender) and submits.
+    fn sign_and_send(
+        &self,
+        req: &TransactionRequest,
+        from: Address,
+        nonce: u64,
+        sign: &dyn Fn(B256) -> ChainResult<alloy_primitives::Signature>,
+        signed: bool,
+    ) -> ChainResult<B256> {
+        use alloy_consensus::{SignableTransaction, TxEip1559, TxLegacy};
+        use alloy_eips::eip2718::Encodable2718;
+        use alloy_primitives::TxKind;
+
         let gas_limit = match req.gas {
             Some(g) => g,
             None => self.exec.estimate_gas(req, BlockId::Pending, None)?,
@@ -329,7 +378,7 @@ impl Submission {
             TxEnvelope::from(tx.into_signed(sig))
         };
         let raw = Bytes::from(tx.encoded_2718());
-        if key.is_some() {
+        if signed {
             return self.submit_raw(raw);
         }
         let record = impersonation::journal_record(&from, &raw);

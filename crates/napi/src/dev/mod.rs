@@ -13,6 +13,7 @@ use napi_derive::napi;
 use preconf_chain::dev::requests::Mining;
 use preconf_chain::dev::{DevApi, ForkReset};
 use preconf_chain::error::Unavailable;
+use preconf_chain::fork::{ForkPoint, ForkSettings};
 use preconf_chain::types::BlockId;
 use preconf_chain::{ChainResult, InvalidParam, Node};
 use preconf_rpc::params;
@@ -24,6 +25,13 @@ use crate::NativeNode;
 
 fn dev(n: &Node) -> ChainResult<&DevApi> {
     n.dev().ok_or(Unavailable::TestMethodsOff.into())
+}
+
+/// The fork the chain runs on (its upstream's settings, the fork block); `None` off a fork.
+fn fork(n: &Node) -> ChainResult<Option<(ForkSettings, ForkPoint)>> {
+    let store = n.chain().store();
+    let Some(upstream) = store.upstream() else { return Ok(None) };
+    Ok(store.fork_point()?.map(|p| (upstream.source.settings(), p)))
 }
 
 fn u256(s: &str) -> ChainResult<U256> {
@@ -78,7 +86,8 @@ impl NativeNode {
     pub fn dev_node_info(&self) -> Either<String, NativeFailure> {
         self.sync(|n| {
             dev(n)?;
-            Ok(render::node::node_info(&n.api().node.info()?))
+            let fork = fork(n)?;
+            Ok(render::node::node_info(&n.api().node.info()?, fork.as_ref().map(|(s, p)| (s, p))))
         })
     }
 }
@@ -137,7 +146,13 @@ work_methods! {
     fn dev_metadata() on Class::Submit => |n| {
         let m = dev(n)?.metadata()?;
         let view = n.chain().view();
-        Ok(render::node::metadata(n.chain().chain_id(), (view.head_number(), view.head_hash()), &m))
+        let fork = fork(n)?;
+        Ok(render::node::metadata(
+            n.chain().chain_id(),
+            (view.head_number(), view.head_hash()),
+            &m,
+            fork.as_ref().map(|(s, p)| (s, p)),
+        ))
     };
 
     #[doc = " evm_setBlockGasLimit: `true`, as anvil answers."]

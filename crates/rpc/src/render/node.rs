@@ -1,12 +1,14 @@
 //! `anvil_nodeInfo` and `anvil_metadata` in anvil's shapes: quantities as hex except
-//! timestamps, block numbers and the chain id where anvil writes JSON numbers; the fork
-//! fields null because this node forks no other chain.
+//! timestamps, block numbers and the chain id where anvil writes JSON numbers. The fork
+//! fields are null on a chain of its own; on a fork they name the fork block and the
+//! upstream (its URL without what may be a secret: `ForkSettings::url`).
 
 use std::collections::BTreeMap;
 
 use alloy_primitives::{B256, U256};
 use preconf_chain::api::node::NodeInfo;
 use preconf_chain::dev::requests::DevMetadata;
+use preconf_chain::fork::{ForkPoint, ForkSettings};
 use preconf_chain::node::{CLIENT_SEMVER, CLIENT_VERSION};
 use serde::Serialize;
 
@@ -46,7 +48,10 @@ struct ForkConfig {
     fork_retry_backoff: Option<u64>,
 }
 
-pub fn node_info(info: &NodeInfo) -> String {
+/// The fork a node runs on: its upstream's settings and the fork block.
+pub type Fork<'a> = Option<(&'a ForkSettings, &'a ForkPoint)>;
+
+pub fn node_info(info: &NodeInfo, fork: Fork) -> String {
     to_json(&AnvilNodeInfo {
         current_block_number: info.head_number,
         current_block_timestamp: info.head_timestamp,
@@ -60,7 +65,11 @@ pub fn node_info(info: &NodeInfo) -> String {
             gas_limit: info.gas_limit,
             gas_price: info.gas_price,
         },
-        fork_config: ForkConfig { fork_url: None, fork_block_number: None, fork_retry_backoff: None },
+        fork_config: ForkConfig {
+            fork_url: fork.map(|(s, _)| s.url.clone()),
+            fork_block_number: fork.map(|(_, p)| p.header.number),
+            fork_retry_backoff: fork.map(|(s, _)| s.retry_backoff_ms),
+        },
     })
 }
 
@@ -75,13 +84,21 @@ struct AnvilMetadata {
     instance_id: B256,
     latest_block_number: u64,
     latest_block_hash: B256,
-    forked_network: Option<()>,
+    forked_network: Option<ForkedNetwork>,
     /// Snapshot id (hex) -> [its head's number, its head's hash].
     snapshots: BTreeMap<U256, (u64, B256)>,
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ForkedNetwork {
+    chain_id: u64,
+    fork_block_number: u64,
+    fork_block_hash: B256,
+}
+
 /// `anvil_metadata` (also `hardhat_metadata`) for the newest sealed block `latest`.
-pub fn metadata(chain_id: u64, latest: (u64, B256), m: &DevMetadata) -> String {
+pub fn metadata(chain_id: u64, latest: (u64, B256), m: &DevMetadata, fork: Fork) -> String {
     to_json(&AnvilMetadata {
         client_version: CLIENT_VERSION,
         client_semver: CLIENT_SEMVER,
@@ -90,7 +107,11 @@ pub fn metadata(chain_id: u64, latest: (u64, B256), m: &DevMetadata) -> String {
         instance_id: m.instance_id,
         latest_block_number: latest.0,
         latest_block_hash: latest.1,
-        forked_network: None,
+        forked_network: fork.map(|(_, p)| ForkedNetwork {
+            chain_id: p.chain_id,
+            fork_block_number: p.header.number,
+            fork_block_hash: p.hash,
+        }),
         snapshots: m.snapshots.iter().map(|(id, number, hash)| (U256::from(*id), (*number, *hash))).collect(),
     })
 }
