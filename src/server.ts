@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import uWS, { uwsBuild } from './transport/uws.js';
 import { Chain, defaultChainOptions, forwardRustLogs, guardHttp, type ChainInfo } from './native.js';
-import { Dispatcher } from './protocol/jsonrpc.js';
+import { Dispatcher, type Method } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
 import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
@@ -19,6 +19,7 @@ import { mountMetrics } from './metrics/http.js';
 import { forwardToLeader, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
 import type { Config } from './cli/index.js';
+import { startEngine, type EngineServer } from './engine/server.js';
 
 export interface RunningNode {
   chain: Chain;
@@ -28,6 +29,8 @@ export interface RunningNode {
   wsUrl: string;
   chainId: number;
   threads: number;
+  /** The Engine API's authenticated port, when --authrpc.* is given. */
+  engine?: EngineServer;
   /** Stops listening (every thread), stops the builder and flushes the store. */
   close(): Promise<void>;
 }
@@ -35,6 +38,8 @@ export interface RunningNode {
 /** One event loop's server: an app with HTTP and WebSocket on one chain handle. */
 export interface LoopServer {
   app: uWS.TemplatedApp;
+  /** The public method table (the Engine API's port serves it too). */
+  methods: ReadonlyMap<string, Method>;
   ws: WebSocketServer;
   metrics: LoopMetrics;
 }
@@ -110,7 +115,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     });
     return { healthy: problem === null, body };
   });
-  return { app, ws, metrics };
+  return { app, ws, metrics, methods };
 }
 
 /** What serves: the Node.js line and the uWebSockets.js build the loader picked. */
@@ -207,6 +212,24 @@ export async function startNode(config: Config): Promise<RunningNode> {
     throw e;
   }
   const port = uWS.us_socket_local_port(listenSocket);
+  let engine: EngineServer | undefined;
+  if (config.engine !== undefined) {
+    try {
+      engine = await startEngine(chain, {
+        config: config.engine,
+        datadir: config.chain.datadir ?? undefined,
+        publicMethods: loop.methods,
+        maxBatch: config.server.maxBatch,
+        listen: (app, h, p) => listen(app, h, p, true, guard),
+      });
+    } catch (e) {
+      uWS.us_listen_socket_close(listenSocket);
+      for (const w of workers) await w.worker.terminate();
+      loop.app.close();
+      chain.close();
+      throw e;
+    }
+  }
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
     advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,
@@ -215,6 +238,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
+    engine?.close();
     await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
@@ -230,6 +254,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     wsUrl: `ws://${host}:${port}`,
     chainId: info.chainId,
     threads,
+    ...(engine === undefined ? {} : { engine }),
     close: () => (closing ??= close()),
   };
 }

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultLogConfig, type LogConfig } from '../log/index.js';
 import type { NodeOptions } from '../native.js';
+import type { EngineConfig } from './engine-flags.js';
 
 export interface ServerConfig {
   host: string;
@@ -68,6 +69,8 @@ export interface Config {
   replication: ReplicationConfig;
   /** --log-format, --log-level, --log-slow-ms (absent: the defaults, src/log). */
   log?: LogConfig;
+  /** --authrpc.*: the Engine API's authenticated port (absent: not served). */
+  engine?: EngineConfig;
 }
 
 export function defaultConfig(): Config {

@@ -7,6 +7,7 @@ import { defaultLogConfig, LOG_LEVELS, type LogConfig, type LogLevel } from '../
 import type { NodeOptions } from '../native.js';
 import type { Config, ReplicationConfig, ServerConfig } from './config.js';
 import { OP_FLAGS } from './op-flags.js';
+import { ENGINE_FLAGS } from './engine-flags.js';
 
 export interface Flag {
   name: string;
@@ -481,4 +482,5 @@ export const FLAGS: Flag[] = [
   { name: 'no-dev', help: 'do not serve the test methods, even on the embedded dev chain', apply: (c) => void (c.chain.dev = false) },
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
   ...OP_FLAGS,
+  ...ENGINE_FLAGS,
 ];
