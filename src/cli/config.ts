@@ -4,7 +4,6 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultLogConfig, type LogConfig } from '../log/index.js';
 import type { NodeOptions } from '../native.js';
-import type { EngineConfig } from './engine-flags.js';
 
 export interface ServerConfig {
   host: string;
@@ -60,6 +59,14 @@ export interface ReplicationConfig {
   leaderWaitMs: number;
   /** --stream-replicas: copies JetStream keeps of a stream this node creates. */
   streamReplicas?: number;
+}
+
+/** The Engine API's port (--authrpc.*, src/cli/engine-flags.ts). */
+export interface EngineConfig {
+  addr: string;
+  port: number;
+  /** 32 bytes of hex; created when the file does not exist. Absent: DATADIR/jwt.hex. */
+  jwtSecret?: string;
 }
 
 export interface Config {

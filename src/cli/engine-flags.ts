@@ -2,15 +2,7 @@
 // drives the node through (src/engine/, docs/engine-api.md). Off unless one is given.
 
 import { resolve } from 'node:path';
-import type { Config } from './config.js';
-
-/** Where the Engine API listens and the secret its tokens are signed with. */
-export interface EngineConfig {
-  addr: string;
-  port: number;
-  /** 32 bytes of hex; created when the file does not exist. Absent: DATADIR/jwt.hex. */
-  jwtSecret?: string;
-}
+import type { Config, EngineConfig } from './config.js';
 
 /** The shape of flags.ts's `Flag` these use (declared here: flags.ts imports this file). */
 interface EngineFlag {

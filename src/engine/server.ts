@@ -9,7 +9,7 @@ import { Dispatcher, type Method } from '../protocol/jsonrpc.js';
 import { mountHttp } from '../transport/http.js';
 import { logInternal } from '../errors/index.js';
 import { componentLogger } from '../log/index.js';
-import type { EngineConfig } from '../cli/engine-flags.js';
+import type { EngineConfig } from '../cli/config.js';
 import { checkAuthorization, loadOrCreateSecret } from './jwt.js';
 import { engineMethods } from './methods.js';
 
