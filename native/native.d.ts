@@ -115,6 +115,17 @@ export declare class NativeNode {
   devDropAllTransactions(): Promise<string | NativeFailure>
   /** anvil_removePoolTransactions: every pooled transaction of one sender. */
   devDropTransactionsFrom(sender: string): Promise<string | NativeFailure>
+  /** engine_getPayloadV{version}: the envelope of a payload this node built. */
+  engineGetPayload(versionNumber: number, id: string): string | NativeFailure
+  /** engine_getPayloadBodiesByHashV1: `hashes` as a JSON array. */
+  engineGetPayloadBodiesByHash(hashes: string): Promise<string | NativeFailure>
+  /** engine_getPayloadBodiesByRangeV1: `start` and `count` as canonical quantities. */
+  engineGetPayloadBodiesByRange(start: string, count: string): Promise<string | NativeFailure>
+  /**
+   * engine_forkchoiceUpdatedV{version}: `state` and `attributes` as JSON text; builds the
+   * payload the attributes ask for before answering.
+   */
+  engineForkchoiceUpdated(versionNumber: number, state: string, attributes?: string | undefined | null): Promise<string | NativeFailure>
   /**
    * Whether the `flashblocksV1` messages carry a state root and block hash per
    * pre-confirmation (on unless `--flashblocks.disable-state-root`).
@@ -200,7 +211,7 @@ export interface DevAccountInfo {
   privateKey: string
 }
 
-export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'upstream' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternalError' | 'simTimeout'
+export type ErrorKind = 'config' | 'invalidParams' | 'headerNotFound' | 'reverted' | 'halted' | 'rejected' | 'limitExceeded' | 'unavailable' | 'pruned' | 'storeFault' | 'notFound' | 'timeout' | 'overloaded' | 'notLeader' | 'testMethodFailed' | 'upstream' | 'unknownPayload' | 'invalidForkchoiceState' | 'invalidPayloadAttributes' | 'tooLargeRequest' | 'unsupportedFork' | 'internal' | 'simNonceTooLow' | 'simNonceTooHigh' | 'simBaseFeeTooLow' | 'simIntrinsicGasTooLow' | 'simInsufficientFunds' | 'simBlockGasLimitExceeded' | 'simBlockNumberInvalid' | 'simTimestampInvalid' | 'simPrecompileSelfReference' | 'simPrecompileDuplicateAddress' | 'simClientLimitExceeded' | 'simSenderNotEoa' | 'simMaxInitCodeSizeExceeded' | 'simGeneric' | 'simInternalError' | 'simTimeout'
 
 /** Called as `(kind, payload)`; weak, so a queued event never keeps the process alive. */
 export type EventCallback = ((arg0: EventKind, arg1: string) => void)

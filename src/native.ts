@@ -228,6 +228,12 @@ export class Chain {
   createAccessList = (request: AccessListParams, client?: number): Promise<string> => unwrapAsync(this.raw.createAccessList(JSON.stringify(request), client));
 
   txpoolStatus = (): string => unwrap(this.raw.txpoolStatus());
+  /** The Engine API (src/engine/): JSON text in, as crates/rpc/src/engine.rs reads it. */
+  engineForkchoiceUpdated = (version: number, state: string, attributes: string | null): Promise<string> =>
+    unwrapAsync(this.raw.engineForkchoiceUpdated(version, state, attributes));
+  engineGetPayload = (version: number, id: string): string => unwrap(this.raw.engineGetPayload(version, id));
+  engineGetPayloadBodiesByHash = (hashes: string[]): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByHash(JSON.stringify(hashes)));
+  engineGetPayloadBodiesByRange = (start: string, count: string): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByRange(start, count));
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());
   txpoolContentFrom = (address: string): Promise<string> => unwrapAsync(this.raw.txpoolContentFrom(address));
   txpoolInspect = (): Promise<string> => unwrapAsync(this.raw.txpoolInspect());

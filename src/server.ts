@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import uWS, { uwsBuild } from './transport/uws.js';
 import { Chain, defaultChainOptions, forwardRustLogs, guardHttp, type ChainInfo } from './native.js';
-import { Dispatcher } from './protocol/jsonrpc.js';
+import { Dispatcher, type Method } from './protocol/jsonrpc.js';
 import { buildMethods } from './methods/index.js';
 import { mountHttp } from './transport/http.js';
 import { mountWebSocket, type WebSocketServer } from './transport/ws.js';
@@ -20,6 +20,7 @@ import { forwardToLeader, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
 import { startFlashblocks, type FlashblocksServer } from './flashblocks/server.js';
 import type { Config } from './cli/index.js';
+import { startEngine, type EngineServer } from './engine/server.js';
 
 export interface RunningNode {
   chain: Chain;
@@ -31,6 +32,8 @@ export interface RunningNode {
   threads: number;
   /** The flashblocks endpoint (--flashblocks.port), when on: ws://HOST:PORT. */
   flashblocksUrl?: string;
+  /** The Engine API's authenticated port, when --authrpc.* is given. */
+  engine?: EngineServer;
   /** Stops listening (every thread), stops the builder and flushes the store. */
   close(): Promise<void>;
 }
@@ -38,6 +41,8 @@ export interface RunningNode {
 /** One event loop's server: an app with HTTP and WebSocket on one chain handle. */
 export interface LoopServer {
   app: uWS.TemplatedApp;
+  /** The public method table (the Engine API's port serves it too). */
+  methods: ReadonlyMap<string, Method>;
   ws: WebSocketServer;
   metrics: LoopMetrics;
 }
@@ -113,7 +118,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     });
     return { healthy: problem === null, body };
   });
-  return { app, ws, metrics };
+  return { app, ws, metrics, methods };
 }
 
 /** What serves: the Node.js line and the uWebSockets.js build the loader picked. */
@@ -222,6 +227,24 @@ export async function startNode(config: Config): Promise<RunningNode> {
     }
   }
   const port = uWS.us_socket_local_port(listenSocket);
+  let engine: EngineServer | undefined;
+  if (config.engine !== undefined) {
+    try {
+      engine = await startEngine(chain, {
+        config: config.engine,
+        datadir: config.chain.datadir ?? undefined,
+        publicMethods: loop.methods,
+        maxBatch: config.server.maxBatch,
+        listen: (app, h, p) => listen(app, h, p, true, guard),
+      });
+    } catch (e) {
+      uWS.us_listen_socket_close(listenSocket);
+      for (const w of workers) await w.worker.terminate();
+      loop.app.close();
+      chain.close();
+      throw e;
+    }
+  }
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
     advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,
@@ -231,6 +254,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const close = async (): Promise<void> => {
     uWS.us_listen_socket_close(listenSocket);
     flashblocks?.close();
+    engine?.close();
     await replication?.close();
     for (const w of workers) w.worker.postMessage('close');
     await Promise.all(workers.map((w) => Promise.race([w.closed, new Promise((r) => setTimeout(r, 5000))])));
@@ -247,6 +271,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     chainId: info.chainId,
     threads,
     ...(flashblocks === undefined ? {} : { flashblocksUrl: flashblocks.url }),
+    ...(engine === undefined ? {} : { engine }),
     close: () => (closing ??= close()),
   };
 }

@@ -70,6 +70,14 @@ export interface FlashblocksConfig {
   stateRoot: boolean;
 }
 
+/** The Engine API's port (--authrpc.*, src/cli/engine-flags.ts). */
+export interface EngineConfig {
+  addr: string;
+  port: number;
+  /** 32 bytes of hex; created when the file does not exist. Absent: DATADIR/jwt.hex. */
+  jwtSecret?: string;
+}
+
 export interface Config {
   server: ServerConfig;
   /** Only what the operator set: the chain's defaults live in the addon (defaultOptions). */
@@ -79,6 +87,8 @@ export interface Config {
   log?: LogConfig;
   /** --flashblocks.addr / --flashblocks.port: the FlashblocksPayloadV1 endpoint (absent: off). */
   flashblocks?: FlashblocksConfig;
+  /** --authrpc.*: the Engine API's authenticated port (absent: not served). */
+  engine?: EngineConfig;
 }
 
 export function defaultConfig(): Config {

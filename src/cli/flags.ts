@@ -8,6 +8,7 @@ import type { NodeOptions } from '../native.js';
 import type { Config, ReplicationConfig, ServerConfig } from './config.js';
 import { OP_FLAGS } from './op-flags.js';
 import { FLASHBLOCKS_FLAGS } from './flashblocks-flags.js';
+import { ENGINE_FLAGS } from './engine-flags.js';
 
 export interface Flag {
   name: string;
@@ -486,4 +487,5 @@ export const FLAGS: Flag[] = [
   { name: 'quiet', help: 'do not print the dev accounts at start', apply: (c) => void (c.server.printAccounts = false) },
   ...OP_FLAGS,
   ...FLASHBLOCKS_FLAGS,
+  ...ENGINE_FLAGS,
 ];

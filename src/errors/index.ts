@@ -93,6 +93,12 @@ const NATIVE_CODES: Record<ErrorKind, number> = {
   config: Code.Internal,
   testMethodFailed: Code.Internal, // anvil's code for a test method it could not carry out
   upstream: Code.Server, // a fork's upstream stalled, refused or rate-limited: the message names it
+  // The Engine API's own codes (execution-apis, engine/common.md).
+  unknownPayload: -38001,
+  invalidForkchoiceState: -38002,
+  invalidPayloadAttributes: -38003,
+  tooLargeRequest: -38004,
+  unsupportedFork: -38005,
   internal: Code.Internal,
   simNonceTooLow: -38010,
   simNonceTooHigh: -38011,

@@ -20,6 +20,9 @@ export interface HttpLimits {
   maxBodyBytes: number;
   /** Reverse proxies in front whose X-Forwarded-For entries are believed (--trusted-proxies). */
   trustedProxies?: number;
+  /** An authenticated port (the Engine API's): why the Authorization header is refused, or
+   *  null to serve the request. Refused requests get 401 before their body is read. */
+  authorize?: (authorization: string) => string | null;
 }
 
 export const ALLOW = 'GET, HEAD, POST, OPTIONS';
@@ -79,10 +82,11 @@ interface PostHead {
   contentType: string;
   contentLength: string;
   forwarded: string;
+  authorization: string;
 }
 
 function readHead(req: HttpRequest, forwarded: boolean): PostHead {
-  const head: PostHead = { lengths: 0, encoded: false, contentType: '', contentLength: '', forwarded: '' };
+  const head: PostHead = { lengths: 0, encoded: false, contentType: '', contentLength: '', forwarded: '', authorization: '' };
   let typed = false;
   let proxied = false;
   req.forEach((key, value) => {
@@ -92,7 +96,9 @@ function readHead(req: HttpRequest, forwarded: boolean): PostHead {
       if (!typed) head.contentType = value;
       typed = true;
     } else if (key === 'transfer-encoding') head.encoded = true;
-    else if (forwarded && key === 'x-forwarded-for') {
+    else if (key === 'authorization') {
+      if (head.authorization === '') head.authorization = value;
+    } else if (forwarded && key === 'x-forwarded-for') {
       if (!proxied) head.forwarded = value;
       proxied = true;
     }
@@ -153,6 +159,11 @@ function handlePost(res: HttpResponse, req: HttpRequest, dispatcher: Dispatcher,
   const problem = framing(head);
   if (problem !== null) {
     badRequest(res, state, problem);
+    return;
+  }
+  const unauthorized = limits.authorize?.(head.authorization) ?? null;
+  if (unauthorized !== null) {
+    writeJson(res, state, '401 Unauthorized', errorBody(Code.InvalidRequest, `unauthorized: ${unauthorized}`), true);
     return;
   }
   // The address is read only if a method or a rate limit asks for it, while the response

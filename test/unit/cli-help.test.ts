@@ -37,3 +37,18 @@ describe('--rollup-config', () => {
     expect(cfg.chain.rollupConfig).toBe(resolve('test/fixtures/op/chain-configs/base-mainnet.toml'));
   });
 });
+
+describe('--authrpc.*', () => {
+  it("takes geth's and reth's names; any one of them turns the Engine API on with the others' defaults", () => {
+    const cfg = parseArgs(['--authrpc.jwtsecret', 'secrets/jwt.hex']);
+    if (cfg === 'help') throw new Error('help');
+    expect(cfg.engine).toEqual({ addr: '127.0.0.1', port: 8551, jwtSecret: resolve('secrets/jwt.hex') });
+    const other = parseArgs(['--authrpc.addr', '0.0.0.0', '--authrpc.port', '9551']);
+    if (other === 'help') throw new Error('help');
+    expect(other.engine).toEqual({ addr: '0.0.0.0', port: 9551 });
+    expect(() => parseArgs(['--authrpc.port', '70000'])).toThrow(/--authrpc.port must be a port number/);
+    const off = parseArgs([]);
+    if (off === 'help') throw new Error('help');
+    expect(off.engine).toBeUndefined();
+  });
+});

@@ -8,6 +8,7 @@ use alloy_primitives::{Address, Bytes, B256, U256};
 mod availability;
 mod dev;
 mod dropped;
+mod engine;
 mod fault;
 mod halt;
 mod operator;
@@ -16,6 +17,7 @@ mod upstream;
 pub use availability::{LedgerError, NotLeader, Unavailable};
 pub use dev::{DevError, DevFailure};
 pub use dropped::DropReason;
+pub use engine::{AttributesFault, EngineError, ForkWindow};
 pub use fault::Fault;
 pub use halt::Halt;
 pub use operator::{Cause, ConfigError, Divergence, InternalError};
@@ -80,6 +82,9 @@ pub enum ChainError {
     /// A forked chain's upstream could not answer (`--fork-url`).
     #[error(transparent)]
     Upstream(#[from] UpstreamError),
+    /// The Engine API refused a request (its own codes, -38001 …).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
     /// A failure of the node itself (storage, invariant); logged and reported as internal.
     #[error(transparent)]
     Internal(#[from] InternalError),

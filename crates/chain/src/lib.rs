@@ -24,6 +24,7 @@ pub mod config;
 pub mod consensus;
 pub mod dev;
 pub mod doorbell;
+pub mod engine;
 pub mod error;
 pub mod events;
 pub mod exec;

@@ -10,6 +10,7 @@ use crate::builder::{self, BuilderHandle};
 use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
+use crate::engine::Engine;
 use crate::error::{Cause, ChainResult, ConfigError, InternalError, UpstreamError, UpstreamFailure};
 use crate::fork::{ForkPoint, ForkSource};
 use crate::genesis::{self, seed::file_source, seed::open_genesis, seed::warm_fork, seed::GenesisSource};
@@ -29,6 +30,8 @@ pub struct Node {
     dev: Option<DevApi>,
     genesis_hash: B256,
     builder: parking_lot::Mutex<Option<BuilderHandle>>,
+    /// The Engine API's payload jobs (served when the CLI opens the authenticated port).
+    engine: Engine,
 }
 
 impl Node {
@@ -118,7 +121,8 @@ impl Node {
         } else {
             None
         };
-        Ok(Self { chain, api, dev, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder) })
+        let engine = Engine::new(chain.clone());
+        Ok(Self { chain, api, dev, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder), engine })
     }
 
     /// The test methods, when this node serves them (`--dev`).
@@ -128,6 +132,10 @@ impl Node {
 
     pub fn api(&self) -> &ChainApi {
         &self.api
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
     }
 
     pub fn chain(&self) -> &Arc<ChainState> {

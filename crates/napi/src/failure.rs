@@ -3,6 +3,7 @@
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
+use preconf_chain::error::EngineError;
 use preconf_chain::{ChainError, ChainResult, SimulateCode};
 
 /// Declares `ErrorKind`: the kinds listed, then one kind per eth_simulateV1 refusal code
@@ -55,6 +56,16 @@ preconf_chain::with_simulate_codes!(error_kinds {
         /// A forked chain's upstream could not answer (`--fork-url`): stalled, refused, rate
         /// limited or gone; the message names it.
         Upstream,
+        /// Engine API: getPayload of a payload id the node does not have (-38001).
+        UnknownPayload,
+        /// Engine API: safe or finalized unknown (-38002).
+        InvalidForkchoiceState,
+        /// Engine API: payload attributes refused (-38003).
+        InvalidPayloadAttributes,
+        /// Engine API: more payload bodies asked for than one request may get (-38004).
+        TooLargeRequest,
+        /// Engine API: the method version does not serve the payload's fork (-38005).
+        UnsupportedFork,
         Internal,
     ]
 });
@@ -89,6 +100,15 @@ fn kind(e: &ChainError) -> ErrorKind {
         ChainError::Internal(_) => ErrorKind::Internal,
         ChainError::NotLeader(_) => ErrorKind::NotLeader,
         ChainError::Simulate(s) => simulate_kind(s.code()),
+        ChainError::Engine(e) => match e {
+            EngineError::UnknownPayload => ErrorKind::UnknownPayload,
+            EngineError::InvalidForkchoiceState(_) => ErrorKind::InvalidForkchoiceState,
+            EngineError::InvalidPayloadAttributes(_) => ErrorKind::InvalidPayloadAttributes,
+            EngineError::UnsupportedFork(_) => ErrorKind::UnsupportedFork,
+            EngineError::TooLargeRequest(_) => ErrorKind::TooLargeRequest,
+            EngineError::InvalidParams(_) => ErrorKind::InvalidParams,
+            EngineError::NotAnOpChain => ErrorKind::Rejected,
+        },
     }
 }
 

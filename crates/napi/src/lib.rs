@@ -10,6 +10,7 @@ mod methods;
 
 mod calls;
 mod dev;
+mod engine;
 mod events;
 mod failure;
 mod history;

@@ -4,6 +4,7 @@
 //! crate builds JSON, and nothing here calls into Node.js: napi-derive only describes the
 //! request types for `native/native.d.ts` (see `params`).
 
+pub mod engine;
 pub mod params;
 pub mod render;
 pub mod shapes;

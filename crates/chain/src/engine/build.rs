@@ -1,0 +1,87 @@
+//! Building the block a payload job asks for with exactly the attributes' transactions
+//! (`noTxPool`): crates/op's `execute` on the parent's state, read from the store (the
+//! in-flight blocks' trie diffs included), as derivation replays a block.
+
+use alloy_consensus::{Header, Transaction as _};
+use alloy_primitives::{Bytes, B256, U256};
+use preconf_op::block::{execute, Attributes, OpBlockError, OpExecutedBlock};
+use preconf_op::OpConfig;
+use preconf_trie::{Nibbles, NodeReader, TrieResult};
+use revm::bytecode::Bytecode;
+use revm::database_interface::DatabaseRef;
+use revm::state::AccountInfo;
+
+use super::types::PayloadAttributes;
+use crate::error::{AttributesFault, ChainError, ChainResult};
+use crate::state::StateView;
+
+/// A stored block's state for revm and for the trie: what `execute` reads.
+struct ParentState<'a> {
+    state: StateView,
+    trie: Box<dyn NodeReader + 'a>,
+}
+
+impl DatabaseRef for ParentState<'_> {
+    type Error = ChainError;
+    fn basic_ref(&self, address: alloy_primitives::Address) -> Result<Option<AccountInfo>, ChainError> {
+        self.state.basic_ref(address)
+    }
+    fn code_by_hash_ref(&self, hash: B256) -> Result<Bytecode, ChainError> {
+        self.state.code_by_hash_ref(hash)
+    }
+    fn storage_ref(&self, address: alloy_primitives::Address, index: U256) -> Result<U256, ChainError> {
+        self.state.storage_ref(address, index)
+    }
+    fn block_hash_ref(&self, number: u64) -> Result<B256, ChainError> {
+        self.state.block_hash_ref(number)
+    }
+}
+
+impl NodeReader for ParentState<'_> {
+    fn account_node(&self, path: &Nibbles) -> TrieResult<Option<Bytes>> {
+        self.trie.account_node(path)
+    }
+    fn storage_node(&self, owner: &B256, path: &Nibbles) -> TrieResult<Option<Bytes>> {
+        self.trie.storage_node(owner, path)
+    }
+}
+
+/// The block `attributes` describe on `parent` (a stored block whose state `state` is).
+pub fn build_exact(
+    op: &OpConfig,
+    parent: &Header,
+    attributes: &PayloadAttributes,
+    state: StateView,
+) -> ChainResult<OpExecutedBlock> {
+    let snapshot = state.snapshot.clone();
+    let trie = snapshot.trie_reader_at(parent.number)?;
+    let parent_state = ParentState { state, trie };
+    let attrs = Attributes {
+        timestamp: attributes.timestamp,
+        prev_randao: attributes.prev_randao,
+        fee_recipient: attributes.fee_recipient,
+        parent_beacon_block_root: attributes.parent_beacon_block_root,
+        gas_limit: attributes.gas_limit.unwrap_or(parent.gas_limit),
+        transactions: attributes.transactions.clone(),
+        eip1559_params: attributes.eip1559_params,
+        min_base_fee: attributes.min_base_fee,
+    };
+    execute(op, parent, &attrs, &parent_state).map_err(|e| {
+        let fault = match e {
+            OpBlockError::Transaction { index, reason } => AttributesFault::Transaction { index, reason },
+            other => AttributesFault::Execution(other.to_string()),
+        };
+        ChainError::from(crate::error::EngineError::from(fault))
+    })
+}
+
+/// What the fee recipient earns: every non-deposit transaction's priority fee.
+pub fn block_value(block: &OpExecutedBlock) -> U256 {
+    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
+    block
+        .txs
+        .iter()
+        .filter(|t| !t.tx.is_deposit())
+        .map(|t| U256::from(t.tx.effective_tip_per_gas(base_fee).unwrap_or_default()) * U256::from(t.gas_used))
+        .sum()
+}

@@ -1,0 +1,122 @@
+//! The Engine API's chain side: forkchoice updates with payload attributes start payload
+//! jobs, getPayload hands back what a job built. The protocol (JWT, JSON-RPC, parameter
+//! shapes) is TypeScript's (src/engine/), the JSON crates/rpc's (`engine`); this module
+//! keeps the rules: which method version serves which fork, what attributes must carry,
+//! the payload id, and the blocks built for op-node.
+//!
+//! - [`types`]: forkchoice state, attributes, statuses, built payloads.
+//! - [`payload_id`]: the id derived from the parent and the attributes.
+//! - [`build`]: a block of exactly the attributes' transactions (`noTxPool`), on the
+//!   parent's stored state.
+//! - [`rules`]: the version and fork checks.
+//! - [`bodies`]: getPayloadBodies' reads of stored blocks.
+
+pub mod bodies;
+pub mod build;
+pub mod payload_id;
+pub mod rules;
+pub mod types;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use alloy_consensus::Header;
+use alloy_primitives::B256;
+use parking_lot::Mutex;
+
+use crate::chain_state::ChainState;
+use crate::error::{ChainResult, EngineError};
+use types::{BuiltPayload, ForkchoiceOutcome, ForkchoiceState, PayloadAttributes, PayloadId, PayloadStatus, Version};
+
+/// Payloads kept for getPayload: op-node asks for a payload right after starting it; a few
+/// are kept so that a retried getPayload still finds its block.
+const KEPT_PAYLOADS: usize = 16;
+
+pub struct Engine {
+    chain: Arc<ChainState>,
+    payloads: Mutex<VecDeque<Arc<BuiltPayload>>>,
+}
+
+impl Engine {
+    pub fn new(chain: Arc<ChainState>) -> Self {
+        Self { chain, payloads: Mutex::new(VecDeque::new()) }
+    }
+
+    /// A stored block by hash: its header, when the node has it.
+    fn known(&self, hash: &B256) -> ChainResult<Option<Header>> {
+        let view = self.chain.view();
+        let Some(number) = view.snapshot.block_number(hash)? else { return Ok(None) };
+        view.snapshot.header(number)
+    }
+
+    /// `engine_forkchoiceUpdatedV{version}`.
+    pub fn forkchoice_updated(
+        &self,
+        version: Version,
+        state: ForkchoiceState,
+        attributes: Option<PayloadAttributes>,
+    ) -> ChainResult<ForkchoiceOutcome> {
+        let op = self.chain.spec().op().ok_or(EngineError::NotAnOpChain)?.clone();
+        if let Some(a) = &attributes {
+            rules::check_attributes_version(version, a)?;
+        }
+        let Some(head) = self.known(&state.head)? else {
+            // Not known: the node cannot follow yet, and builds nothing.
+            return Ok(ForkchoiceOutcome { status: PayloadStatus::Syncing, payload_id: None });
+        };
+        for (hash, which) in [(state.safe, "safe block not known"), (state.finalized, "finalized block not known")] {
+            if !hash.is_zero() && self.known(&hash)?.is_none() {
+                return Err(EngineError::InvalidForkchoiceState(which).into());
+            }
+        }
+        let valid = PayloadStatus::Valid { latest_valid_hash: state.head };
+        let Some(attributes) = attributes else {
+            return Ok(ForkchoiceOutcome { status: valid, payload_id: None });
+        };
+        rules::check_attributes(&op, version, &head, &attributes)?;
+        let id = payload_id::payload_id(&state.head, &attributes, version);
+        if self.payload(&id).is_none() {
+            let built = self.build(&op, id, &head, &attributes)?;
+            let mut kept = self.payloads.lock();
+            if kept.len() == KEPT_PAYLOADS {
+                kept.pop_front();
+            }
+            kept.push_back(Arc::new(built));
+        }
+        Ok(ForkchoiceOutcome { status: valid, payload_id: Some(id) })
+    }
+
+    fn build(
+        &self,
+        op: &preconf_op::OpConfig,
+        id: PayloadId,
+        parent: &Header,
+        attributes: &PayloadAttributes,
+    ) -> ChainResult<BuiltPayload> {
+        let state = self.chain.view().state_at(parent.number);
+        let block = build::build_exact(op, parent, attributes, state)?;
+        let block_value = build::block_value(&block);
+        let hash = block.header.hash_slow();
+        Ok(BuiltPayload {
+            id,
+            hash,
+            transactions: block.txs.iter().map(|t| t.tx.encoded_2718().into()).collect(),
+            withdrawals: attributes.withdrawals.clone(),
+            header: block.header,
+            block_value,
+        })
+    }
+
+    fn payload(&self, id: &PayloadId) -> Option<Arc<BuiltPayload>> {
+        self.payloads.lock().iter().rev().find(|p| p.id == *id).cloned()
+    }
+
+    /// `engine_getPayloadV{version}`: the block the job `id` built, if this version serves
+    /// its fork.
+    pub fn get_payload(&self, version: Version, id: PayloadId) -> ChainResult<Arc<BuiltPayload>> {
+        let op = self.chain.spec().op().ok_or(EngineError::NotAnOpChain)?;
+        let payload = self.payload(&id).ok_or(EngineError::UnknownPayload)?;
+        rules::check_payload_version(op, version, payload.header.timestamp)?;
+        Ok(payload)
+    }
+}
