@@ -4,7 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devAccount } from '../helpers/node.js';
-import { call, caughtUp, Cluster, sameChain } from '../helpers/replicas.js';
+import { call, caughtUp, Cluster, head, sameChain } from '../helpers/replicas.js';
+import { waitFor } from '../helpers/wait.js';
 import { signTransfer } from '../helpers/transfer.js';
 
 describe('replicas of an OP chain', () => {
@@ -23,6 +24,9 @@ describe('replicas of an OP chain', () => {
     const nonce = Number(await call<string>(leader, 'eth_getTransactionCount', [sender.address, 'pending']));
     const hash = await call<string>(leader, 'eth_sendRawTransaction', [await signTransfer(sender, { to: devAccount(2).address, nonce, chainId })]);
 
+    // Sealed on the leader, and at least one block after the transfer's.
+    const mined = await waitFor(async () => (await call(leader, 'eth_getTransactionReceipt', [hash]))?.blockNumber ?? null, 30_000, 'the transfer sealed');
+    await waitFor(async () => (await head(leader)) > Number(mined), 30_000, 'a block after the transfer');
     const to = await caughtUp(leader, c.replica(0).url, 30_000);
     await sameChain(leader, c.replica(0).url, to);
     expect(to).toBeGreaterThanOrEqual(2);
