@@ -63,7 +63,8 @@ fn the_blocks_put_together_from_the_published_flashblocks_are_the_sealed_blocks(
                     }
                     let encodings: Vec<Bytes> = block.txs.iter().map(|t| t.tx.encoded_2718().into()).collect();
                     assert_eq!(sequence.transactions, encodings, "block {}", block.header.number);
-                    let shape = HeaderShape { canyon: true, ecotone: true, isthmus: false };
+                    // The OP dev chain runs Isthmus: its headers carry the empty requests hash.
+                    let shape = HeaderShape { canyon: true, ecotone: true, isthmus: true };
                     assert_eq!(sequence.header(shape), block.header, "block {}", block.header.number);
                     assert_eq!(sequence.block_hash(), block.hash);
                     if block.txs.len() > 1 {
@@ -138,7 +139,8 @@ fn a_renderer_that_joins_mid_block_publishes_that_block_from_index_0() {
                     }
                     let encodings: Vec<Bytes> = block.txs.iter().map(|t| t.tx.encoded_2718().into()).collect();
                     assert_eq!(sequence.transactions, encodings, "block {}", block.header.number);
-                    let shape = HeaderShape { canyon: true, ecotone: true, isthmus: false };
+                    // The OP dev chain runs Isthmus: its headers carry the empty requests hash.
+                    let shape = HeaderShape { canyon: true, ecotone: true, isthmus: true };
                     assert_eq!(sequence.header(shape), block.header, "block {}", block.header.number);
                     assert_eq!(sequence.block_hash(), block.hash);
                     checked += 1;
