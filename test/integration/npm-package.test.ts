@@ -5,7 +5,7 @@
 // and the install script both say which platforms are supported.
 
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,9 +58,13 @@ describe('the npm packages, installed without Rust', () => {
     // below is --offline, so it can fetch nothing else.
     const prime = join(work, 'prime');
     mkdirSync(prime);
+    // Each folder is a project of its own: npm would otherwise install into the nearest
+    // parent with a node_modules or package.json (a stray /tmp/node_modules did that once).
+    writeFileSync(join(prime, 'package.json'), '{"private":true}');
     ok(npm(['install', '--prefer-offline', '--ignore-scripts', ...tarballs], prime), 'priming the npm cache');
     app = join(work, 'app');
     mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), '{"private":true}');
     env = { ...process.env, PATH: pathWithoutRust() };
   }, 180_000);
 
