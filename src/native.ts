@@ -231,7 +231,7 @@ export class Chain {
   /** The Engine API (src/engine/): JSON text in, as crates/rpc/src/engine.rs reads it. */
   engineForkchoiceUpdated = (version: number, state: string, attributes: string | null): Promise<string> =>
     unwrapAsync(this.raw.engineForkchoiceUpdated(version, state, attributes));
-  engineGetPayload = (version: number, id: string): string => unwrap(this.raw.engineGetPayload(version, id));
+  engineGetPayload = (version: number, id: string): Promise<string> => unwrapAsync(this.raw.engineGetPayload(version, id));
   engineGetPayloadBodiesByHash = (hashes: string[]): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByHash(JSON.stringify(hashes)));
   engineGetPayloadBodiesByRange = (start: string, count: string): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByRange(start, count));
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());

@@ -184,7 +184,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
   }
   const log = createLogger(config.log ?? defaultLogConfig());
   forwardRustLogs(log, config.log?.level ?? 'info');
-  const chain = Chain.open(config.chain);
+  // With the Engine API served, an OP chain's blocks come only from it (docs/engine-api.md).
+  const chain = Chain.open({ ...config.chain, engineDriven: config.chain.engineDriven ?? config.engine !== undefined });
   const info = chain.info();
   const { host } = config.server;
   const guard = config.server.uwsGuard;

@@ -145,6 +145,9 @@ pub struct BlockData {
     pub ommers: Vec<Header>,
     /// Withdrawals (imported blocks from Shanghai on; built blocks have none).
     pub withdrawals: Vec<alloy_eips::eip4895::Withdrawal>,
+    /// The Engine API's payload id when `engine_forkchoiceUpdated` started this block (a
+    /// block being built in sequencer mode): the flashblocks' `payload_id`.
+    pub payload_id: Option<alloy_primitives::B64>,
 }
 
 impl BlockData {

@@ -78,7 +78,9 @@ impl PendingBlock {
                 Arc::new(TxIndex::of(&txs))
             }
         };
-        let block = BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), ..Default::default() };
+        let payload_id = self.block.payload_id;
+        let block =
+            BlockData { header, hash: None, txs, preconf_index: Some(preconf_index), payload_id, ..Default::default() };
         Self { block: Arc::new(block), overlay: self.overlay.with(layer.clone()), tick: layer, tx_index }
     }
 

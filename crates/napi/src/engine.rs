@@ -1,16 +1,13 @@
 //! The Engine API's boundary: the authenticated port's methods (src/engine/ checks the JWT
 //! and the parameters' shapes), each handing canonical JSON to the chain's `Engine` and
 //! its typed answer to crates/rpc's renderer. Building a block runs on the submit threads
-//! (it executes); getPayload reads a kept payload on the event loop.
+//! (it executes), and so does getPayload (it may wait for the builder's seal).
 
-use napi::bindgen_prelude::Either;
-use napi_derive::napi;
 use preconf_chain::engine::types::Version;
 use preconf_chain::error::EngineError;
 use preconf_chain::ChainResult;
 use preconf_rpc::engine as render;
 
-use crate::failure::NativeFailure;
 use crate::work::Class;
 use crate::NativeNode;
 
@@ -20,19 +17,6 @@ fn version(n: u32) -> ChainResult<Version> {
 
 fn payload_id(text: &str) -> ChainResult<alloy_primitives::B64> {
     text.parse().map_err(|_| EngineError::InvalidParams("a payload id is 8 bytes of hex").into())
-}
-
-#[napi]
-impl NativeNode {
-    /// engine_getPayloadV{version}: the envelope of a payload this node built.
-    #[napi]
-    pub fn engine_get_payload(&self, version_number: u32, id: String) -> Either<String, NativeFailure> {
-        self.sync(|n| {
-            let v = version(version_number)?;
-            let payload = n.engine().get_payload(v, payload_id(&id)?)?;
-            Ok(render::payload_envelope(&payload, v))
-        })
-    }
 }
 
 work_methods! {
@@ -51,6 +35,14 @@ work_methods! {
 }
 
 work_methods! {
+    #[doc = " engine_getPayloadV{version}: the envelope of a payload this node built (one the"]
+    #[doc = " builder builds from the pool is sealed first, as last pre-confirmed)."]
+    fn engine_get_payload(version_number: u32, id: String) on Class::Submit => |n| {
+        let v = version(version_number)?;
+        let payload = n.engine().get_payload(v, payload_id(&id)?)?;
+        Ok(render::payload_envelope(&payload, v))
+    };
+
     #[doc = " engine_forkchoiceUpdatedV{version}: `state` and `attributes` as JSON text; builds the"]
     #[doc = " payload the attributes ask for before answering."]
     fn engine_forkchoice_updated(version_number: u32, state: String, attributes: Option<String>) on Class::Submit => |n| {

@@ -107,7 +107,7 @@ fn kind(e: &ChainError) -> ErrorKind {
             EngineError::UnsupportedFork(_) => ErrorKind::UnsupportedFork,
             EngineError::TooLargeRequest(_) => ErrorKind::TooLargeRequest,
             EngineError::InvalidParams(_) => ErrorKind::InvalidParams,
-            EngineError::NotAnOpChain => ErrorKind::Rejected,
+            EngineError::NotAnOpChain | EngineError::NotSequencing(_) => ErrorKind::Rejected,
         },
     }
 }

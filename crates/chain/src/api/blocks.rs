@@ -83,6 +83,7 @@ pub fn load_block(snapshot: &StoreSnapshot, number: u64) -> ChainResult<Option<B
         preconf_index: None,
         ommers: body.ommers,
         withdrawals: body.withdrawals,
+        payload_id: None,
     }))
 }
 

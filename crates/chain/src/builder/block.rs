@@ -14,7 +14,7 @@ use crate::chain_state::ChainState;
 use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::dev::clock::BlockContext;
-use crate::error::{Cause, ChainResult, Divergence, DropReason, InternalError};
+use crate::error::{AttributesFault, Cause, ChainResult, Divergence, DropReason, EngineError, InternalError};
 use crate::exec::block_evm::{BlockEvm, TxRefusal};
 use crate::exec::system::{self, SystemCalls};
 use crate::exec::{errors::invalid_tx, ExecBlock};
@@ -85,6 +85,15 @@ impl RootLeaves {
     }
 }
 
+/// What a block opens with, before the pool's transactions.
+#[derive(Clone, Copy)]
+enum Opening<'a> {
+    /// On an OP chain, the dev chain's L1-info deposit (a block on the node's own clock).
+    DevL1Info,
+    /// op-node's attributes' transactions, in order (sequencer mode).
+    Given(&'a [Bytes]),
+}
+
 /// What executing one pooled transaction came to.
 pub enum Outcome {
     Included,
@@ -123,7 +132,19 @@ impl OpenBlock {
         if let (Some(fee), Some(_)) = (context.base_fee, header.base_fee_per_gas) {
             header.base_fee_per_gas = Some(fee);
         }
-        Self::with_header(chain, view, header)
+        Self::with_header(chain, view, header, Opening::DevL1Info)
+    }
+
+    /// The block op-node's attributes describe (sequencer mode): `header` is their context,
+    /// and the block opens with their transactions (the L1-info deposit, user deposits) in
+    /// order. A transaction that cannot run is the attributes' fault: the block is not opened.
+    pub fn from_attributes(
+        chain: &ChainState,
+        view: &ChainView,
+        header: Header,
+        txs: &[Bytes],
+    ) -> ChainResult<Self> {
+        Self::with_header(chain, view, header, Opening::Given(txs))
     }
 
     /// Continues the block another leader was building, as the log shows it: the same
@@ -137,8 +158,10 @@ impl OpenBlock {
         header.receipts_root = EMPTY_ROOT_HASH;
         header.state_root = B256::ZERO;
         let number = header.number;
-        let mut block = Self::with_header(chain, view, header)?;
-        // An OP block's L1-info deposit is the block's own (opening it pushed it again).
+        // An OP block's L1-info deposit is the block's own (opening it pushed it again); a
+        // block op-node's attributes opened is run again from its first transaction.
+        let opening = if chain.engine_driven() { Opening::Given(&[]) } else { Opening::DevL1Info };
+        let mut block = Self::with_header(chain, view, header, opening)?;
         let opened = block.opening;
         for (i, was) in shown.block.txs.iter().enumerate() {
             let cannot = |why| InternalError::CannotContinue { number, index: i, hash: was.hash(), why: Box::new(why) };
@@ -172,7 +195,7 @@ impl OpenBlock {
     }
 
     /// The block after `view`'s head with this context, and its pre-block system calls.
-    fn with_header(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
+    fn with_header(chain: &ChainState, view: &ChainView, header: Header, opening: Opening) -> ChainResult<Self> {
         let parent = &view.head.header;
         let spec = chain.spec();
         let spec_id = spec.spec_at(header.number, header.timestamp);
@@ -199,8 +222,11 @@ impl OpenBlock {
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
+        if let Opening::Given(txs) = opening {
+            block.run_given(txs)?;
+        }
         // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values.
-        if let Some(op) = spec.op() {
+        if let (Some(op), Opening::DevL1Info) = (spec.op(), opening) {
             let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
             let raw = Bytes::from(deposit.encoded_2718());
             let failed = |reason: String| InternalError::SystemCall {
@@ -217,6 +243,22 @@ impl OpenBlock {
         // eth_coinbase's answer where the block is not shown (`--no-preconf`).
         chain.set_next_coinbase(header.beneficiary);
         Ok(block)
+    }
+
+    /// Runs op-node's transactions into the block just opened, in order.
+    fn run_given(&mut self, txs: &[Bytes]) -> ChainResult<()> {
+        let fault = |index, reason: String| EngineError::from(AttributesFault::Transaction { index, reason });
+        for (index, raw) in txs.iter().enumerate() {
+            let tx = OpTx::decode_2718(raw).map_err(|e| fault(index, e.to_string()))?;
+            let sender = tx.sender().map_err(|e| fault(index, e.to_string()))?;
+            match self.run(tx, sender, raw) {
+                Outcome::Included => {}
+                Outcome::NoRoom => return Err(fault(index, "does not fit in the block's gas limit".into()).into()),
+                Outcome::Invalid(reason) => return Err(fault(index, reason.to_string()).into()),
+            }
+        }
+        self.opening = self.txs.len();
+        Ok(())
     }
 
     /// The sender's nonce in the block so far.

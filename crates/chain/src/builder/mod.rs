@@ -12,6 +12,7 @@ mod block;
 mod dev;
 mod schedule;
 mod seal;
+mod sequence;
 mod tick;
 
 use std::sync::mpsc::{self, TryRecvError};
@@ -35,6 +36,10 @@ use crate::wire::{self as codec, Kind};
 use block::{unix_now_ms, OpenBlock};
 use schedule::{Action, Facts, Schedule};
 use tick::Executed;
+
+/// How long an idle builder in sequencer mode sleeps when nothing rings (a request from
+/// the Engine API, a landed commit and a stop all ring).
+const IDLE_WAKE: Duration = Duration::from_secs(1);
 
 /// How the builder is told to stop.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,8 +108,13 @@ pub fn spawn(
         .name("preconf-builder".into())
         .spawn(move || match Builder::new(chain, ledger, dev) {
             Ok(mut builder) => {
+                let sequencer = builder.sequencing.is_some();
+                builder.chain.sequencer().set_serving(sequencer);
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
+                if sequencer {
+                    builder.chain.sequencer().set_serving(false);
+                }
                 builder.land_in_flight();
             }
             Err(e) => {
@@ -130,6 +140,8 @@ struct Builder {
     fenced: Option<LedgerError>,
     /// The test methods' requests and state (`--dev`).
     dev: Option<dev::DevState>,
+    /// Sequencer mode: blocks come only from the Engine API (builder/sequence.rs).
+    sequencing: Option<sequence::Sequencing>,
 }
 
 impl Builder {
@@ -158,8 +170,14 @@ impl Builder {
             ledger,
             fenced: None,
             dev: dev.map(dev::DevState::new),
+            sequencing: None,
         };
-        if shown.is_none() {
+        // Driven by the Engine API, nothing is shown beyond the head until op-node starts a
+        // block (a block the stream shows open is continued as shown, until then).
+        if b.chain.engine_driven() {
+            b.sequencing = Some(sequence::Sequencing::default());
+        }
+        if shown.is_none() && b.sequencing.is_none() {
             let view = b.with_pending((*view).clone());
             if let Some(p) = view.pending.clone() {
                 let term = b.term();
@@ -231,6 +249,22 @@ impl Builder {
             if let Err(e) = self.serve_dev() {
                 return self.fail(e);
             }
+            // The Engine API's (sequencer mode): a block started gets its clock from now.
+            match self.serve_engine() {
+                Ok(true) => {
+                    let now = Instant::now();
+                    schedule = Schedule::new(interval, block_time, now, now + interval);
+                }
+                Ok(false) => {}
+                Err(e) => return self.fail(e),
+            }
+            if self.idle() {
+                if stopping {
+                    break;
+                }
+                rung = bell.wait_until(Instant::now() + IDLE_WAKE);
+                continue;
+            }
             let facts = Facts {
                 now: Instant::now(),
                 rung,
@@ -261,7 +295,9 @@ impl Builder {
                     }
                     // A store that cannot write: the block stays open (and pre-confirmed)
                     // until the committer lands what it holds; submissions are refused.
-                    if self.seal_due(seal) && self.chain.store_fault().is_none() {
+                    // Driven by the Engine API, only getPayload seals.
+                    let own_clock = self.sequencing.is_none();
+                    if own_clock && self.seal_due(seal) && self.chain.store_fault().is_none() {
                         if let Err(e) = self.seal() {
                             return self.fail(e);
                         }
@@ -274,7 +310,9 @@ impl Builder {
             self.preconfirm(None);
         }
         let writable = self.chain.store_fault().is_none();
-        if self.holds_anything() && self.fenced.is_none() && writable {
+        // A block op-node did not ask to seal stays unsealed (the pool journal keeps its
+        // transactions for the next run).
+        if self.holds_anything() && self.fenced.is_none() && writable && self.sequencing.is_none() {
             if let Err(e) = self.seal() {
                 log::error("builder", "could not seal the open block at shutdown", json!({ "error": e.to_string() }));
             }

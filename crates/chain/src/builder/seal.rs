@@ -69,7 +69,8 @@ impl Builder {
         self.published = None;
         // One view: readers go from the last pre-confirmation of the sealed block straight
         // to the new head with the next block open, never through a state without either.
-        let view = self.with_pending(sealed);
+        // Driven by the Engine API, nothing is pending until op-node starts the next block.
+        let view = if self.sequencing.is_some() { sealed } else { self.with_pending(sealed) };
         // A cluster's leader: the sealed block (and the one opened after it) in the log
         // before it is stored or shown. Fenced: nothing of it is.
         let term = self.term();

@@ -46,7 +46,8 @@ impl Builder {
         let mut tried = false;
         let mut dropped: Vec<(B256, DropReason)> = Vec::new();
         while let Some(ptx) = candidates.next() {
-            if tried && Instant::now() >= stop_at {
+            // The Engine API waiting (getPayload's seal) cuts the pass short too.
+            if tried && (Instant::now() >= stop_at || self.chain.sequencer().waiting()) {
                 self.executed.exhausted = None; // the next pass carries on
                 break;
             }

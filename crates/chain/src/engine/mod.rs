@@ -10,11 +10,14 @@
 //!   parent's stored state.
 //! - [`rules`]: the version and fork checks.
 //! - [`bodies`]: getPayloadBodies' reads of stored blocks.
+//! - [`sequence`]: sequencer mode (`noTxPool: false`), the builder's block from the
+//!   attributes and the pool, sealed at getPayload.
 
 pub mod bodies;
 pub mod build;
 pub mod payload_id;
 pub mod rules;
+pub mod sequence;
 pub mod types;
 
 use std::collections::VecDeque;
@@ -35,11 +38,13 @@ const KEPT_PAYLOADS: usize = 16;
 pub struct Engine {
     chain: Arc<ChainState>,
     payloads: Mutex<VecDeque<Arc<BuiltPayload>>>,
+    /// Payloads the builder builds from the attributes and the pool (`noTxPool: false`).
+    sequencing: sequence::Jobs,
 }
 
 impl Engine {
     pub fn new(chain: Arc<ChainState>) -> Self {
-        Self { chain, payloads: Mutex::new(VecDeque::new()) }
+        Self { chain, payloads: Mutex::new(VecDeque::new()), sequencing: Default::default() }
     }
 
     /// A stored block by hash: its header, when the node has it.
@@ -75,6 +80,10 @@ impl Engine {
         };
         rules::check_attributes(&op, version, &head, &attributes)?;
         let id = payload_id::payload_id(&state.head, &attributes, version);
+        if !attributes.no_tx_pool && self.chain.engine_driven() {
+            self.sequencing.start(&self.chain, id, state.head, attributes)?;
+            return Ok(ForkchoiceOutcome { status: valid, payload_id: Some(id) });
+        }
         if self.payload(&id).is_none() {
             let built = self.build(&op, id, &head, &attributes)?;
             let mut kept = self.payloads.lock();
@@ -115,8 +124,10 @@ impl Engine {
     /// its fork.
     pub fn get_payload(&self, version: Version, id: PayloadId) -> ChainResult<Arc<BuiltPayload>> {
         let op = self.chain.spec().op().ok_or(EngineError::NotAnOpChain)?;
-        let payload = self.payload(&id).ok_or(EngineError::UnknownPayload)?;
-        rules::check_payload_version(op, version, payload.header.timestamp)?;
-        Ok(payload)
+        if let Some(payload) = self.payload(&id) {
+            rules::check_payload_version(op, version, payload.header.timestamp)?;
+            return Ok(payload);
+        }
+        self.sequencing.seal(&self.chain, op, version, id)
     }
 }

@@ -79,4 +79,7 @@ pub enum EngineError {
     /// The Engine API drives OP Stack chains only.
     #[error("the Engine API serves OP Stack chains only")]
     NotAnOpChain,
+    /// Sequencer mode (`noTxPool: false`) needs this node's builder on the head op-node names.
+    #[error("cannot sequence: {0}")]
+    NotSequencing(&'static str),
 }

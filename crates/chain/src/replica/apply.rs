@@ -411,6 +411,7 @@ impl Follower {
             preconf_index: None,
             ommers: b.ommers,
             withdrawals: b.withdrawals,
+            payload_id: None,
         });
         // The block opened with the seal, published in the same view (as the leader does).
         let opened = match b.next {

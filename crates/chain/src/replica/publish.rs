@@ -356,6 +356,7 @@ impl Publisher {
             preconf_index: None,
             ommers: body.ommers,
             withdrawals: body.withdrawals,
+            payload_id: None,
         };
         Ok(self.sealed_publication(&block, &changes, None))
     }

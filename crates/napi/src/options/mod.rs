@@ -104,6 +104,8 @@ pub struct NodeOptions {
     /// `--l1-operator-fee-constant` (wei).
     pub l1_operator_fee_scalar: Option<u32>,
     pub l1_operator_fee_constant: Option<i64>,
+    /// The Engine API is served (`--authrpc.*`): blocks come only from it on an OP chain.
+    pub engine_driven: Option<bool>,
 }
 
 impl NodeOptions {
@@ -118,6 +120,7 @@ impl NodeOptions {
         let op_l1 = self.op_l1_values()?;
         Ok(ChainConfig {
             optimism: self.optimism.unwrap_or(d.optimism),
+            engine_driven: self.engine_driven.unwrap_or(d.engine_driven),
             op_l1,
             fork,
             datadir: self.datadir.map(Into::into),

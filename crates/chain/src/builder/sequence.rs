@@ -1,0 +1,234 @@
+//! Sequencer mode (the Engine API drives the builder; engine/sequence.rs is the mailbox).
+//!
+//! A forkchoice update with attributes opens the block from them: their context
+//! (timestamp, prevRandao, fee recipient, gas limit, beacon root, Holocene's EIP-1559
+//! parameters and Jovian's minimum base fee in extraData) and their transactions first,
+//! then the pool's, pre-confirmed every interval as the builder does on its own clock.
+//! getPayload seals it: whatever was executed since the last pre-confirmation is published
+//! as one more pre-confirmation first, so the sealed block is exactly the last one clients
+//! saw. Between blocks the builder is idle: nothing is pending beyond the head, and the pool
+//! waits for the next forkchoice update (pre-executing it on a context op-node has not given
+//! would show clients a block that is then replaced).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use alloy_consensus::{Header, Transaction as _};
+use alloy_eips::eip4895::Withdrawal;
+use alloy_primitives::{Bytes, B256, U256};
+use preconf_op::{OpSpecId, OpTx};
+use revm::database_interface::DatabaseRef;
+
+use super::block::{unix_now_ms, OpenBlock};
+use super::tick::Executed;
+use super::Builder;
+use crate::consensus::{next_header, NextBlock};
+use crate::engine::sequence::{Reply, Request};
+use crate::engine::types::{BuiltPayload, PayloadAttributes, PayloadId};
+use crate::error::{ChainError, ChainResult, EngineError};
+use crate::pool::PooledTx;
+use crate::types::BlockData;
+use crate::view::ChainView;
+use crate::wire::{self as codec, Kind};
+
+/// Sealed payloads kept for a getPayload retried.
+const KEPT_SEALED: usize = 4;
+
+/// The builder's side of sequencer mode.
+#[derive(Default)]
+pub(super) struct Sequencing {
+    /// The payload the open block is built for; `None`: idle, nothing pending.
+    job: Option<Job>,
+    sealed: VecDeque<Arc<BuiltPayload>>,
+}
+
+struct Job {
+    id: PayloadId,
+    withdrawals: Option<Vec<Withdrawal>>,
+}
+
+impl Builder {
+    /// In sequencer mode with no payload to build: the builder waits for the Engine API.
+    pub(super) fn idle(&self) -> bool {
+        self.sequencing.as_ref().is_some_and(|s| s.job.is_none())
+    }
+
+    /// Carries out the Engine API's requests that came since the last look; `true` when a
+    /// block was started (its pre-confirmation clock starts from now).
+    pub(super) fn serve_engine(&mut self) -> ChainResult<bool> {
+        if self.sequencing.is_none() {
+            return Ok(false);
+        }
+        let mut started = false;
+        for call in self.chain.sequencer().drain() {
+            let reply = match call.request {
+                Request::Start { id, parent, attributes } => {
+                    let r = self.start_payload(id, parent, &attributes);
+                    started |= r.is_ok();
+                    r.map(|()| Reply::Started)
+                }
+                Request::Seal { id } => self.seal_payload(id).map(Reply::Sealed),
+            };
+            let fatal = match &reply {
+                Err(e @ ChainError::Internal(_)) => Some(e.clone()),
+                _ => None,
+            };
+            let _ = call.reply.send(reply);
+            if let Some(e) = fatal {
+                return Err(e);
+            }
+        }
+        Ok(started)
+    }
+
+    fn start_payload(&mut self, id: PayloadId, parent: B256, attributes: &PayloadAttributes) -> ChainResult<()> {
+        let seq = self.sequencing.as_ref().expect("sequencer mode");
+        // op-node may send the same attributes twice: the job goes on (or is already sealed).
+        if seq.job.as_ref().is_some_and(|j| j.id == id) || seq.sealed.iter().any(|p| p.id == id) {
+            return Ok(());
+        }
+        let view = self.chain.view();
+        if view.head_hash() != parent {
+            return Err(EngineError::NotSequencing("the forkchoice head is not this node's head").into());
+        }
+        let header = attributes_header(&self.chain, &view, attributes);
+        let block = OpenBlock::from_attributes(&self.chain, &view, header, &attributes.transactions)?;
+        self.return_to_pool(&view);
+        self.block = block;
+        self.executed = Executed::default();
+        self.published = None;
+        let job = Job { id, withdrawals: attributes.withdrawals.clone() };
+        self.sequencing.as_mut().expect("sequencer mode").job = Some(job);
+
+        let mut view = self.with_pending((*view).clone());
+        if let Some(p) = view.pending.as_mut() {
+            // The flashblocks' payload id is the one op-node asks getPayload for.
+            let block = BlockData { payload_id: Some(id), ..(*p.block).clone() };
+            let mut tagged = (**p).clone();
+            tagged.block = Arc::new(block);
+            *p = Arc::new(tagged);
+            self.published = Some(p.clone());
+        }
+        if let Some(p) = view.pending.clone() {
+            let term = self.term();
+            let encode = || codec::encode_pending(&p.block, term, unix_now_ms(), true, 0, &p.tick);
+            if let Err(e) = self.record(Kind::Pending, p.number(), 0, encode) {
+                return Err(EngineError::NotSequencing(leader_lost(&e)).into());
+            }
+        }
+        self.chain.publish(view);
+        self.announce_open();
+        Ok(())
+    }
+
+    /// A block started and not sealed gives way to another (op-node started over): the
+    /// pool transactions it pre-confirmed go back to the pool.
+    fn return_to_pool(&mut self, view: &ChainView) {
+        if self.sequencing.as_ref().is_none_or(|s| s.job.is_none()) && self.published.is_none() {
+            return;
+        }
+        let state = view.state_at(view.head_number());
+        for etx in &self.block.txs[self.block.opening..] {
+            let OpTx::Eth(tx) = &etx.tx else { continue };
+            let nonce = state.basic_ref(etx.sender).ok().flatten().map_or(0, |a| a.nonce);
+            let raw = Bytes::from(etx.tx.encoded_2718());
+            // Already pooled (executed, not yet pre-confirmed) or no longer valid: skipped.
+            let _ = self.chain.add_to_pool(PooledTx::new(tx.clone(), raw, etx.sender), nonce);
+        }
+    }
+
+    fn seal_payload(&mut self, id: PayloadId) -> ChainResult<Arc<BuiltPayload>> {
+        let seq = self.sequencing.as_ref().expect("sequencer mode");
+        if let Some(p) = seq.sealed.iter().find(|p| p.id == id) {
+            return Ok(p.clone());
+        }
+        if !seq.job.as_ref().is_some_and(|j| j.id == id) {
+            return Err(EngineError::UnknownPayload.into());
+        }
+        // Executed since the last pre-confirmation: shown first, so that the block sealed
+        // is exactly the last pre-confirmation clients saw.
+        if !self.executed.included.is_empty() {
+            self.preconfirm(None);
+        }
+        if let Some(e) = &self.fenced {
+            return Err(EngineError::NotSequencing(leader_lost(e)).into());
+        }
+        let number = self.block.header.number;
+        self.seal()?;
+        let head = self.chain.view().head.clone();
+        if head.header.number != number || self.fenced.is_some() {
+            return Err(EngineError::NotSequencing("the block could not be sealed: this node no longer leads").into());
+        }
+        let job = self.sequencing.as_mut().expect("sequencer mode").job.take().expect("the job sealed");
+        let payload = Arc::new(BuiltPayload {
+            id,
+            header: head.header.clone(),
+            hash: head.hash.unwrap_or_else(|| head.header.hash_slow()),
+            transactions: head.txs.iter().map(|t| Bytes::from(t.tx.encoded_2718())).collect(),
+            withdrawals: job.withdrawals,
+            block_value: block_value(&head),
+        });
+        let kept = &mut self.sequencing.as_mut().expect("sequencer mode").sealed;
+        if kept.len() == KEPT_SEALED {
+            kept.pop_front();
+        }
+        kept.push_back(payload.clone());
+        Ok(payload)
+    }
+}
+
+fn leader_lost(_: &crate::ledger::LedgerError) -> &'static str {
+    "this node no longer leads the cluster"
+}
+
+/// The header of the block op-node's attributes describe on `view`'s head, before any
+/// transaction: their context, the base fee from the parent (and Holocene's parameters
+/// the parent carries), extraData from the attributes' EIP-1559 parameters.
+fn attributes_header(chain: &crate::chain_state::ChainState, view: &ChainView, a: &PayloadAttributes) -> Header {
+    let parent = &view.head.header;
+    let next = NextBlock {
+        timestamp: a.timestamp,
+        beneficiary: a.fee_recipient,
+        gas_limit: a.gas_limit.unwrap_or(parent.gas_limit),
+        mix_hash: a.prev_randao,
+        parent_beacon_block_root: a.parent_beacon_block_root.unwrap_or_default(),
+        ..Default::default()
+    };
+    let mut header = next_header(chain.spec(), parent, view.head_hash(), next);
+    if let Some(op) = chain.spec().op() {
+        if op.is_active(OpSpecId::HOLOCENE, a.timestamp) {
+            let jovian = op.is_active(OpSpecId::JOVIAN, a.timestamp);
+            header.extra_data = extra_data(op, a, jovian);
+        }
+    }
+    header
+}
+
+/// Holocene's extraData: version 0, the attributes' denominator and elasticity (the
+/// config's when they are zero); Jovian's: version 1, the same, then the minimum base fee.
+fn extra_data(op: &preconf_op::OpConfig, a: &PayloadAttributes, jovian: bool) -> Bytes {
+    let params = a.eip1559_params.unwrap_or_default();
+    let mut out = vec![u8::from(jovian)];
+    if params.is_zero() {
+        let (d, e) = op.base_fee_params(a.timestamp);
+        out.extend_from_slice(&(d as u32).to_be_bytes());
+        out.extend_from_slice(&(e as u32).to_be_bytes());
+    } else {
+        out.extend_from_slice(params.as_slice());
+    }
+    if jovian {
+        out.extend_from_slice(&a.min_base_fee.unwrap_or_default().to_be_bytes());
+    }
+    out.into()
+}
+
+/// What the fee recipient earns: every non-deposit transaction's priority fee.
+fn block_value(block: &BlockData) -> U256 {
+    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
+    block
+        .txs
+        .iter()
+        .filter(|t| !t.tx.is_deposit())
+        .map(|t| U256::from(t.tx.effective_tip_per_gas(base_fee).unwrap_or_default()) * U256::from(t.gas_used))
+        .sum()
+}

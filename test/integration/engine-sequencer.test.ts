@@ -1,0 +1,236 @@
+// Sequencer mode: the test plays op-node against the OP dev chain with the Engine API on
+// (`--optimism --authrpc.port 0`). A forkchoice update with attributes (the L1-info deposit
+// as the dev chain builds it, a user deposit) and `noTxPool: false` starts the block in the
+// builder; pool transactions sent by a viem client are pre-confirmed in it every interval
+// (pending reads, the flashblocks endpoint under the Engine API's payload id); nothing is
+// sealed until getPayload, which returns the block exactly as last pre-confirmed, and that
+// block is then the chain's latest. Tokens are signed here with node:crypto.
+
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPublicClient, defineChain, http, keccak256, parseEther, toHex, type Hex } from 'viem';
+import { chainConfig, serializeTransaction } from 'viem/op-stack';
+import WebSocket from 'ws';
+import { parseArgs } from '../../src/cli/index.js';
+import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+
+const DEPOSIT_TO = '0x00000000000000000000000000000000000d3905' as Hex;
+const DEPOSIT_FROM = '0x00000000000000000000000000000000000a11ce' as Hex;
+const TRANSFER_TO = '0x000000000000000000000000000000000000bEEF' as Hex;
+
+function token(secret: Buffer): string {
+  const part = (o: object): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const signed = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ iat: Math.floor(Date.now() / 1000) })}`;
+  return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
+}
+
+interface Flashblock {
+  payload_id: Hex;
+  index: number;
+  diff: { block_hash: Hex; transactions: Hex[] };
+  metadata: { block_number: number };
+}
+
+/** The L1-info deposits of blocks 1 and 2 as the OP dev chain builds them (its own clock). */
+async function devChainDeposits(): Promise<Hex[]> {
+  const ref = await startTestNode({
+    configure: (c) => void Object.assign(c.chain, { optimism: true, datadir: undefined, preconfIntervalMs: 50, blockTimeMs: 200 }),
+  });
+  try {
+    const chain = defineChain({ ...chainConfig, id: ref.node.chainId, name: 'op-dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [ref.node.url] } } });
+    const client = createPublicClient({ chain, transport: http(ref.node.url, { retryCount: 0 }) });
+    await vi.waitFor(async () => expect(await client.getBlockNumber()).toBeGreaterThanOrEqual(2n), { timeout: 10_000, interval: 50 });
+    const raws: Hex[] = [];
+    for (const n of [1n, 2n]) {
+      const tx = (await client.getBlock({ blockNumber: n, includeTransactions: true })).transactions[0]!;
+      if (tx.type !== 'deposit') throw new Error('the first transaction of an OP block is the L1-info deposit');
+      const raw = serializeTransaction({
+        type: 'deposit',
+        sourceHash: tx.sourceHash,
+        from: tx.from,
+        to: tx.to!,
+        mint: tx.mint,
+        value: tx.value,
+        gas: tx.gas,
+        isSystemTx: tx.isSystemTx,
+        data: tx.input,
+      });
+      expect(keccak256(raw)).toBe(tx.hash);
+      raws.push(raw);
+    }
+    return raws;
+  } finally {
+    await ref.stop();
+  }
+}
+
+describe('Engine API sequencer mode (noTxPool: false)', () => {
+  let dir: string;
+  let t: TestNode;
+  let secret: Buffer;
+  let engineUrl: string;
+  let l1Info: Hex[];
+  const flashblocks: Flashblock[] = [];
+  let socket: WebSocket;
+
+  const engine = async (method: string, params: unknown[]) => {
+    const res = await fetch(engineUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token(secret)}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return (await res.json()) as { result?: any; error?: { code: number; message: string } };
+  };
+
+  const userDeposit = serializeTransaction({
+    type: 'deposit',
+    sourceHash: keccak256(toHex('a user deposit of this test')),
+    from: DEPOSIT_FROM,
+    to: DEPOSIT_TO,
+    mint: parseEther('2'),
+    value: parseEther('1.5'),
+    gas: 100_000n,
+    isSystemTx: false,
+    data: '0x',
+  });
+
+  /** Attributes for the block after `parent` (op-node's, for the dev chain's forks). */
+  const attributes = async (parent: { timestamp: Hex; gasLimit: Hex }, transactions: Hex[], noTxPool = false) => ({
+    timestamp: toHex(Math.max(Math.floor(Date.now() / 1000), Number(parent.timestamp) + 1)),
+    prevRandao: toHex(randomBytes(32)),
+    suggestedFeeRecipient: '0x4200000000000000000000000000000000000011',
+    withdrawals: [],
+    parentBeaconBlockRoot: toHex(randomBytes(32)),
+    transactions,
+    noTxPool,
+    gasLimit: parent.gasLimit,
+    eip1559Params: '0x0000000000000000',
+  });
+
+  /** forkchoiceUpdatedV3 with attributes on `head`: the payload id. */
+  const startBlock = async (head: { hash: Hex; timestamp: Hex; gasLimit: Hex }, transactions: Hex[], noTxPool = false) => {
+    const state = { headBlockHash: head.hash, safeBlockHash: head.hash, finalizedBlockHash: head.hash };
+    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, await attributes(head, transactions, noTxPool)]);
+    expect(fcu.error).toBeUndefined();
+    expect(fcu.result.payloadStatus.status).toBe('VALID');
+    return fcu.result.payloadId as Hex;
+  };
+
+  const block = async (tag: string) => (await rpc(t.node.url, 'eth_getBlockByNumber', [tag, false])).result as { number: Hex; hash: Hex; timestamp: Hex; gasLimit: Hex; transactions: Hex[] };
+
+  beforeAll(async () => {
+    l1Info = await devChainDeposits();
+    dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-'));
+    const secretFile = join(dir, 'jwt.hex');
+    const flags = parseArgs(['--optimism', '--authrpc.port', '0', '--authrpc.jwtsecret', secretFile, '--flashblocks.addr', '127.0.0.1', '--flashblocks.port', '0']);
+    if (flags === 'help') throw new Error('help');
+    t = await startTestNode({
+      configure: (c) => {
+        // A 400 ms block time: the node's own clock would have sealed several blocks while
+        // the test waits for pre-confirmations.
+        Object.assign(c.chain, { ...flags.chain, datadir: undefined, preconfIntervalMs: 100, blockTimeMs: 400 });
+        c.engine = { ...flags.engine!, port: 0 };
+        c.flashblocks = flags.flashblocks;
+      },
+    });
+    engineUrl = t.node.engine!.url;
+    secret = Buffer.from(readFileSync(secretFile, 'utf8').trim(), 'hex');
+    socket = new WebSocket(`${t.node.flashblocksUrl}/`);
+    socket.on('message', (data: Buffer) => flashblocks.push(JSON.parse(data.toString('utf8')) as Flashblock));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  });
+  afterAll(async () => {
+    socket?.close();
+    await t?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds from the attributes and the pool, pre-confirms until getPayload, and seals exactly what was pre-confirmed', async () => {
+    const genesis = await block('latest');
+    expect(genesis.number).toBe('0x0');
+    // Nothing is pending beyond the head before op-node starts a block.
+    expect((await block('pending')).number).toBe('0x0');
+
+    const id = await startBlock(genesis, [l1Info[0]!, userDeposit]);
+    expect(id).toMatch(/^0x03[0-9a-f]{14}$/);
+    // Started: the deposits are pre-confirmed at once.
+    const opened = await block('pending');
+    expect(opened.number).toBe('0x1');
+    expect(opened.transactions).toEqual([keccak256(l1Info[0]!), keccak256(userDeposit)]);
+
+    const sent: Hex[] = [];
+    for (let i = 0; i < 3; i++) {
+      sent.push(await t.wallet(1 + i).sendTransaction({ chain: t.chain, account: devAccount(1 + i), to: TRANSFER_TO, value: parseEther('0.01') * BigInt(i + 1) }));
+    }
+    await vi.waitFor(async () => expect((await block('pending')).transactions).toEqual(expect.arrayContaining(sent)), { timeout: 10_000, interval: 20 });
+    // Pre-confirmations go on every interval (ten of them span 2.5 block times of the
+    // node's own clock), and no block is sealed meanwhile.
+    await vi.waitFor(() => expect(flashblocks.filter((f) => f.metadata.block_number === 1).length).toBeGreaterThanOrEqual(10), { timeout: 10_000, interval: 20 });
+    expect((await block('latest')).number).toBe('0x0');
+    expect(await t.publicClient.getBalance({ address: DEPOSIT_TO, blockTag: 'pending' })).toBe(parseEther('1.5'));
+
+    const shown = (await block('pending')).transactions;
+    const got = await engine('engine_getPayloadV4', [id]);
+    expect(got.error).toBeUndefined();
+    const payload = got.result.executionPayload;
+    expect(got.result.executionRequests).toEqual([]);
+    expect(payload.blockNumber).toBe('0x1');
+    expect(payload.parentHash).toBe(genesis.hash);
+    // The deposits in order, then exactly the pool transactions that were pre-confirmed.
+    const hashes = (payload.transactions as Hex[]).map((raw) => keccak256(raw));
+    expect(hashes.slice(0, 2)).toEqual([keccak256(l1Info[0]!), keccak256(userDeposit)]);
+    expect(hashes).toEqual(shown);
+    expect(hashes.slice(2).sort()).toEqual([...sent].sort());
+
+    // Sealed into the chain: the block op-node got is the latest, nothing is pending beyond it.
+    const latest = await block('latest');
+    expect(latest.hash).toBe(payload.blockHash);
+    expect(latest.transactions).toEqual(hashes);
+    expect((await block('pending')).number).toBe('0x1');
+    const receipt = await t.publicClient.getTransactionReceipt({ hash: sent[0]! });
+    expect(receipt.blockHash).toBe(payload.blockHash);
+
+    // The flashblocks carry the Engine API's payload id, and the last one is the block.
+    const ofBlock = flashblocks.filter((f) => f.metadata.block_number === 1);
+    expect(new Set(ofBlock.map((f) => f.payload_id))).toEqual(new Set([id]));
+    expect(ofBlock.map((f) => f.index)).toEqual(ofBlock.map((_, i) => i));
+    await vi.waitFor(() => expect(flashblocks.filter((f) => f.metadata.block_number === 1).at(-1)!.diff.block_hash).toBe(payload.blockHash));
+    expect(flashblocks.filter((f) => f.metadata.block_number === 1).flatMap((f) => f.diff.transactions)).toEqual(payload.transactions);
+
+    // getPayload again: the same block (op-node may retry).
+    const again = await engine('engine_getPayloadV4', [id]);
+    expect(again.result.executionPayload.blockHash).toBe(payload.blockHash);
+  });
+
+  it('waits between blocks: a transaction sent after the seal stays pooled until the next forkchoice update, then is built in', async () => {
+    const head = await block('latest');
+    expect(head.number).toBe('0x1');
+    const hash = await t.wallet(4).sendTransaction({ chain: t.chain, account: devAccount(4), to: TRANSFER_TO, value: 1n });
+    const pooled = (await rpc(t.node.url, 'eth_getTransactionByHash', [hash])).result as { blockNumber: Hex | null };
+    expect(pooled.blockNumber).toBeNull();
+    expect((await block('pending')).number).toBe('0x1');
+
+    const id = await startBlock(head, [l1Info[1]!]);
+    await vi.waitFor(async () => expect((await block('pending')).transactions).toContain(hash), { timeout: 10_000, interval: 20 });
+    expect((await block('latest')).number).toBe('0x1');
+    const got = await engine('engine_getPayloadV4', [id]);
+    expect(got.error).toBeUndefined();
+    expect((got.result.executionPayload.transactions as Hex[]).map((raw) => keccak256(raw))).toEqual([keccak256(l1Info[1]!), hash]);
+    expect((await block('latest')).hash).toBe(got.result.executionPayload.blockHash);
+  });
+
+  it('builds exactly the attributes with noTxPool: true, leaving the pool alone', async () => {
+    const head = await block('latest');
+    const hash = await t.wallet(5).sendTransaction({ chain: t.chain, account: devAccount(5), to: TRANSFER_TO, value: 1n });
+    const id = await startBlock(head, [userDeposit], true);
+    const got = await engine('engine_getPayloadV4', [id]);
+    expect(got.error).toBeUndefined();
+    expect(got.result.executionPayload.transactions).toEqual([userDeposit]);
+    // Not sealed into the chain here (newPayload does that), and the pool still holds it.
+    expect((await block('latest')).hash).toBe(head.hash);
+    expect(((await rpc(t.node.url, 'eth_getTransactionByHash', [hash])).result as { blockNumber: Hex | null }).blockNumber).toBeNull();
+  });
+});
