@@ -40,7 +40,13 @@ async function devChainDeposits(): Promise<Hex[]> {
     configure: (c) => void Object.assign(c.chain, { optimism: true, datadir: undefined, preconfIntervalMs: 50, blockTimeMs: 200 }),
   });
   try {
-    const chain = defineChain({ ...chainConfig, id: ref.node.chainId, name: 'op-dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [ref.node.url] } } });
+    const chain = defineChain({
+      ...chainConfig,
+      id: ref.node.chainId,
+      name: 'op-dev',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [ref.node.url] } },
+    });
     const client = createPublicClient({ chain, transport: http(ref.node.url, { retryCount: 0 }) });
     await vi.waitFor(async () => expect(await client.getBlockNumber()).toBeGreaterThanOrEqual(2n), { timeout: 10_000, interval: 50 });
     const raws: Hex[] = [];
@@ -119,13 +125,24 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
     return fcu.result.payloadId as Hex;
   };
 
-  const block = async (tag: string) => (await rpc(t.node.url, 'eth_getBlockByNumber', [tag, false])).result as { number: Hex; hash: Hex; timestamp: Hex; gasLimit: Hex; transactions: Hex[] };
+  const block = async (tag: string) =>
+    (await rpc(t.node.url, 'eth_getBlockByNumber', [tag, false])).result as { number: Hex; hash: Hex; timestamp: Hex; gasLimit: Hex; transactions: Hex[] };
 
   beforeAll(async () => {
     l1Info = await devChainDeposits();
     dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-'));
     const secretFile = join(dir, 'jwt.hex');
-    const flags = parseArgs(['--optimism', '--authrpc.port', '0', '--authrpc.jwtsecret', secretFile, '--flashblocks.addr', '127.0.0.1', '--flashblocks.port', '0']);
+    const flags = parseArgs([
+      '--optimism',
+      '--authrpc.port',
+      '0',
+      '--authrpc.jwtsecret',
+      secretFile,
+      '--flashblocks.addr',
+      '127.0.0.1',
+      '--flashblocks.port',
+      '0',
+    ]);
     if (flags === 'help') throw new Error('help');
     t = await startTestNode({
       configure: (c) => {
@@ -163,12 +180,17 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
 
     const sent: Hex[] = [];
     for (let i = 0; i < 3; i++) {
-      sent.push(await t.wallet(1 + i).sendTransaction({ chain: t.chain, account: devAccount(1 + i), to: TRANSFER_TO, value: parseEther('0.01') * BigInt(i + 1) }));
+      sent.push(
+        await t.wallet(1 + i).sendTransaction({ chain: t.chain, account: devAccount(1 + i), to: TRANSFER_TO, value: parseEther('0.01') * BigInt(i + 1) }),
+      );
     }
     await vi.waitFor(async () => expect((await block('pending')).transactions).toEqual(expect.arrayContaining(sent)), { timeout: 10_000, interval: 20 });
     // Pre-confirmations go on every interval (ten of them span 2.5 block times of the
     // node's own clock), and no block is sealed meanwhile.
-    await vi.waitFor(() => expect(flashblocks.filter((f) => f.metadata.block_number === 1).length).toBeGreaterThanOrEqual(10), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(flashblocks.filter((f) => f.metadata.block_number === 1).length).toBeGreaterThanOrEqual(10), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect((await block('latest')).number).toBe('0x0');
     expect(await t.publicClient.getBalance({ address: DEPOSIT_TO, blockTag: 'pending' })).toBe(parseEther('1.5'));
 
