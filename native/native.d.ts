@@ -505,6 +505,15 @@ export interface NodeOptions {
    */
   l1OperatorFeeScalar?: number
   l1OperatorFeeConstant?: number
+  /**
+   * Jovian's DA footprint gas scalar the deposits carry (`--l1-da-footprint-gas-scalar`;
+   * 0: op-node's default, 400).
+   */
+  l1DaFootprintGasScalar?: number
+  /** The OP dev chain's last fork (`--hardfork`: `isthmus` or `jovian`). */
+  hardfork?: string
+  /** Jovian's minimum base fee in wei, in the OP dev genesis's extraData (`--min-base-fee`). */
+  minBaseFee?: number
 }
 
 /** Whose interface to answer with where the product's differs from geth's (`--profile`). */

@@ -72,6 +72,9 @@ pub struct ChainConfig {
     /// The L1 values the L1-info deposit of every block built on an OP chain carries: the
     /// node has no L1 to read them from (`--optimism`'s L1 flags set them).
     pub op_l1: preconf_op::dev::DevL1Values,
+    /// The OP dev chain's last fork and (Jovian) minimum base fee (`--hardfork`,
+    /// `--min-base-fee` with `--optimism`).
+    pub op_dev: preconf_op::dev::DevChain,
 }
 
 /// The interface profile (`--profile`).
@@ -119,6 +122,7 @@ impl Default for ChainConfig {
             fork: None,
             optimism: false,
             op_l1: preconf_op::dev::DevL1Values::default(),
+            op_dev: preconf_op::dev::DevChain::default(),
         }
     }
 }
