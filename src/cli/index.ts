@@ -72,6 +72,9 @@ export function parseArgs(argv: string[]): Config | 'help' {
     // An OP genesis (op-geth's format, or a null config with --rollup-config) runs OP rules by itself.
     throw new Error('--optimism excludes --genesis and --fork-url: it makes the embedded dev chain an OP Stack chain');
   }
+  if (cfg.chain.optimism !== true && cfg.chain.hardfork !== undefined) throw new Error("--hardfork chooses the OP dev chain's last fork: it needs --optimism");
+  if (cfg.chain.hardfork !== 'jovian' && (cfg.chain.minBaseFee ?? 0) !== 0)
+    throw new Error("--min-base-fee is Jovian's: it needs --optimism --hardfork jovian");
   // A fork serves the test methods as anvil's does, unless refused.
   if (cfg.chain.dev === undefined && cfg.chain.forkUrl !== undefined && cfg.chain.build !== false) cfg.chain.dev = true;
   // Off unless asked for on any chain but the embedded dev one (which the addon recognises).

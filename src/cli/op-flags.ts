@@ -28,6 +28,22 @@ export const OP_FLAGS: OpFlag[] = [
     apply: (c) => void (c.chain.optimism = true),
   },
   {
+    name: 'hardfork',
+    value: 'NAME',
+    help: "with --optimism: the last OP fork active from genesis, isthmus or jovian (anvil's flag; default isthmus)",
+    apply: (c, v) => {
+      if (v !== 'isthmus' && v !== 'jovian') throw new Error(`--hardfork must be isthmus or jovian, got "${v}"`);
+      c.chain.hardfork = v;
+    },
+  },
+  {
+    name: 'min-base-fee',
+    value: 'WEI',
+    help: "with --optimism --hardfork jovian: Jovian's minimum base fee, in the genesis extraData and every block's after",
+    chainDefault: 'minBaseFee',
+    apply: (c, v) => void (c.chain.minBaseFee = count('min-base-fee', v, Number.MAX_SAFE_INTEGER)),
+  },
+  {
     name: 'l1-base-fee',
     value: 'WEI',
     help: 'with --optimism: the L1 base fee the L1-info deposits carry',
@@ -58,7 +74,7 @@ export const OP_FLAGS: OpFlag[] = [
   {
     name: 'l1-operator-fee-scalar',
     value: 'N',
-    help: 'with --optimism: the operator fee scalar (Isthmus): each transaction pays gas used x N / 1e6 wei more',
+    help: 'with --optimism: the operator fee scalar: each transaction pays gas used x N / 1e6 wei more (Jovian: gas used x N x 100)',
     chainDefault: 'l1OperatorFeeScalar',
     apply: (c, v) => void (c.chain.l1OperatorFeeScalar = count('l1-operator-fee-scalar', v, U32_MAX)),
   },
@@ -68,5 +84,12 @@ export const OP_FLAGS: OpFlag[] = [
     help: 'with --optimism: the operator fee constant (Isthmus): each transaction pays WEI more',
     chainDefault: 'l1OperatorFeeConstant',
     apply: (c, v) => void (c.chain.l1OperatorFeeConstant = count('l1-operator-fee-constant', v, Number.MAX_SAFE_INTEGER)),
+  },
+  {
+    name: 'l1-da-footprint-gas-scalar',
+    value: 'N',
+    help: "with --optimism --hardfork jovian: the DA footprint gas scalar (Jovian; 0: op-node's default, 400)",
+    chainDefault: 'l1DaFootprintGasScalar',
+    apply: (c, v) => void (c.chain.l1DaFootprintGasScalar = count('l1-da-footprint-gas-scalar', v, 0xffff)),
   },
 ];

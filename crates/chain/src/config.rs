@@ -75,6 +75,9 @@ pub struct ChainConfig {
     /// The Engine API is served (`--authrpc.*`): on an OP chain blocks then come only from
     /// it (forkchoice updates with attributes, getPayload), not from the builder's clock.
     pub engine_driven: bool,
+    /// The OP dev chain's last fork and (Jovian) minimum base fee (`--hardfork`,
+    /// `--min-base-fee` with `--optimism`).
+    pub op_dev: preconf_op::dev::DevChain,
 }
 
 /// The interface profile (`--profile`).
@@ -123,6 +126,7 @@ impl Default for ChainConfig {
             optimism: false,
             op_l1: preconf_op::dev::DevL1Values::default(),
             engine_driven: false,
+            op_dev: preconf_op::dev::DevChain::default(),
         }
     }
 }

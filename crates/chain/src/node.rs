@@ -47,7 +47,7 @@ impl Node {
             (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),
             (None, Some(json), _) => GenesisSource::Json(json.clone()),
             (None, None, Some(path)) => file_source(path.clone(), config.chain_config_file.as_deref())?,
-            (None, None, None) if config.optimism => GenesisSource::OpDev,
+            (None, None, None) if config.optimism => GenesisSource::OpDev(config.op_dev),
             (None, None, None) => GenesisSource::Dev,
         };
         // A fork's upstream is attached before the first block is seeded: the seed reads the
@@ -59,8 +59,8 @@ impl Node {
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
         let opened = open_genesis(&source, &store)?;
-        // The builder writes Ecotone's and Isthmus's L1-info deposits, not Jovian's: an OP
-        // chain outside that is served, not built on.
+        // The builder writes no network upgrade transactions: an OP chain whose Ecotone or
+        // Jovian comes after genesis is served, not built on.
         if config.build && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
             return Err(ConfigError::OpBuildingNotWired.into());
         }
@@ -246,7 +246,10 @@ impl Drop for Node {
 }
 
 /// Whether the builder builds this OP chain's blocks: Ecotone (the L1-info deposit's
-/// format it writes) from genesis, and no Jovian (its L1-info format is not written).
+/// format it writes) from genesis, and Jovian either from genesis or not at all: a later
+/// Jovian needs its activation block's upgrade transactions (new L1Block and
+/// GasPriceOracle behind their proxies), which the builder does not write.
 fn buildable(op: &preconf_op::OpConfig, genesis_timestamp: u64) -> bool {
-    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && op.forks.jovian_time.is_none()
+    let jovian_ok = op.forks.jovian_time.is_none() || op.is_active(preconf_op::OpSpecId::JOVIAN, genesis_timestamp);
+    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && jovian_ok
 }

@@ -320,8 +320,7 @@ where
     fn da_footprint_of(&mut self, tx: &OpTx) -> Result<u64, OpBlockError> {
         let db = &mut self.evm.0.ctx.journaled_state.database;
         let scalar = L1BlockInfo::fetch_da_footprint_gas_scalar(db).map_err(|e| OpBlockError::State(e.to_string()))?;
-        let estimate = op_revm::estimate_tx_compressed_size(&tx.encoded_2718()) / 1_000_000;
-        Ok(estimate.saturating_mul(scalar as u64))
+        Ok(crate::l1info::da_footprint(&tx.encoded_2718(), scalar))
     }
 
     /// The DA footprint of the block so far (Jovian; zero before).

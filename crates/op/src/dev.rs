@@ -6,7 +6,7 @@ use alloy_primitives::{address, b256, keccak256, Address, Bytes, TxKind, B256, U
 
 use crate::config::{Eip1559, OpConfig, OpConfigError, OpForks};
 use crate::deposit::TxDeposit;
-use crate::l1info::{SELECTOR_ECOTONE, SELECTOR_ISTHMUS};
+use crate::l1info::{SELECTOR_ECOTONE, SELECTOR_ISTHMUS, SELECTOR_JOVIAN};
 use crate::OpSpecId;
 
 /// The L1Block predeploy: the L1-info deposit writes the L1 values into it, op-revm reads
@@ -66,6 +66,36 @@ pub const GAS_PRICE_ORACLE_FLAGS: U256 = U256::from_limbs([0x0101, 0, 0, 0]);
 /// the dev chain's oracle.
 pub const GAS_PRICE_ORACLE_ISTHMUS_FLAGS: U256 = U256::from_limbs([0x01_0101, 0, 0, 0]);
 
+/// L1Block's runtime code as Jovian deploys it (test/fixtures/op/jovian, the OP specs'
+/// copy of the upgrade deposit's deployment code, bytes 32..): it takes Jovian's L1-info
+/// calldata (`setL1BlockValuesJovian`, Isthmus's fields and the DA footprint gas scalar,
+/// kept in slot 8 at offset 12 where op-revm reads it) besides Isthmus's.
+const L1_BLOCK_JOVIAN_CODE_HEX: &str = include_str!("l1block_jovian_code.hex");
+
+/// Its code hash, as the OP specs' Jovian derivation page names it.
+pub const L1_BLOCK_JOVIAN_CODE_HASH: B256 = b256!("5f885ca815d2cf27a203123e50b8ae204fdca910b6995d90b2d7700cbb9240d1");
+
+/// GasPriceOracle's runtime code as Jovian deploys it: with `isJovian` set,
+/// `getOperatorFee` prices Jovian's operator fee (gas × scalar × 100 + constant).
+const GAS_PRICE_ORACLE_JOVIAN_CODE_HEX: &str = include_str!("gas_price_oracle_jovian_code.hex");
+
+/// Its code hash, as the OP specs' Jovian derivation page names it.
+pub const GAS_PRICE_ORACLE_JOVIAN_CODE_HASH: B256 =
+    b256!("e9fc7c96c4db0d6078e3d359d7e8c982c350a513cb2c31121adf5e1e8a446614");
+
+/// The same flags with `isJovian` (byte 3), as the Jovian upgrade's `setJovian()` leaves them.
+pub const GAS_PRICE_ORACLE_JOVIAN_FLAGS: U256 = U256::from_limbs([0x0101_0101, 0, 0, 0]);
+
+pub fn l1_block_jovian_code() -> Bytes {
+    alloy_primitives::hex::decode(L1_BLOCK_JOVIAN_CODE_HEX.trim()).expect("the embedded L1Block code is hex").into()
+}
+
+pub fn gas_price_oracle_jovian_code() -> Bytes {
+    alloy_primitives::hex::decode(GAS_PRICE_ORACLE_JOVIAN_CODE_HEX.trim())
+        .expect("the embedded GasPriceOracle code is hex")
+        .into()
+}
+
 pub fn gas_price_oracle_isthmus_code() -> Bytes {
     alloy_primitives::hex::decode(GAS_PRICE_ORACLE_ISTHMUS_CODE_HEX.trim())
         .expect("the embedded GasPriceOracle code is hex")
@@ -89,9 +119,51 @@ pub fn l1_block_code() -> Bytes {
     alloy_primitives::hex::decode(L1_BLOCK_CODE_HEX.trim()).expect("the embedded L1Block code is hex").into()
 }
 
+/// The last OP fork the dev chain runs from genesis (`--hardfork`, anvil's flag, with
+/// `--optimism`). Every fork before it is active from genesis too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DevHardfork {
+    #[default]
+    Isthmus,
+    Jovian,
+}
+
+impl DevHardfork {
+    /// The fork by the lowercase name op-node and anvil use.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "isthmus" => Some(Self::Isthmus),
+            "jovian" => Some(Self::Jovian),
+            _ => None,
+        }
+    }
+}
+
+/// What the dev chain's genesis depends on beyond the Ethereum dev chain's: its last fork
+/// and (Jovian) the minimum base fee its genesis extraData names, which every later block
+/// carries forward as a SystemConfig value would.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DevChain {
+    pub hardfork: DevHardfork,
+    pub min_base_fee: u64,
+}
+
 /// The OP rules of the dev chain: every fork through Isthmus from genesis (as op-geth's and
 /// anvil's dev chains default to), OP Mainnet's EIP-1559 parameters.
 pub fn dev_config(chain_id: u64) -> OpConfig {
+    dev_config_for(chain_id, DevHardfork::Isthmus)
+}
+
+/// `dev_config` with every fork through `hardfork` from genesis.
+pub fn dev_config_for(chain_id: u64, hardfork: DevHardfork) -> OpConfig {
+    let mut config = isthmus_dev_config(chain_id);
+    if hardfork == DevHardfork::Jovian {
+        config.forks.jovian_time = Some(0);
+    }
+    config
+}
+
+fn isthmus_dev_config(chain_id: u64) -> OpConfig {
     OpConfig {
         chain_id,
         forks: OpForks {
@@ -116,17 +188,40 @@ pub fn dev_config(chain_id: u64) -> OpConfig {
 /// in their Isthmus form, so the L1 and operator fees wallets estimate are the ones op-revm
 /// charges. The fee vaults need no code: they only receive.
 pub fn optimism_genesis(genesis: &mut serde_json::Value) -> Result<(), OpConfigError> {
+    optimism_genesis_for(genesis, DevChain::default())
+}
+
+/// `optimism_genesis` for `chain`. With Jovian the predeploys are Jovian's (L1Block takes
+/// Jovian's L1-info calldata from block 1, the first block that has one: a chain with
+/// Jovian at genesis needs no upgrade transactions) and the genesis extraData is Jovian's
+/// (version 1, the EIP-1559 parameters, the minimum base fee), which block 1's base fee
+/// reads and the builder carries forward.
+pub fn optimism_genesis_for(genesis: &mut serde_json::Value, chain: DevChain) -> Result<(), OpConfigError> {
     let chain_id = genesis["config"]["chainId"].as_u64().ok_or(OpConfigError::Missing("chainId"))?;
-    genesis["config"] = dev_config(chain_id).genesis_config();
+    let config = dev_config_for(chain_id, chain.hardfork);
+    genesis["config"] = config.genesis_config();
+    let (l1_block, oracle, flags) = match chain.hardfork {
+        DevHardfork::Isthmus => {
+            (l1_block_isthmus_code(), gas_price_oracle_isthmus_code(), GAS_PRICE_ORACLE_ISTHMUS_FLAGS)
+        }
+        DevHardfork::Jovian => (l1_block_jovian_code(), gas_price_oracle_jovian_code(), GAS_PRICE_ORACLE_JOVIAN_FLAGS),
+    };
+    if chain.hardfork == DevHardfork::Jovian {
+        let (d, e) = config.base_fee_params(0);
+        let mut extra = vec![1u8];
+        extra.extend_from_slice(&(d as u32).to_be_bytes());
+        extra.extend_from_slice(&(e as u32).to_be_bytes());
+        extra.extend_from_slice(&chain.min_base_fee.to_be_bytes());
+        genesis["extraData"] = serde_json::Value::String(Bytes::from(extra).to_string());
+    }
     let alloc = genesis.get_mut("alloc").and_then(|a| a.as_object_mut()).ok_or(OpConfigError::Missing("alloc"))?;
-    let l1_block = serde_json::json!({ "balance": "0x0", "code": l1_block_isthmus_code().to_string() });
-    alloc.insert(L1_BLOCK.to_string(), l1_block);
+    alloc.insert(L1_BLOCK.to_string(), serde_json::json!({ "balance": "0x0", "code": l1_block.to_string() }));
     alloc.insert(
         GAS_PRICE_ORACLE.to_string(),
         serde_json::json!({
             "balance": "0x0",
-            "code": gas_price_oracle_isthmus_code().to_string(),
-            "storage": { B256::ZERO.to_string(): B256::from(GAS_PRICE_ORACLE_ISTHMUS_FLAGS).to_string() },
+            "code": oracle.to_string(),
+            "storage": { B256::ZERO.to_string(): B256::from(flags).to_string() },
         }),
     );
     Ok(())
@@ -149,7 +244,12 @@ pub struct DevL1Values {
     /// Isthmus's operator fee: `gas used × scalar / 1e6 + constant` wei per transaction.
     pub operator_fee_scalar: u32,
     pub operator_fee_constant: u64,
+    /// Jovian's DA footprint gas scalar (the SystemConfig's; 0 stands for the default).
+    pub da_footprint_gas_scalar: u16,
 }
+
+/// The DA footprint gas scalar op-node writes into the deposit when the SystemConfig has 0.
+pub const DEFAULT_DA_FOOTPRINT_GAS_SCALAR: u16 = 400;
 
 impl Default for DevL1Values {
     fn default() -> Self {
@@ -164,6 +264,7 @@ impl Default for DevL1Values {
             batcher_hash: B256::ZERO,
             operator_fee_scalar: 0,
             operator_fee_constant: 0,
+            da_footprint_gas_scalar: 0,
         }
     }
 }
@@ -197,11 +298,33 @@ impl DevL1Values {
         out.into()
     }
 
-    /// The L1-info deposit of a block under `spec`: Isthmus's calldata from Isthmus on
-    /// (which L1Block must know: the dev chain's does), Ecotone's before.
+    /// `setL1BlockValuesJovian()` calldata: Isthmus's fields, then the DA footprint gas
+    /// scalar (u16; the default where the value is 0, as op-node writes it).
+    pub fn jovian_calldata(&self, sequence_number: u64) -> Bytes {
+        let mut out = self.isthmus_calldata(sequence_number).to_vec();
+        out[..4].copy_from_slice(&SELECTOR_JOVIAN);
+        out.extend_from_slice(&self.da_footprint_gas_scalar().to_be_bytes());
+        out.into()
+    }
+
+    /// The DA footprint gas scalar the Jovian deposits carry.
+    pub fn da_footprint_gas_scalar(&self) -> u16 {
+        match self.da_footprint_gas_scalar {
+            0 => DEFAULT_DA_FOOTPRINT_GAS_SCALAR,
+            n => n,
+        }
+    }
+
+    /// The L1-info deposit of a block under `spec`: Jovian's calldata from Jovian on,
+    /// Isthmus's from Isthmus, Ecotone's before (L1Block must know the format: the dev
+    /// chain's does; a chain whose Jovian comes after genesis would need Jovian's upgrade
+    /// transactions and Isthmus's calldata in the activation block, which the builder
+    /// does not write).
     pub fn l1_info_deposit_at(&self, sequence_number: u64, spec: OpSpecId) -> TxDeposit {
         let mut deposit = self.l1_info_deposit(sequence_number);
-        if spec.is_enabled_in(OpSpecId::ISTHMUS) {
+        if spec.is_enabled_in(OpSpecId::JOVIAN) {
+            deposit.input = self.jovian_calldata(sequence_number);
+        } else if spec.is_enabled_in(OpSpecId::ISTHMUS) {
             deposit.input = self.isthmus_calldata(sequence_number);
         }
         deposit
@@ -260,6 +383,46 @@ mod tests {
         assert_eq!(info.fees.operator_fee_constant, Some(U256::from(9)));
         assert_eq!(values.l1_info_deposit_at(3, OpSpecId::ISTHMUS).input, calldata);
         assert_eq!(values.l1_info_deposit_at(3, OpSpecId::HOLOCENE).input, values.ecotone_calldata(3));
+    }
+
+    /// The Jovian codes are what the specs' deployment codes return and hash as the specs
+    /// name them.
+    #[test]
+    fn jovian_codes_are_the_deployed_ones() {
+        let deployed =
+            |text: &str| -> Bytes { alloy_primitives::hex::decode(text.trim()).unwrap()[32..].to_vec().into() };
+        let l1_block = include_str!("../../../test/fixtures/op/jovian/l1-block-deployment.txt");
+        let oracle = include_str!("../../../test/fixtures/op/jovian/gas-price-oracle-deployment.txt");
+        assert_eq!(deployed(l1_block), l1_block_jovian_code());
+        assert_eq!(deployed(oracle), gas_price_oracle_jovian_code());
+        assert_eq!(keccak256(l1_block_jovian_code()), L1_BLOCK_JOVIAN_CODE_HASH);
+        assert_eq!(keccak256(gas_price_oracle_jovian_code()), GAS_PRICE_ORACLE_JOVIAN_CODE_HASH);
+    }
+
+    #[test]
+    fn jovian_calldata_reads_back() {
+        let values = DevL1Values { operator_fee_scalar: 7, ..Default::default() };
+        let calldata = values.jovian_calldata(3);
+        assert_eq!(calldata.len(), 178);
+        let info = L1Info::from_calldata(&calldata).unwrap();
+        assert_eq!(info.fees.da_footprint_gas_scalar, Some(400), "0 stands for the default");
+        assert_eq!(info.fees.operator_fee_scalar, Some(U256::from(7)));
+        assert_eq!(values.l1_info_deposit_at(3, OpSpecId::JOVIAN).input, calldata);
+        let set = DevL1Values { da_footprint_gas_scalar: 1234, ..values };
+        assert_eq!(L1Info::from_calldata(&set.jovian_calldata(3)).unwrap().fees.da_footprint_gas_scalar, Some(1234));
+    }
+
+    #[test]
+    fn a_jovian_dev_genesis() {
+        let mut genesis = serde_json::json!({ "config": { "chainId": 1337 }, "alloc": {} });
+        let chain = DevChain { hardfork: DevHardfork::Jovian, min_base_fee: 0x0102 };
+        optimism_genesis_for(&mut genesis, chain).unwrap();
+        let config = OpConfig::from_genesis_config(&genesis["config"]).unwrap().unwrap();
+        assert_eq!(config.spec_at(0), OpSpecId::JOVIAN);
+        assert_eq!(genesis["extraData"], "0x01000000fa000000060000000000000102");
+        let accounts = crate::genesis::alloc(&genesis).unwrap();
+        let l1_block = accounts.iter().find(|a| a.address == L1_BLOCK).unwrap();
+        assert_eq!(keccak256(&l1_block.code), L1_BLOCK_JOVIAN_CODE_HASH);
     }
 
     #[test]

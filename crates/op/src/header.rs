@@ -33,24 +33,34 @@ pub fn next_base_fee(config: &OpConfig, parent: &Header, timestamp: u64) -> u64 
         return calc_next_block_base_fee(parent.gas_used, parent.gas_limit, parent_base_fee, params);
     }
     let metered = parent.gas_used.max(parent.blob_gas_used.unwrap_or_default());
-    let min_base_fee = match parent.extra_data.get(9..17) {
-        Some(bytes) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
-        None => 0,
-    };
-    calc_next_block_base_fee(metered, parent.gas_limit, parent_base_fee, params).max(min_base_fee)
+    calc_next_block_base_fee(metered, parent.gas_limit, parent_base_fee, params).max(min_base_fee(parent))
+}
+
+/// The minimum base fee a Jovian header's extraData (version 1) names; 0 in any other.
+pub fn min_base_fee(header: &Header) -> u64 {
+    match (header.extra_data.first(), header.extra_data.get(9..17)) {
+        (Some(1), Some(bytes)) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
+        _ => 0,
+    }
 }
 
 /// A built block's extraData: from Holocene version 0 then the config's denominator and
 /// elasticity (u32 big-endian each), as op-geth's sequencer writes them when op-node's
-/// attributes leave the parameters zero; empty before.
-pub fn extra_data(config: &OpConfig, timestamp: u64) -> Bytes {
+/// attributes leave the parameters zero; from Jovian version 1, the same, then the minimum
+/// base fee, the parent's (with no op-node to hand a SystemConfig value over, the one the
+/// chain started with, in its genesis extraData, stays); empty before Holocene.
+pub fn extra_data(config: &OpConfig, parent: &Header, timestamp: u64) -> Bytes {
     if !config.is_active(OpSpecId::HOLOCENE, timestamp) {
         return Bytes::new();
     }
+    let jovian = config.is_active(OpSpecId::JOVIAN, timestamp);
     let (d, e) = config.base_fee_params(timestamp);
-    let mut out = vec![0u8];
+    let mut out = vec![u8::from(jovian)];
     out.extend_from_slice(&(d as u32).to_be_bytes());
     out.extend_from_slice(&(e as u32).to_be_bytes());
+    if jovian {
+        out.extend_from_slice(&min_base_fee(parent).to_be_bytes());
+    }
     out.into()
 }
 
@@ -61,7 +71,7 @@ mod tests {
     #[test]
     fn holocene_extra_data_round_trips_into_the_next_base_fee() {
         let config = crate::dev::dev_config(901);
-        let extra = extra_data(&config, 0);
+        let extra = extra_data(&config, &Header::default(), 0);
         assert_eq!(extra.as_ref(), &[0, 0, 0, 0, 250, 0, 0, 0, 6]);
         let parent = Header {
             extra_data: extra,
@@ -72,5 +82,24 @@ mod tests {
         };
         // Full parent at elasticity 6: the fee rises by (6 - 1) / 250 = 2 %.
         assert_eq!(next_base_fee(&config, &parent, 2), 1_020_000_000);
+    }
+
+    #[test]
+    fn jovian_extra_data_carries_the_parents_minimum() {
+        let config = crate::dev::dev_config_for(901, crate::dev::DevHardfork::Jovian);
+        let mut extra = vec![1, 0, 0, 0, 250, 0, 0, 0, 6];
+        extra.extend_from_slice(&5_000_000_000u64.to_be_bytes());
+        let parent = Header {
+            extra_data: extra.clone().into(),
+            gas_limit: 30_000_000,
+            base_fee_per_gas: Some(1_000_000_000),
+            ..Default::default()
+        };
+        assert_eq!(extra_data(&config, &parent, 2), Bytes::from(extra));
+        // An empty parent would lower the fee; the minimum holds it.
+        assert_eq!(next_base_fee(&config, &parent, 2), 5_000_000_000);
+        // A Holocene parent names no minimum.
+        let holocene = Header { extra_data: extra_data(&crate::dev::dev_config(901), &parent, 2), ..parent };
+        assert_eq!(extra_data(&config, &holocene, 4)[9..], [0u8; 8]);
     }
 }

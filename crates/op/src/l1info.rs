@@ -120,6 +120,16 @@ pub struct L1FeeFields {
     /// Reported when either operator-fee parameter is non-zero.
     pub operator_fee_scalar: Option<U256>,
     pub operator_fee_constant: Option<U256>,
+    /// Jovian: the block's DA footprint gas scalar and the transaction's DA footprint
+    /// (op-geth's receipt `blobGasUsed`).
+    pub da_footprint_gas_scalar: Option<u16>,
+    pub da_footprint: Option<u64>,
+}
+
+/// Jovian: the DA footprint of a non-deposit transaction encoded as `raw` (EIP-2718): its
+/// Fjord size estimate (FastLZ, at least 100 bytes) times the block's DA footprint gas scalar.
+pub fn da_footprint(raw: &[u8], scalar: u16) -> u64 {
+    (op_revm::estimate_tx_compressed_size(raw) / 1_000_000).saturating_mul(scalar as u64)
 }
 
 /// The receipt fields of the transaction encoded as `raw` (EIP-2718) under `fees` in `spec`.
@@ -146,6 +156,11 @@ pub fn receipt_fields(fees: &L1BlockInfo, raw: &[u8], spec: OpSpecId) -> L1FeeFi
         if !scalar.is_zero() || !constant.is_zero() {
             (out.operator_fee_scalar, out.operator_fee_constant) = (Some(scalar), Some(constant));
         }
+    }
+    // The activation block's deposit is still Isthmus's: no scalar, no fields (as op-geth).
+    if let (true, Some(scalar)) = (spec.is_enabled_in(OpSpecId::JOVIAN), info.da_footprint_gas_scalar) {
+        out.da_footprint_gas_scalar = Some(scalar);
+        out.da_footprint = Some(da_footprint(raw, scalar));
     }
     out
 }

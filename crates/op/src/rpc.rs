@@ -23,7 +23,9 @@ fn put(out: &mut Map<String, Value>, key: &str, n: Option<U256>) {
 }
 
 /// A non-deposit receipt's L1-fee members: the fee, L1 gas and its price always; the
-/// scalars of the fork's formula; the operator fee's when `receipt_fields` reports them.
+/// scalars of the fork's formula; the operator fee's when `receipt_fields` reports them;
+/// from Jovian the DA footprint gas scalar and the transaction's DA footprint as
+/// `blobGasUsed` (the OP specs' receipt fields, op-geth's names).
 pub fn l1_fee_members(fields: &L1FeeFields) -> Map<String, Value> {
     let mut out = Map::new();
     put(&mut out, "l1Fee", Some(fields.l1_fee));
@@ -37,6 +39,8 @@ pub fn l1_fee_members(fields: &L1FeeFields) -> Map<String, Value> {
     put(&mut out, "l1BlobBaseFeeScalar", fields.l1_blob_base_fee_scalar);
     put(&mut out, "operatorFeeScalar", fields.operator_fee_scalar);
     put(&mut out, "operatorFeeConstant", fields.operator_fee_constant);
+    put(&mut out, "daFootprintGasScalar", fields.da_footprint_gas_scalar.map(U256::from));
+    put(&mut out, "blobGasUsed", fields.da_footprint.map(U256::from));
     out
 }
 
@@ -109,6 +113,15 @@ mod tests {
         assert_eq!(members["l1FeeScalar"], json!("0.684"));
         assert_eq!((&members["operatorFeeScalar"], &members["operatorFeeConstant"]), (&json!("0x0"), &json!("0x2")));
         assert!(!members.contains_key("l1BaseFeeScalar"));
+        assert!(!members.contains_key("daFootprintGasScalar") && !members.contains_key("blobGasUsed"));
+    }
+
+    #[test]
+    fn jovian_members() {
+        let fields =
+            L1FeeFields { da_footprint_gas_scalar: Some(400), da_footprint: Some(40_000), ..Default::default() };
+        let members = l1_fee_members(&fields);
+        assert_eq!((&members["daFootprintGasScalar"], &members["blobGasUsed"]), (&json!("0x190"), &json!("0x9c40")));
     }
 
     #[test]

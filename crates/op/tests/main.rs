@@ -7,4 +7,5 @@ mod gas_price_oracle;
 mod holocene_witness;
 mod isthmus;
 mod jovian;
+mod jovian_dev;
 mod support;

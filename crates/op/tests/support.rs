@@ -20,8 +20,16 @@ pub(crate) const ETH: u128 = 1_000_000_000_000_000_000;
 /// The OP dev chain's genesis (chain 901) with `extra` accounts in its alloc (address →
 /// op-geth alloc entry, replacing the dev chain's own): the state and the block-0 header.
 pub(crate) fn dev_genesis(extra: serde_json::Value) -> (serde_json::Value, GenesisState, Header) {
+    dev_genesis_for(dev::DevChain::default(), extra)
+}
+
+/// `dev_genesis` for the dev chain `chain` (its fork, its genesis extraData).
+pub(crate) fn dev_genesis_for(
+    chain: dev::DevChain,
+    extra: serde_json::Value,
+) -> (serde_json::Value, GenesisState, Header) {
     let mut genesis = serde_json::json!({ "config": { "chainId": 901 }, "alloc": {} });
-    dev::optimism_genesis(&mut genesis).unwrap();
+    dev::optimism_genesis_for(&mut genesis, chain).unwrap();
     // The test's accounts go in last: they may replace a predeploy's entry.
     let entries = extra.as_object().expect("address -> account").clone();
     genesis["alloc"].as_object_mut().expect("an alloc").extend(entries);
@@ -34,7 +42,10 @@ pub(crate) fn dev_genesis(extra: serde_json::Value) -> (serde_json::Value, Genes
         gas_limit: 30_000_000,
         base_fee_per_gas: Some(1_000_000_000),
         state_root: root,
-        extra_data: Bytes::from(vec![0, 0, 0, 0, 250, 0, 0, 0, 6]),
+        extra_data: match genesis.get("extraData").and_then(|e| e.as_str()) {
+            Some(hex) => hex.parse().unwrap(),
+            None => Bytes::from(vec![0, 0, 0, 0, 250, 0, 0, 0, 6]),
+        },
         ..Default::default()
     };
     (genesis, state, header)

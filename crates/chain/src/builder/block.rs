@@ -55,6 +55,10 @@ pub struct OpenBlock {
     /// An OP chain's block from Isthmus on: its `withdrawalsRoot` is the L2ToL1MessagePasser's
     /// storage root, set at the seal.
     isthmus: bool,
+    /// Jovian: the DA footprint gas scalar the block's L1-info deposit set, and the block's
+    /// DA footprint so far (its `blobGasUsed`, bounded by the gas limit as its gas is).
+    da_scalar: Option<u16>,
+    da_footprint: u64,
 }
 
 fn is_request_queue(address: Address) -> bool {
@@ -219,6 +223,8 @@ impl OpenBlock {
             opening: 0,
             is_op: spec.op().is_some(),
             isthmus,
+            da_scalar: None,
+            da_footprint: 0,
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
@@ -229,6 +235,7 @@ impl OpenBlock {
         if let (Some(op), Opening::DevL1Info) = (spec.op(), opening) {
             let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
             let raw = Bytes::from(deposit.encoded_2718());
+            let deposit_input = deposit.input.clone();
             let failed = |reason: String| InternalError::SystemCall {
                 address: preconf_op::dev::L1_BLOCK,
                 source: Cause::new(std::io::Error::other(reason)),
@@ -239,6 +246,10 @@ impl OpenBlock {
                 Outcome::Invalid(reason) => return Err(failed(reason.to_string()).into()),
             }
             block.opening = block.txs.len();
+            if op.is_active(OpSpecId::JOVIAN, header.timestamp) {
+                let scalar = preconf_op::l1info::L1Info::from_calldata(&deposit_input).ok();
+                block.da_scalar = scalar.and_then(|info| info.fees.da_footprint_gas_scalar);
+            }
         }
         // eth_coinbase's answer where the block is not shown (`--no-preconf`).
         chain.set_next_coinbase(header.beneficiary);
@@ -276,6 +287,18 @@ impl OpenBlock {
         if self.gas_used + tx.gas_limit() > self.header.gas_limit {
             return Outcome::NoRoom;
         }
+        let da_footprint = match (self.da_scalar, tx.is_deposit()) {
+            (Some(scalar), false) => preconf_op::l1info::da_footprint(raw, scalar),
+            _ => 0,
+        };
+        // One whose footprint alone is above the limit fits in no block: it would wait forever.
+        if da_footprint > self.header.gas_limit {
+            let why = format!("DA footprint {da_footprint} above the block gas limit {}", self.header.gas_limit);
+            return Outcome::Invalid(DropReason::ExecutionFailed(Cause::new(std::io::Error::other(why))));
+        }
+        if self.da_footprint + da_footprint > self.header.gas_limit {
+            return Outcome::NoRoom;
+        }
         // From Canyon a deposit's receipt records its sender's nonce before it ran.
         let deposit_nonce = match tx.is_deposit() && self.canyon {
             true => Some(self.nonce_of(&sender)),
@@ -286,6 +309,7 @@ impl OpenBlock {
                 self.record(&out.state);
                 self.evm.commit(out.state);
                 self.gas_used += out.gas_used;
+                self.da_footprint += da_footprint;
                 let receipt =
                     Receipt { status: out.success.into(), cumulative_gas_used: self.gas_used, logs: out.logs };
                 let etx = ExecutedTx { tx, sender, receipt, gas_used: out.gas_used, deposit_nonce };
@@ -317,6 +341,9 @@ impl OpenBlock {
         header.logs_bloom = self.leaves.bloom;
         header.transactions_root = self.leaves.tx_trie.root();
         header.receipts_root = self.leaves.receipt_trie.root();
+        if self.da_scalar.is_some() {
+            header.blob_gas_used = Some(self.da_footprint);
+        }
         header
     }
 }

@@ -37,7 +37,7 @@ pub fn next_header(spec: &ChainSpec, parent: &Header, parent_hash: B256, next: N
         timestamp: next.timestamp,
         mix_hash: next.mix_hash,
         base_fee_per_gas: next_base_fee(spec, parent, number, next.timestamp),
-        extra_data: spec.op().map(|op| preconf_op::header::extra_data(op, next.timestamp)).unwrap_or_default(),
+        extra_data: spec.op().map(|op| preconf_op::header::extra_data(op, parent, next.timestamp)).unwrap_or_default(),
         ..Default::default()
     };
     let excess_blob_gas = next_excess_blob_gas(spec, parent, next.timestamp).unwrap_or(0);

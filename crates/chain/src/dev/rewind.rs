@@ -30,7 +30,7 @@ pub fn genesis_source(chain: &ChainState, is_dev: bool) -> Option<GenesisSource>
     match (&chain.config().genesis, &chain.config().genesis_file) {
         (Some(json), _) => Some(GenesisSource::Json(json.clone())),
         (None, Some(path)) => file_source(path.clone(), chain.config().chain_config_file.as_deref()).ok(),
-        (None, None) if is_dev && chain.config().optimism => Some(GenesisSource::OpDev),
+        (None, None) if is_dev && chain.config().optimism => Some(GenesisSource::OpDev(chain.config().op_dev)),
         (None, None) if is_dev => Some(GenesisSource::Dev),
         (None, None) => None,
     }

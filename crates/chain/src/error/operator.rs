@@ -74,7 +74,7 @@ pub enum ConfigError {
     TwoChainConfigs,
     #[error("cannot read the chain config {}: {source}", path.display())]
     ReadChainConfig { path: PathBuf, source: Cause },
-    #[error("OP Stack chain: building is wired for chains with Ecotone from genesis and no Jovian only (start with --no-build to serve it)")]
+    #[error("OP Stack chain: building is wired for chains with Ecotone from genesis and Jovian from genesis or not at all (start with --no-build to serve it)")]
     OpBuildingNotWired,
     #[error(
         "the datadir holds a different chain (genesis {0}) than the genesis configured; use another --datadir or \

@@ -22,8 +22,8 @@ pub enum GenesisSource {
     /// The embedded dev chain (anvil's accounts).
     Dev,
     /// The embedded dev chain made an OP dev chain (`--optimism`): the OP forks through
-    /// Holocene from genesis, L1Block in the alloc.
-    OpDev,
+    /// Isthmus (or Jovian) from genesis, L1Block and GasPriceOracle in the alloc.
+    OpDev(preconf_op::dev::DevChain),
     /// genesis.json contents.
     Json(String),
     /// A genesis.json file, read by streaming.
@@ -52,7 +52,7 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
             let configured = match source {
                 // The node checks the stored fork against the configured one (node.rs).
                 GenesisSource::Dev | GenesisSource::Fork(_) => None,
-                GenesisSource::OpDev => Some(Genesis { alloc: Default::default(), ..op_dev_genesis()? }),
+                GenesisSource::OpDev(chain) => Some(Genesis { alloc: Default::default(), ..op_dev_genesis(*chain)? }),
                 GenesisSource::Json(json) => Some(read_genesis(json.as_bytes(), None)?),
                 GenesisSource::File(path) => Some(read_genesis(open(path)?, None)?),
                 GenesisSource::FileWithConfig(path, config) => {
@@ -67,7 +67,7 @@ pub fn open_genesis(source: &GenesisSource, store: &Store) -> ChainResult<Opened
                 }
             }
             // The OP dev chain's config (checked above) stands for its alloc too.
-            let is_dev = hash == dev_hash || matches!(source, GenesisSource::OpDev);
+            let is_dev = hash == dev_hash || matches!(source, GenesisSource::OpDev(_));
             Ok(OpenedGenesis { spec: ChainSpec::new(stored), hash, is_dev })
         }
         (Some(_), None) | (None, Some(_)) => Err(InternalError::HalfGenesis.into()),
@@ -100,8 +100,8 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
             feed(&genesis, &mut writer)?;
             Genesis { alloc: Default::default(), ..genesis }
         }
-        GenesisSource::OpDev => {
-            let genesis = op_dev_genesis()?;
+        GenesisSource::OpDev(chain) => {
+            let genesis = op_dev_genesis(*chain)?;
             feed(&genesis, &mut writer)?;
             Genesis { alloc: Default::default(), ..genesis }
         }
@@ -120,15 +120,15 @@ fn seed(source: &GenesisSource, store: &Store) -> ChainResult<OpenedGenesis> {
         let fields = serde_json::json!({ "accounts": accounts, "slots": slots, "stateRoot": header.state_root });
         crate::log::info("genesis", "genesis imported", fields);
     }
-    Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev | GenesisSource::OpDev) })
+    Ok(OpenedGenesis { spec, hash, is_dev: matches!(source, GenesisSource::Dev | GenesisSource::OpDev(_)) })
 }
 
 /// The OP dev chain's genesis: the embedded dev chain's accounts and chain id under the OP
-/// dev rules (`preconf_op::dev::optimism_genesis`).
-pub fn op_dev_genesis() -> ChainResult<Genesis> {
+/// dev rules through `chain`'s last fork (`preconf_op::dev::optimism_genesis_for`).
+pub fn op_dev_genesis(chain: preconf_op::dev::DevChain) -> ChainResult<Genesis> {
     let spec_error = |e: Cause| InternalError::GenesisSpec(e);
     let mut json = serde_json::to_value(dev_genesis()).map_err(|e| spec_error(Cause::new(e)))?;
-    preconf_op::dev::optimism_genesis(&mut json).map_err(|e| spec_error(Cause::new(e)))?;
+    preconf_op::dev::optimism_genesis_for(&mut json, chain).map_err(|e| spec_error(Cause::new(e)))?;
     Ok(serde_json::from_value(json).map_err(|e| spec_error(Cause::new(e)))?)
 }
 

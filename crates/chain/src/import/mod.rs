@@ -84,7 +84,7 @@ pub fn import_chain(
     let store = Store::open(&config.datadir, config.db_cache_bytes)?;
     let source = match &config.genesis {
         ImportGenesis::File(file, chain_config) => file_source(file.clone(), chain_config.as_deref())?,
-        ImportGenesis::OpDev => GenesisSource::OpDev,
+        ImportGenesis::OpDev => GenesisSource::OpDev(Default::default()),
     };
     let genesis = open_genesis(&source, &store)?;
     let mut importer = Importer::new(&store, &genesis.spec);

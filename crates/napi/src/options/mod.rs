@@ -106,6 +106,13 @@ pub struct NodeOptions {
     pub l1_operator_fee_constant: Option<i64>,
     /// The Engine API is served (`--authrpc.*`): blocks come only from it on an OP chain.
     pub engine_driven: Option<bool>,
+    /// Jovian's DA footprint gas scalar the deposits carry (`--l1-da-footprint-gas-scalar`;
+    /// 0: op-node's default, 400).
+    pub l1_da_footprint_gas_scalar: Option<u32>,
+    /// The OP dev chain's last fork (`--hardfork`: `isthmus` or `jovian`).
+    pub hardfork: Option<String>,
+    /// Jovian's minimum base fee in wei, in the OP dev genesis's extraData (`--min-base-fee`).
+    pub min_base_fee: Option<i64>,
 }
 
 impl NodeOptions {
@@ -118,10 +125,12 @@ impl NodeOptions {
         };
         let fork = fork::fork_source(&self)?;
         let op_l1 = self.op_l1_values()?;
+        let op_dev = self.op_dev_chain()?;
         Ok(ChainConfig {
             optimism: self.optimism.unwrap_or(d.optimism),
             engine_driven: self.engine_driven.unwrap_or(d.engine_driven),
             op_l1,
+            op_dev,
             fork,
             datadir: self.datadir.map(Into::into),
             genesis: self.genesis,
@@ -163,6 +172,26 @@ impl NodeOptions {
 }
 
 impl NodeOptions {
+    fn op_dev_chain(&self) -> napi::Result<preconf_op::dev::DevChain> {
+        use preconf_op::dev::{DevChain, DevHardfork};
+        let d = DevChain::default();
+        let hardfork = match self.hardfork.as_deref() {
+            Some(name) => DevHardfork::from_name(name).ok_or_else(|| {
+                napi::Error::from_reason(format!("hardfork must be isthmus or jovian, got \"{name}\""))
+            })?,
+            None => d.hardfork,
+        };
+        let min_base_fee = match self.min_base_fee {
+            Some(v) => u64::try_from(v)
+                .map_err(|_| napi::Error::from_reason(format!("minBaseFee must not be negative, got {v}")))?,
+            None => d.min_base_fee,
+        };
+        if min_base_fee != 0 && hardfork != DevHardfork::Jovian {
+            return Err(napi::Error::from_reason("minBaseFee is Jovian's: it needs hardfork jovian"));
+        }
+        Ok(DevChain { hardfork, min_base_fee })
+    }
+
     fn op_l1_values(&self) -> napi::Result<preconf_op::dev::DevL1Values> {
         let d = preconf_op::dev::DevL1Values::default();
         let wei = |name: &str, v: Option<i64>, default| match v {
@@ -182,6 +211,12 @@ impl NodeOptions {
                     napi::Error::from_reason(format!("l1OperatorFeeConstant must not be negative, got {v}"))
                 })?,
                 None => d.operator_fee_constant,
+            },
+            da_footprint_gas_scalar: match self.l1_da_footprint_gas_scalar {
+                Some(v) => u16::try_from(v).map_err(|_| {
+                    napi::Error::from_reason(format!("l1DaFootprintGasScalar must be at most 65535, got {v}"))
+                })?,
+                None => d.da_footprint_gas_scalar,
             },
             ..d
         })
@@ -232,6 +267,9 @@ pub fn default_options() -> NodeOptions {
         l1_blob_base_fee_scalar: Some(d.op_l1.blob_base_fee_scalar),
         l1_operator_fee_scalar: Some(d.op_l1.operator_fee_scalar),
         l1_operator_fee_constant: i64::try_from(d.op_l1.operator_fee_constant).ok(),
+        l1_da_footprint_gas_scalar: Some(d.op_l1.da_footprint_gas_scalar.into()),
+        hardfork: Some("isthmus".into()),
+        min_base_fee: i64::try_from(d.op_dev.min_base_fee).ok(),
         ..Default::default()
     }
 }
