@@ -115,12 +115,15 @@ export declare class NativeNode {
   devDropAllTransactions(): Promise<string | NativeFailure>
   /** anvil_removePoolTransactions: every pooled transaction of one sender. */
   devDropTransactionsFrom(sender: string): Promise<string | NativeFailure>
-  /** engine_getPayloadV{version}: the envelope of a payload this node built. */
-  engineGetPayload(versionNumber: number, id: string): string | NativeFailure
   /** engine_getPayloadBodiesByHashV1: `hashes` as a JSON array. */
   engineGetPayloadBodiesByHash(hashes: string): Promise<string | NativeFailure>
   /** engine_getPayloadBodiesByRangeV1: `start` and `count` as canonical quantities. */
   engineGetPayloadBodiesByRange(start: string, count: string): Promise<string | NativeFailure>
+  /**
+   * engine_getPayloadV{version}: the envelope of a payload this node built (one the
+   * builder builds from the pool is sealed first, as last pre-confirmed).
+   */
+  engineGetPayload(versionNumber: number, id: string): Promise<string | NativeFailure>
   /**
    * engine_forkchoiceUpdatedV{version}: `state` and `attributes` as JSON text; builds the
    * payload the attributes ask for before answering.
@@ -505,6 +508,8 @@ export interface NodeOptions {
    */
   l1OperatorFeeScalar?: number
   l1OperatorFeeConstant?: number
+  /** The Engine API is served (`--authrpc.*`): blocks come only from it on an OP chain. */
+  engineDriven?: boolean
   /**
    * Jovian's DA footprint gas scalar the deposits carry (`--l1-da-footprint-gas-scalar`;
    * 0: op-node's default, 400).
