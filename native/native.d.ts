@@ -130,6 +130,11 @@ export declare class NativeNode {
    */
   engineForkchoiceUpdated(versionNumber: number, state: string, attributes?: string | undefined | null): Promise<string | NativeFailure>
   /**
+   * engine_newPayloadV{version}: the payload as JSON text, V3's versioned hashes (JSON) and
+   * beacon root, V4's execution requests (JSON); executes the block before answering.
+   */
+  engineNewPayload(versionNumber: number, payload: string, versionedHashes?: string | undefined | null, parentBeaconBlockRoot?: string | undefined | null, executionRequests?: string | undefined | null): Promise<string | NativeFailure>
+  /**
    * Whether the `flashblocksV1` messages carry a state root and block hash per
    * pre-confirmation (on unless `--flashblocks.disable-state-root`).
    */

@@ -232,6 +232,8 @@ export class Chain {
   engineForkchoiceUpdated = (version: number, state: string, attributes: string | null): Promise<string> =>
     unwrapAsync(this.raw.engineForkchoiceUpdated(version, state, attributes));
   engineGetPayload = (version: number, id: string): Promise<string> => unwrapAsync(this.raw.engineGetPayload(version, id));
+  engineNewPayload = (version: number, payload: string, hashes: string | null, beaconRoot: string | null, requests: string | null): Promise<string> =>
+    unwrapAsync(this.raw.engineNewPayload(version, payload, hashes, beaconRoot, requests));
   engineGetPayloadBodiesByHash = (hashes: string[]): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByHash(JSON.stringify(hashes)));
   engineGetPayloadBodiesByRange = (start: string, count: string): Promise<string> => unwrapAsync(this.raw.engineGetPayloadBodiesByRange(start, count));
   txpoolContent = (): Promise<string> => unwrapAsync(this.raw.txpoolContent());

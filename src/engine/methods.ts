@@ -3,6 +3,7 @@
 
 import type { Chain } from '../native.js';
 import type { Method } from '../protocol/jsonrpc.js';
+import { newPayload } from './payload.js';
 import { blockHashes, capabilities, forkchoiceState, payloadAttributes, payloadId, rangeBound } from './validation.js';
 
 function forkchoiceUpdated(chain: Chain, version: number): Method {
@@ -25,6 +26,9 @@ export function engineMethods(chain: Chain): Map<string, Method> {
     engine_getPayloadV2: getPayload(chain, 2),
     engine_getPayloadV3: getPayload(chain, 3),
     engine_getPayloadV4: getPayload(chain, 4),
+    engine_newPayloadV2: newPayload(chain, 2),
+    engine_newPayloadV3: newPayload(chain, 3),
+    engine_newPayloadV4: newPayload(chain, 4),
     engine_getPayloadBodiesByHashV1: { maxParams: 1, handler: (params) => chain.engineGetPayloadBodiesByHash(blockHashes(params[0])) },
     engine_getPayloadBodiesByRangeV1: {
       maxParams: 2,

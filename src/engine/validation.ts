@@ -31,7 +31,7 @@ export function forkchoiceState(v: unknown): string {
   });
 }
 
-function withdrawals(v: unknown, path: Path): unknown[] {
+export function withdrawals(v: unknown, path: Path): unknown[] {
   if (!Array.isArray(v)) throw fail(path, `withdrawals must be an array, got ${show(v)}`);
   return v.map((w, i) => {
     const at = `${path}[${i}]`;

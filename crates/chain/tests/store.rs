@@ -234,3 +234,30 @@ fn a_restored_savepoint_takes_back_every_later_block() {
     store.wipe().unwrap();
     assert_eq!(store.head().unwrap(), None);
 }
+
+/// An unsafe reorg's rewind (the Engine API): the blocks after 1 go (block 3 wiped A's
+/// storage, block 2 changed B), the store reads as of block 1 again at its head, the trie
+/// holds block 1's root, and a different block 2 goes on top of it.
+#[test]
+fn unwinding_takes_the_newest_blocks_back_out() {
+    let store = Store::in_memory().unwrap();
+    store.keep_change_sets(true);
+    let roots = write_history(&store);
+    store.unwind_to(1).unwrap();
+    assert_eq!(store.head().unwrap(), Some(1));
+    let snap = store.snapshot().unwrap();
+    assert_eq!(snap.block_hash(2).unwrap(), None);
+    assert_eq!(snap.block_number(&B256::with_last_byte(3)).unwrap(), None, "block 2's hash is gone");
+    assert_eq!(snap.header(3).unwrap(), None);
+    // Reads at (or past) the head see block 1's state: the wipe and block 2 are undone.
+    assert_eq!(snap.account(&A, 3).unwrap(), Some(account(5, 1)));
+    assert_eq!(snap.account(&B, 3).unwrap(), Some(account(9, 0)));
+    assert_eq!(snap.storage(&A, &U256::from(7), 3).unwrap(), U256::from(70));
+    assert_eq!(snap.storage(&A, &U256::from(8), 3).unwrap(), U256::from(80));
+    assert_eq!(store.state_root(&StateChanges::default()).unwrap().0, roots[1]);
+    assert_eq!(store.change_set(2).unwrap(), None);
+    // Another block 2 on block 1: its root is the one computed from scratch.
+    let root2 = commit(&store, 2, &changes(vec![(B, Some(account(11, 1)), vec![(1, 2)], false)]));
+    assert_eq!(root2, root_of(&[(A, 5, 1, vec![(7, 70), (8, 80)]), (B, 11, 1, vec![(1, 2)])]));
+    assert_eq!(store.snapshot().unwrap().account(&B, 2).unwrap(), Some(account(11, 1)));
+}

@@ -52,3 +52,18 @@ work_methods! {
         Ok(render::forkchoice_outcome(&n.engine().forkchoice_updated(v, state, attributes)?))
     };
 }
+
+work_methods! {
+    #[doc = " engine_newPayloadV{version}: the payload as JSON text, V3's versioned hashes (JSON) and"]
+    #[doc = " beacon root, V4's execution requests (JSON); executes the block before answering."]
+    fn engine_new_payload(version_number: u32, payload: String, versioned_hashes: Option<String>, parent_beacon_block_root: Option<String>, execution_requests: Option<String>) on Class::Submit => |n| {
+        let v = version(version_number)?;
+        let p = preconf_rpc::engine_payload::new_payload(
+            &payload,
+            versioned_hashes.as_deref(),
+            parent_beacon_block_root.as_deref(),
+            execution_requests.as_deref(),
+        )?;
+        Ok(render::payload_status(&n.engine().new_payload(v, p)?))
+    };
+}

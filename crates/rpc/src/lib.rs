@@ -5,6 +5,7 @@
 //! request types for `native/native.d.ts` (see `params`).
 
 pub mod engine;
+pub mod engine_payload;
 pub mod params;
 pub mod render;
 pub mod shapes;

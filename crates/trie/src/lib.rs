@@ -40,8 +40,8 @@ pub use reader::{NodeReader, Overlay};
 pub use running::RunningState;
 pub use state::{current_root, state_root, state_root_warm};
 pub use store::{
-    create_tables, prune, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats, ACCOUNT_NODES,
-    PRUNE_QUEUE, STORAGE_NODES, TRIE_META,
+    create_tables, prune, unwind_diff, write_diff, PruneStats, TrieAt, TrieSnapshot, TrieWriter, WriteStats,
+    ACCOUNT_NODES, PRUNE_QUEUE, STORAGE_NODES, TRIE_META,
 };
 
 pub use alloy_trie::{Nibbles, TrieAccount, EMPTY_ROOT_HASH};

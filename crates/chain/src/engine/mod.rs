@@ -12,9 +12,14 @@
 //! - [`bodies`]: getPayloadBodies' reads of stored blocks.
 //! - [`sequence`]: sequencer mode (`noTxPool: false`), the builder's block from the
 //!   attributes and the pool, sealed at getPayload.
+//! - [`new_payload`]: newPayload's checks and execution of a received block.
+//! - [`forkchoice`]: the head, `safe` and `finalized` a forkchoice names, kept blocks
+//!   written, the unsafe chain rewound.
 
 pub mod bodies;
 pub mod build;
+pub mod forkchoice;
+pub mod new_payload;
 pub mod payload_id;
 pub mod rules;
 pub mod sequence;
@@ -24,7 +29,6 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use alloy_consensus::Header;
-use alloy_primitives::B256;
 use parking_lot::Mutex;
 
 use crate::chain_state::ChainState;
@@ -40,18 +44,12 @@ pub struct Engine {
     payloads: Mutex<VecDeque<Arc<BuiltPayload>>>,
     /// Payloads the builder builds from the attributes and the pool (`noTxPool: false`).
     sequencing: sequence::Jobs,
+    canonical: forkchoice::Canonical,
 }
 
 impl Engine {
     pub fn new(chain: Arc<ChainState>) -> Self {
-        Self { chain, payloads: Mutex::new(VecDeque::new()), sequencing: Default::default() }
-    }
-
-    /// A stored block by hash: its header, when the node has it.
-    fn known(&self, hash: &B256) -> ChainResult<Option<Header>> {
-        let view = self.chain.view();
-        let Some(number) = view.snapshot.block_number(hash)? else { return Ok(None) };
-        view.snapshot.header(number)
+        Self { chain, payloads: Mutex::new(VecDeque::new()), sequencing: Default::default(), canonical: Default::default() }
     }
 
     /// `engine_forkchoiceUpdatedV{version}`.
@@ -65,15 +63,11 @@ impl Engine {
         if let Some(a) = &attributes {
             rules::check_attributes_version(version, a)?;
         }
-        let Some(head) = self.known(&state.head)? else {
+        // The head, safe and finalized move (forkchoice.rs).
+        let Some(head) = self.canonical.forkchoice(&self.chain, &state)? else {
             // Not known: the node cannot follow yet, and builds nothing.
             return Ok(ForkchoiceOutcome { status: PayloadStatus::Syncing, payload_id: None });
         };
-        for (hash, which) in [(state.safe, "safe block not known"), (state.finalized, "finalized block not known")] {
-            if !hash.is_zero() && self.known(&hash)?.is_none() {
-                return Err(EngineError::InvalidForkchoiceState(which).into());
-            }
-        }
         let valid = PayloadStatus::Valid { latest_valid_hash: state.head };
         let Some(attributes) = attributes else {
             return Ok(ForkchoiceOutcome { status: valid, payload_id: None });
@@ -114,6 +108,14 @@ impl Engine {
             header: block.header,
             block_value,
         })
+    }
+
+    /// `engine_newPayloadV{version}`: the block checked and executed on its parent, kept
+    /// for a forkchoice (new_payload.rs).
+    pub fn new_payload(&self, version: Version, payload: new_payload::NewPayload) -> ChainResult<PayloadStatus> {
+        let op = self.chain.spec().op().ok_or(EngineError::NotAnOpChain)?;
+        new_payload::check_version(op, version, &payload)?;
+        self.canonical.new_payload(&self.chain, op, &payload)
     }
 
     fn payload(&self, id: &PayloadId) -> Option<Arc<BuiltPayload>> {

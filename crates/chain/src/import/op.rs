@@ -144,7 +144,10 @@ pub fn execute_block(
     }
     let txs = run.transactions(header, op_spec, &block.body.transactions, senders)?;
 
-    let base = snapshot.trie().latest();
+    // The parent's trie (the head's on an import; an earlier block's for a sibling the
+    // Engine API brings), with blocks still being committed laid over the store's.
+    let base = snapshot.trie_reader_at(number - 1)?;
+    let base = &*base;
     let (state_root, trie) = trie::state_root(&base, &run.changes)?;
     let mut receipts = OrderedTrie::default();
     let mut logs_bloom = Bloom::default();

@@ -21,6 +21,7 @@ mod rewind;
 mod snapshot;
 mod sorted;
 pub mod trie;
+mod unwind;
 pub mod verify;
 mod walk;
 

@@ -15,7 +15,7 @@ use crate::error::{TrieError, TrieResult};
 use crate::keys::{account_key, key_block, storage_key, ACCOUNT_KEY_LEN, STORAGE_KEY_LEN};
 use crate::reader::NodeReader;
 
-pub use writer::{prune, write_diff, PruneStats, TrieWriter, WriteStats};
+pub use writer::{prune, unwind_diff, write_diff, PruneStats, TrieWriter, WriteStats};
 
 /// (packed path, path length, block) -> node RLP, empty = removed at that block
 pub const ACCOUNT_NODES: TableDefinition<&[u8; ACCOUNT_KEY_LEN], &[u8]> = TableDefinition::new("trie_account_nodes");

@@ -212,3 +212,29 @@ fn delete_version<const N: usize>(
     }
     Ok(table.remove(node_key)?.map(|v| v.value().len()))
 }
+
+/// Takes block `block`'s versions back out of the trie: every node `diff` (the diff that
+/// block wrote, computed again over its parent) names at `block`, and the prune-queue
+/// entries the block made. The caller unwinds from the newest block down, so that the
+/// versions the block superseded are visible again.
+pub fn unwind_diff(txn: &WriteTransaction, block: u64, diff: &TrieDiff) -> TrieResult<()> {
+    let mut w = TrieWriter::open(txn)?;
+    for path in diff.accounts.keys() {
+        w.accounts.remove(&account_key(path, block))?;
+    }
+    for (owner, nodes) in &diff.storage {
+        for path in nodes.keys() {
+            w.storage.remove(&storage_key(owner, path, block))?;
+        }
+    }
+    let (from, to) = (block.to_be_bytes(), (block + 1).to_be_bytes());
+    let queued = w
+        .queue
+        .range::<&[u8]>(&from[..]..&to[..])?
+        .map(|entry| entry.map(|(k, _)| k.value().to_vec()))
+        .collect::<Result<Vec<_>, _>>()?;
+    for key in queued {
+        w.queue.remove(key.as_slice())?;
+    }
+    Ok(())
+}
