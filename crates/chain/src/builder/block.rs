@@ -123,7 +123,14 @@ impl OpenBlock {
         if let (Some(fee), Some(_)) = (context.base_fee, header.base_fee_per_gas) {
             header.base_fee_per_gas = Some(fee);
         }
-        Self::with_header(chain, view, header)
+        Self::with_header(chain, view, header, true)
+    }
+
+    /// A block another node is building (a flashblocks follower): its context as the
+    /// builder sent it and nothing run yet but the pre-block system calls; every
+    /// transaction, an OP block's L1-info deposit included, comes from the builder.
+    pub(crate) fn following(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
+        Self::with_header(chain, view, header, false)
     }
 
     /// Continues the block another leader was building, as the log shows it: the same
@@ -137,7 +144,7 @@ impl OpenBlock {
         header.receipts_root = EMPTY_ROOT_HASH;
         header.state_root = B256::ZERO;
         let number = header.number;
-        let mut block = Self::with_header(chain, view, header)?;
+        let mut block = Self::with_header(chain, view, header, true)?;
         // An OP block's L1-info deposit is the block's own (opening it pushed it again).
         let opened = block.opening;
         for (i, was) in shown.block.txs.iter().enumerate() {
@@ -171,8 +178,9 @@ impl OpenBlock {
         Ok(block)
     }
 
-    /// The block after `view`'s head with this context, and its pre-block system calls.
-    fn with_header(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
+    /// The block after `view`'s head with this context, and its pre-block system calls
+    /// (and, with `own_deposit`, the OP dev chain's L1-info deposit).
+    fn with_header(chain: &ChainState, view: &ChainView, header: Header, own_deposit: bool) -> ChainResult<Self> {
         let parent = &view.head.header;
         let spec = chain.spec();
         let spec_id = spec.spec_at(header.number, header.timestamp);
@@ -200,7 +208,7 @@ impl OpenBlock {
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
         // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values.
-        if let Some(op) = spec.op() {
+        if let Some(op) = spec.op().filter(|_| own_deposit) {
             let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
             let raw = Bytes::from(deposit.encoded_2718());
             let failed = |reason: String| InternalError::SystemCall {
@@ -230,7 +238,7 @@ impl OpenBlock {
     }
 
     /// Runs `tx` (EIP-2718 encoding `raw`) from `sender` into the block.
-    fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
+    pub(crate) fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
         if self.gas_used + tx.gas_limit() > self.header.gas_limit {
             return Outcome::NoRoom;
         }
