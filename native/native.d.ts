@@ -139,6 +139,10 @@ export declare class NativeNode {
    * pre-confirmation (on unless `--flashblocks.disable-state-root`).
    */
   setFlashblocksStateRoot(on: boolean): void
+  /** Follows a sequencer's flashblocks: the pending block is theirs, executed here. */
+  flashblocksFollowStart(options: FlashblocksFollowOptions): void
+  /** The follower's figures; `null` when this node does not follow flashblocks. */
+  flashblocksFollowStatus(): FlashblocksFollowStatus | null
   /** The node's figures for a metrics scrape (cheap, but walks the pool's senders). */
   metrics(): NativeMetrics
   blockNumber(): string
@@ -251,6 +255,34 @@ export interface ExportResult {
   bytes: number
   /** Hash of the last block written. */
   lastHash: string
+}
+
+export interface FlashblocksFollowOptions {
+  /** The sequencer's flashblocks endpoint: `ws://host:port/` (JSON) or `…/brotli`. */
+  url: string
+  /** A stream silent this long is connected again. */
+  staleAfterMs: number
+  /** The longest a flashblock waits for its canonical parent before it is dropped. */
+  maxWaitMs: number
+}
+
+export interface FlashblocksFollowStatus {
+  connected: boolean
+  frames: number
+  undecodable: number
+  reconnects: number
+  /** Reconnections because the stream went silent. */
+  stale: number
+  applied: number
+  dropped: number
+  mismatches: number
+  promoted: number
+  /** The block shown as pending from flashblocks (0: none; pending reads the head). */
+  pendingNumber: number
+  /** Seconds from a flashblock's arrival to its state shown as pending. */
+  lagSeconds: NativeHistogram
+  /** Seconds of one flashblock's execution. */
+  execSeconds: NativeHistogram
 }
 
 /**
@@ -427,6 +459,11 @@ export interface NodeOptions {
   /** Build blocks (false: `--no-build`, serve the stored chain). */
   build?: boolean
   preconf?: boolean
+  /**
+   * `--flashblocks-url`: the pending block comes from a sequencer's flashblocks
+   * (`flashblocksFollowStart`), not from this node's builder or its replication stream.
+   */
+  followFlashblocks?: boolean
   preconfIntervalMs?: number
   blockTimeMs?: number
   gasCap?: number

@@ -297,6 +297,11 @@ export class Chain {
     this.raw.setEventInterest(kinds);
   }
 
+  /** Follows a sequencer's flashblocks (--flashblocks-url; the node opened with followFlashblocks). */
+  flashblocksFollowStart = (options: Addon.FlashblocksFollowOptions): void => this.raw.flashblocksFollowStart(options);
+  /** null when this node does not follow flashblocks. */
+  flashblocksFollowStatus = (): Addon.FlashblocksFollowStatus | null => this.raw.flashblocksFollowStatus();
+
   /** Whether flashblocks carry a state root and block hash (--flashblocks.disable-state-root). */
   setFlashblocksStateRoot(on: boolean): void {
     this.raw.setFlashblocksStateRoot(on);

@@ -246,6 +246,22 @@ export async function startNode(config: Config): Promise<RunningNode> {
       throw e;
     }
   }
+  if (config.flashblocksFollow !== undefined) {
+    // In Rust from here on (crates/flashblocks client, crates/chain flashblocks); stopped by chain.close().
+    const { url, staleAfterMs, maxWaitMs } = config.flashblocksFollow;
+    try {
+      if (url === '') throw new Error('--flashblocks.stale-after and --flashblocks.max-wait need --flashblocks-url');
+      chain.flashblocksFollowStart({ url, staleAfterMs, maxWaitMs });
+    } catch (e) {
+      uWS.us_listen_socket_close(listenSocket);
+      flashblocks?.close();
+      engine?.close();
+      for (const w of workers) await w.worker.terminate();
+      loop.app.close();
+      chain.close();
+      throw e;
+    }
+  }
   const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const replication = startReplication(chain, config.replication, {
     advertise: config.replication.advertise ?? `http://${selfHost}:${port}`,

@@ -70,6 +70,15 @@ export interface FlashblocksConfig {
   stateRoot: boolean;
 }
 
+/** Following a sequencer's flashblocks (--flashblocks-url; docs/flashblocks.md). */
+export interface FlashblocksFollowConfig {
+  url: string;
+  /** --flashblocks.stale-after: a stream silent this long is connected again. */
+  staleAfterMs: number;
+  /** --flashblocks.max-wait: the longest a flashblock waits for its canonical parent. */
+  maxWaitMs: number;
+}
+
 /** The Engine API's port (--authrpc.*, src/cli/engine-flags.ts). */
 export interface EngineConfig {
   addr: string;
@@ -87,6 +96,8 @@ export interface Config {
   log?: LogConfig;
   /** --flashblocks.addr / --flashblocks.port: the FlashblocksPayloadV1 endpoint (absent: off). */
   flashblocks?: FlashblocksConfig;
+  /** --flashblocks-url: the pending block from a sequencer's flashblocks (absent: off). */
+  flashblocksFollow?: FlashblocksFollowConfig;
   /** --authrpc.*: the Engine API's authenticated port (absent: not served). */
   engine?: EngineConfig;
 }

@@ -9,6 +9,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Chain, NativeMetrics } from '../native.js';
 import { histogramSamples, registerSnapshot, type Sample } from './collectors.js';
+import { registerFlashblocksFollow } from './flashblocks.js';
 import type { LoopMetrics } from './loop.js';
 
 export const CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -159,6 +160,7 @@ export class NodeMetrics {
     queues('preconf_work_running', 'Requests running on the threads of a cost class', 'gauge', (q) => q.running);
     queues('preconf_work_completed_total', 'Requests a cost class has finished', 'counter', (q) => q.completed);
     this.registerReplication();
+    registerFlashblocksFollow(this.nodeWide, this.chain);
     queues(
       'preconf_work_rejected_total',
       'Requests refused with -32005 (server busy) because the queue of their cost class was full',

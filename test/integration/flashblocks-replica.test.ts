@@ -7,33 +7,11 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, type Hex } from 'viem';
-import WebSocket from 'ws';
 import { freePort } from '../helpers/child.js';
+import { Listener } from '../helpers/flashblocks.js';
 import { devAccount } from '../helpers/node.js';
 import { call, Cluster } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
-
-interface Flashblock {
-  payload_id: Hex;
-  index: number;
-  diff: { block_hash: Hex; transactions: Hex[] };
-  metadata: { block_number: number };
-}
-
-class Listener {
-  readonly messages: Flashblock[] = [];
-  constructor(readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer) => this.messages.push(JSON.parse(data.toString('utf8')) as Flashblock));
-  }
-  static async open(url: string): Promise<Listener> {
-    const s = new WebSocket(url);
-    await new Promise((resolve, reject) => s.once('open', resolve).once('error', reject));
-    return new Listener(s);
-  }
-  of(n: bigint): Flashblock[] {
-    return this.messages.filter((m) => BigInt(m.metadata.block_number) === n);
-  }
-}
 
 describe('flashblocks on a replica', () => {
   let c: Cluster;

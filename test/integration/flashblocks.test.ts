@@ -4,53 +4,11 @@
 // together are the sealed block's, and the last diff's roots and block hash are the sealed
 // block's (the state root is computed per pre-confirmation).
 
-import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keccak256, parseEther, type Hex } from 'viem';
-import WebSocket from 'ws';
 import { parseArgs } from '../../src/cli/index.js';
+import { Listener } from '../helpers/flashblocks.js';
 import { devAccount, startTestNode, type TestNode } from '../helpers/node.js';
-
-interface Flashblock {
-  payload_id: Hex;
-  index: number;
-  base?: { parent_hash: Hex; block_number: Hex; fee_recipient: Hex; timestamp: Hex; gas_limit: Hex; base_fee_per_gas: Hex; extra_data: Hex };
-  diff: {
-    state_root: Hex;
-    receipts_root: Hex;
-    logs_bloom: Hex;
-    gas_used: Hex;
-    block_hash: Hex;
-    transactions: Hex[];
-    withdrawals: unknown[];
-    withdrawals_root: Hex;
-  };
-  metadata: { block_number: number; receipts: Record<Hex, Record<string, { status: Hex }>>; new_account_balances: Record<Hex, Hex> };
-}
-
-/** A client of the endpoint that keeps every message, and the kind of frame it came in. */
-class Listener {
-  readonly messages: Flashblock[] = [];
-  readonly frames = new Set<'text' | 'binary'>();
-  private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer, binary: boolean) => {
-      this.frames.add(binary ? 'binary' : 'text');
-      this.messages.push(JSON.parse((binary ? brotliDecompressSync(data) : data).toString('utf8')) as Flashblock);
-    });
-  }
-
-  static open(url: string): Promise<Listener> {
-    return new Promise((resolve, reject) => {
-      const s = new WebSocket(url);
-      s.once('open', () => resolve(new Listener(s)));
-      s.once('error', reject);
-    });
-  }
-
-  of(block: bigint): Flashblock[] {
-    return this.messages.filter((m) => BigInt(m.metadata.block_number) === block);
-  }
-}
 
 describe('flashblocks on the wire (--flashblocks.port)', () => {
   let t: TestNode;

@@ -123,6 +123,36 @@ impl ChainState {
         }
     }
 
+    /// Publishes the current view changed by `change`, under the pool lock that every
+    /// writer of a new pending block holds (`publish_including`, `publish_on_head`): a
+    /// landed commit must not put back a pending block replaced in the meantime.
+    pub(crate) fn update_view(&self, change: impl FnOnce(&mut ChainView)) {
+        let _pool = self.pool.lock();
+        let mut view = (*self.view()).clone();
+        change(&mut view);
+        self.view.store(Arc::new(view));
+    }
+
+    /// `publish_including`, only while the head is still `head`: a writer of the pending
+    /// block only (a flashblocks follower) beside the one that moves the head must not put
+    /// an older head back. Whether it published.
+    pub(crate) fn publish_on_head(
+        &self,
+        head: B256,
+        view: ChainView,
+        included: impl IntoIterator<Item = B256>,
+    ) -> bool {
+        let mut pool = self.pool.lock();
+        if self.view.load().head_hash() != head {
+            return false;
+        }
+        self.view.store(Arc::new(view));
+        for h in included {
+            pool.remove(&h);
+        }
+        true
+    }
+
     /// Admits a validated transaction to the pool and rings the bell: the one way in, so no
     /// arrival leaves the builder asleep until its next tick.
     pub(crate) fn add_to_pool(&self, tx: PooledTx, state_nonce: u64) -> Result<Added, ChainError> {

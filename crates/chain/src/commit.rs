@@ -137,9 +137,8 @@ impl Committer {
     /// a block its leader would not call safe.
     pub fn show(&self, chain: &ChainState, landed: ChainResult<Landed>) -> ChainResult<()> {
         let Landed { newest, .. } = landed?;
-        let mut view = (*chain.view()).clone();
-        view.snapshot = chain.store().snapshot_with_tips(self.in_flight.clone())?;
-        chain.publish(view);
+        let snapshot = chain.store().snapshot_with_tips(self.in_flight.clone())?;
+        chain.update_view(|view| view.snapshot = snapshot);
         chain.events().send(ChainEvent::Durable { number: newest });
         Ok(())
     }

@@ -21,6 +21,10 @@ pub struct ChainConfig {
     /// transactions are still accepted into the pool but nothing executes or seals them.
     pub build: bool,
     pub preconf: bool,
+    /// The pending block comes from a sequencer's flashblocks, re-executed here
+    /// (`--flashblocks-url`, crates/chain `flashblocks`): a replica then ignores its
+    /// stream's pre-confirmations and shows only its sealed blocks.
+    pub follow_flashblocks: bool,
     pub preconf_interval_ms: u64,
     pub block_time_ms: u64,
     /// Gas given to eth_call / eth_estimateGas when the caller names none.
@@ -100,6 +104,7 @@ impl Default for ChainConfig {
             db_cache_bytes: 128 << 20,
             build: true,
             preconf: true,
+            follow_flashblocks: false,
             preconf_interval_ms: 200,
             block_time_ms: 2000,
             gas_cap: 50_000_000,

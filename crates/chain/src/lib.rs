@@ -27,6 +27,7 @@ pub mod doorbell;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod flashblocks;
 pub mod exec;
 pub mod export;
 pub mod fork;

@@ -220,6 +220,18 @@ impl WarmTrie {
         }
     }
 
+    /// `advance`, and the state root of the block as of `changes` (a flashblocks
+    /// follower checks each flashblock's root with it).
+    pub fn advance_root(&mut self, changes: &StateChanges) -> ChainResult<B256> {
+        let parent = self.parent.clone();
+        let updates = trie::trie_updates(changes);
+        let root = with_parent_trie(&parent, |reader| Ok(self.tries.apply(reader, &updates)?))?;
+        for (address, change) in changes.accounts.iter() {
+            self.held.entry(*address).or_default().apply(change);
+        }
+        Ok(root)
+    }
+
     /// The block's state root and trie diff, from the tries loaded or advanced so far
     /// (used up): the seal applies what of the block's change set they do not hold yet.
     pub fn state_root(&mut self, changes: &StateChanges) -> ChainResult<(B256, TrieDiff)> {

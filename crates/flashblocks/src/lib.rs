@@ -5,6 +5,7 @@
 //! into these types (crates/rpc `render/flashblocks.rs`) and a follower re-executes what it
 //! decodes.
 
+pub mod client;
 mod decode;
 mod sequence;
 mod types;

@@ -17,6 +17,7 @@ mod history;
 pub mod import;
 mod latin1;
 mod log;
+mod flashblocks_follow;
 mod metrics;
 mod options;
 mod reads;
@@ -260,6 +261,7 @@ impl NativeNode {
             // First, so that a builder waiting for a full disk lets replication stop.
             self.node.chain().begin_closing();
             replication::stop(self.handle);
+            flashblocks_follow::stop(self.handle);
             self.node.shutdown();
         }
     }

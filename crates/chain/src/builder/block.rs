@@ -94,7 +94,8 @@ impl RootLeaves {
 enum Opening<'a> {
     /// On an OP chain, the dev chain's L1-info deposit (a block on the node's own clock).
     DevL1Info,
-    /// op-node's attributes' transactions, in order (sequencer mode).
+    /// These transactions, in order: op-node's attributes' (sequencer mode), or none (a
+    /// flashblocks follower: every transaction comes from the sequencer's flashblocks).
     Given(&'a [Bytes]),
 }
 
@@ -149,6 +150,13 @@ impl OpenBlock {
         txs: &[Bytes],
     ) -> ChainResult<Self> {
         Self::with_header(chain, view, header, Opening::Given(txs))
+    }
+
+    /// A block another node is building (a flashblocks follower): its context as the
+    /// builder sent it and nothing run yet but the pre-block system calls; every
+    /// transaction, an OP block's L1-info deposit included, comes from the builder.
+    pub(crate) fn following(chain: &ChainState, view: &ChainView, header: Header) -> ChainResult<Self> {
+        Self::with_header(chain, view, header, Opening::Given(&[]))
     }
 
     /// Continues the block another leader was building, as the log shows it: the same
@@ -283,7 +291,7 @@ impl OpenBlock {
     }
 
     /// Runs `tx` (EIP-2718 encoding `raw`) from `sender` into the block.
-    fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
+    pub(crate) fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
         if self.gas_used + tx.gas_limit() > self.header.gas_limit {
             return Outcome::NoRoom;
         }

@@ -8,7 +8,7 @@
 //! Outputs: published views, `ChainEvent`s, sealed blocks in the store. It owns its thread
 //! (and the committer's) and nothing owns it but its handle.
 
-mod block;
+pub(crate) mod block;
 mod dev;
 mod schedule;
 mod seal;

@@ -259,7 +259,7 @@ impl Follower {
     /// Whether this node shows no block being built (it just started: a view opened from
     /// the store has none) although the stream has one.
     fn needs_open_block(&self) -> bool {
-        self.chain.config().preconf && self.chain.view().pending.is_none()
+        self.chain.config().preconf && !self.chain.config().follow_flashblocks && self.chain.view().pending.is_none()
     }
 
     /// The block opened with the head's seal, from the head's own message read again: a
@@ -287,7 +287,7 @@ impl Follower {
     }
 
     fn apply_pending(&mut self, u: PendingUpdate) -> Applied {
-        if !self.chain.config().preconf {
+        if !self.chain.config().preconf || self.chain.config().follow_flashblocks {
             return Applied::Skipped(Skip::PreconfsOff);
         }
         let view = self.chain.view();
@@ -416,7 +416,10 @@ impl Follower {
         // The block opened with the seal, published in the same view (as the leader does).
         let opened = match b.next {
             Some(u)
-                if self.chain.config().preconf && u.header.parent_hash == b.hash && u.header.number == number + 1 =>
+                if self.chain.config().preconf
+                    && !self.chain.config().follow_flashblocks
+                    && u.header.parent_hash == b.hash
+                    && u.header.number == number + 1 =>
             {
                 self.build = Some(u.build);
                 let layer = Arc::new(u.changes);

@@ -34,6 +34,9 @@ pub struct NodeOptions {
     /// Build blocks (false: `--no-build`, serve the stored chain).
     pub build: Option<bool>,
     pub preconf: Option<bool>,
+    /// `--flashblocks-url`: the pending block comes from a sequencer's flashblocks
+    /// (`flashblocksFollowStart`), not from this node's builder or its replication stream.
+    pub follow_flashblocks: Option<bool>,
     pub preconf_interval_ms: Option<u32>,
     pub block_time_ms: Option<u32>,
     pub gas_cap: Option<i64>,
@@ -139,6 +142,7 @@ impl NodeOptions {
             db_cache_bytes: self.db_cache_mb.map_or(d.db_cache_bytes, |mb| (mb as usize) << 20),
             build: self.build.unwrap_or(d.build),
             preconf: self.preconf.unwrap_or(d.preconf),
+            follow_flashblocks: self.follow_flashblocks.unwrap_or(d.follow_flashblocks),
             preconf_interval_ms: self.preconf_interval_ms.map_or(d.preconf_interval_ms, u64::from),
             block_time_ms: self.block_time_ms.map_or(d.block_time_ms, u64::from),
             gas_cap,
@@ -235,6 +239,7 @@ pub fn default_options() -> NodeOptions {
         db_cache_mb: Some((d.db_cache_bytes >> 20) as u32),
         build: Some(d.build),
         preconf: Some(d.preconf),
+        follow_flashblocks: Some(d.follow_flashblocks),
         preconf_interval_ms: Some(d.preconf_interval_ms as u32),
         block_time_ms: Some(d.block_time_ms as u32),
         gas_cap: Some(d.gas_cap as i64),
