@@ -231,6 +231,7 @@ pub fn execute(
         preconf_index: None,
         ommers: Vec::new(),
         withdrawals: body.withdrawals,
+        payload_id: None,
     };
     Ok(Verdict::Valid(KeptBlock { write: Arc::new(write), data: Arc::new(data) }))
 }
