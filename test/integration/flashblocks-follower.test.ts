@@ -43,6 +43,9 @@ describe('following a sequencer’s flashblocks', () => {
   });
 
   it("serves the sequencer's flashblocks as its pending block, and promotes them when the block seals", async () => {
+    // A follower joins mid-block and drops flashblocks until the next index 0: wait until it
+    // shows a block of its own from them, or the transfer could land in a block it skipped.
+    await waitFor(async () => (await metric(follower, 'preconf_flashblocks_applied_total')) > 0, 10_000, 'a first flashblock executed');
     const chainId = Number(await call<string>(seq, 'eth_chainId'));
     const sender = devAccount(3);
     // A fresh recipient: only this transfer changes its balance.
