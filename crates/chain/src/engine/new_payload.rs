@@ -138,7 +138,7 @@ pub fn assemble(op: &OpConfig, p: &NewPayload) -> Result<(Block<OpTx>, B256), St
         .transactions
         .iter()
         .enumerate()
-        .map(|(i, raw)| OpTx::decode_2718(&mut raw.as_ref()).map_err(|e| format!("invalid transaction {i}: {e}")))
+        .map(|(i, raw)| OpTx::decode_2718(raw).map_err(|e| format!("invalid transaction {i}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let t = pl.timestamp;
     let isthmus = op.is_active(OpSpecId::ISTHMUS, t);
