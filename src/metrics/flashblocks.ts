@@ -38,6 +38,10 @@ export function registerFlashblocksFollow(registry: Registry, chain: Chain): voi
   );
   one('preconf_flashblocks_promoted_total', 'Canonical blocks that are exactly the block the flashblocks made', 'counter', (s) => s.promoted);
   one('preconf_flashblocks_pending_block', 'The block shown as pending from flashblocks (0: none, pending reads the head)', 'gauge', (s) => s.pendingNumber);
-  hist('preconf_flashblocks_lag_seconds', "From a flashblock's arrival to its state shown as pending (waiting for the canonical parent included)", (s) => s.lagSeconds);
+  hist(
+    'preconf_flashblocks_lag_seconds',
+    "From a flashblock's arrival to its state shown as pending (waiting for the canonical parent included)",
+    (s) => s.lagSeconds,
+  );
   hist('preconf_flashblocks_execution_seconds', "One flashblock's execution on the head (transactions and state root)", (s) => s.execSeconds);
 }

@@ -140,7 +140,10 @@ describe('following a sequencer’s flashblocks', () => {
     // Pending comes from flashblocks again: the block after the head, as the sequencer's.
     await waitFor(
       async () => {
-        const [l, p] = await Promise.all([call(follower, 'eth_getBlockByNumber', ['latest', false]), call(follower, 'eth_getBlockByNumber', ['pending', false])]);
+        const [l, p] = await Promise.all([
+          call(follower, 'eth_getBlockByNumber', ['latest', false]),
+          call(follower, 'eth_getBlockByNumber', ['pending', false]),
+        ]);
         return BigInt(p.number) === BigInt(l.number) + 1n && p.transactions.length > 0;
       },
       10_000,

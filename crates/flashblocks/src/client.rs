@@ -136,7 +136,8 @@ fn connect(url: &str, timeout: Duration) -> Result<WebSocket<TcpStream>, String>
     tcp.set_nodelay(true).map_err(|e| e.to_string())?;
     tcp.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
     tcp.set_write_timeout(Some(timeout)).map_err(|e| e.to_string())?;
-    let config = WebSocketConfig::default().max_message_size(Some(MAX_DECODED_BYTES)).max_frame_size(Some(MAX_DECODED_BYTES));
+    let config =
+        WebSocketConfig::default().max_message_size(Some(MAX_DECODED_BYTES)).max_frame_size(Some(MAX_DECODED_BYTES));
     match tungstenite::client::client_with_config(request, tcp, Some(config)) {
         Ok((socket, _)) => Ok(socket),
         Err(HandshakeError::Interrupted(_)) => Err("the handshake timed out".into()),
@@ -165,7 +166,9 @@ fn read(
             // Pings are answered by tungstenite on the next read; they do not count as data:
             // a builder that pings but sends nothing is still a stalled stream.
             Ok(_) => continue,
-            Err(tungstenite::Error::Io(e)) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) =>
+            {
                 if last.elapsed() >= stale_after {
                     return Ended::Stale(stale_after);
                 }

@@ -99,10 +99,8 @@ impl NativeNode {
         let frames = follower.sender();
         let stop = Arc::new(AtomicBool::new(false));
         let client_stats = Arc::new(ClientStats::default());
-        let config = ClientConfig {
-            url: options.url,
-            stale_after: Duration::from_millis(options.stale_after_ms.max(1) as u64),
-        };
+        let config =
+            ClientConfig { url: options.url, stale_after: Duration::from_millis(options.stale_after_ms.max(1) as u64) };
         let (s, cs) = (stop.clone(), client_stats.clone());
         let client = std::thread::Builder::new()
             .name("preconf-fb-client".into())

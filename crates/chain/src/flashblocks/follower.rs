@@ -213,7 +213,9 @@ impl Follower {
 
     fn execute(&mut self) {
         let (Some(seq), Some(open)) = (&self.seq, &mut self.open) else { return };
-        if open.executed == seq.transactions.len() && open.pending.as_ref().is_some_and(|p| p.preconf_index() == seq.index) {
+        if open.executed == seq.transactions.len()
+            && open.pending.as_ref().is_some_and(|p| p.preconf_index() == seq.index)
+        {
             return;
         }
         let started = Instant::now();
