@@ -1,7 +1,7 @@
 //! Why an import stopped. Every variant names the block (and, where it applies, the
 //! transaction or the header field), so a failed import can be followed up by hand.
 
-use alloy_primitives::B256;
+use alloy_primitives::{Address, B256};
 
 use super::deposits::DepositLogError;
 use crate::consensus::{BlockFileError, ConsensusError, Field};
@@ -94,4 +94,26 @@ pub enum BlockFault {
     SystemCall(Box<ChainError>),
     #[error(transparent)]
     Deposits(DepositLogError),
+}
+
+/// Every sender of block `number`'s `txs` by `recover` (a transaction's hash and sender),
+/// the first that cannot be recovered as the block's error: one shape for Ethereum's and
+/// the OP import's transactions.
+pub(super) fn recover_senders<T, E: std::error::Error + Send + Sync + 'static>(
+    number: u64,
+    txs: &[T],
+    recover: impl Fn(&T) -> (B256, Result<Address, E>),
+) -> Result<Vec<Address>, ImportError> {
+    txs.iter()
+        .enumerate()
+        .map(|(index, tx)| {
+            let (hash, sender) = recover(tx);
+            sender.map_err(|e| ImportError::Transaction {
+                number,
+                index,
+                hash,
+                reason: TxFault::Signature(Cause::new(e)),
+            })
+        })
+        .collect()
 }

@@ -11,7 +11,7 @@ use alloy_primitives::{Address, Bytes, B256, U256};
 use preconf_op::OpTx;
 use revm::primitives::hardfork::SpecId;
 
-use super::error::{ImportError, TxFault};
+use super::error::ImportError;
 use super::execute::{execute_block, ExecutedBlock};
 use crate::consensus::uncles::UNCLE_GENERATIONS;
 use crate::consensus::{
@@ -227,21 +227,10 @@ impl<'a> Importer<'a> {
     fn senders(&self, block: &Block<TxEnvelope>) -> Result<Vec<Address>, ImportError> {
         let number = block.header.number;
         let frontier = !self.spec.spec_for_header(&block.header).is_enabled_in(SpecId::HOMESTEAD);
-        block
-            .body
-            .transactions
-            .iter()
-            .enumerate()
-            .map(|(index, tx)| {
-                let sender = if frontier { tx.recover_signer_unchecked() } else { tx.recover_signer() };
-                sender.map_err(|e| ImportError::Transaction {
-                    number,
-                    index,
-                    hash: *tx.tx_hash(),
-                    reason: TxFault::Signature(Cause::new(e)),
-                })
-            })
-            .collect()
+        super::error::recover_senders(number, &block.body.transactions, |tx| {
+            let sender = if frontier { tx.recover_signer_unchecked() } else { tx.recover_signer() };
+            (*tx.tx_hash(), sender)
+        })
     }
 
     /// A block of the file the store already holds must be the same block.

@@ -90,21 +90,7 @@ pub fn check_body(spec: &ChainSpec, block: &Block<OpTx>) -> Result<(), ImportErr
 
 /// Every transaction's sender: a deposit's `from`, or the signer of any other.
 pub fn senders(block: &Block<OpTx>) -> Result<Vec<Address>, ImportError> {
-    let number = block.header.number;
-    block
-        .body
-        .transactions
-        .iter()
-        .enumerate()
-        .map(|(index, tx)| {
-            tx.sender().map_err(|e| ImportError::Transaction {
-                number,
-                index,
-                hash: tx.hash(),
-                reason: TxFault::Signature(crate::error::Cause::new(e)),
-            })
-        })
-        .collect()
+    super::error::recover_senders(block.header.number, &block.body.transactions, |tx| (tx.hash(), tx.sender()))
 }
 
 /// Executes the OP block `block` (transactions sent by `senders`) on its parent's stored
