@@ -60,7 +60,7 @@ impl Builder {
             return Ok(false);
         }
         let mut started = false;
-        for call in self.chain.sequencer().drain() {
+        for call in self.mailbox.drain() {
             let reply = match call.request {
                 Request::Start { id, parent, attributes } => {
                     let r = self.start_payload(id, parent, &attributes);
