@@ -142,7 +142,7 @@ impl Builder {
         if let Some(p) = seq.sealed.iter().find(|p| p.id == id) {
             return Ok(p.clone());
         }
-        if !seq.job.as_ref().is_some_and(|j| j.id == id) {
+        if seq.job.as_ref().is_none_or(|j| j.id != id) {
             return Err(EngineError::UnknownPayload.into());
         }
         // Executed since the last pre-confirmation: shown first, so that the block sealed
