@@ -8,6 +8,7 @@
 
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -16,6 +17,8 @@ import { chainConfig, serializeTransaction } from 'viem/op-stack';
 import WebSocket from 'ws';
 import { parseArgs } from '../../src/cli/index.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { caughtUp, Cluster, call, sameChain } from '../helpers/replicas.js';
+import { signTransfer } from '../helpers/transfer.js';
 
 const DEPOSIT_TO = '0x00000000000000000000000000000000000d3905' as Hex;
 const DEPOSIT_FROM = '0x00000000000000000000000000000000000a11ce' as Hex;
@@ -254,5 +257,99 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
     // Not sealed into the chain here (newPayload does that), and the pool still holds it.
     expect((await block('latest')).hash).toBe(head.hash);
     expect(((await rpc(t.node.url, 'eth_getTransactionByHash', [hash])).result as { blockNumber: Hex | null }).blockNumber).toBeNull();
+  });
+});
+
+/** A free loopback port (the spawned leader's Engine API port must be known beforehand). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('sequencer mode with a replica (--publish leader, --follow replica)', () => {
+  let c: Cluster;
+  let dir: string;
+  let engineUrl: string;
+  let l1Info: Hex[];
+
+  const engine = async (method: string, params: unknown[]) => {
+    const secret = Buffer.from(readFileSync(join(dir, 'jwt.hex'), 'utf8').trim(), 'hex');
+    const res = await fetch(engineUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token(secret)}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return (await res.json()) as { result?: any; error?: { code: number; message: string } };
+  };
+
+  beforeAll(async () => {
+    l1Info = await devChainDeposits();
+    dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-cluster-'));
+    const port = await freePort();
+    engineUrl = `http://127.0.0.1:${port}`;
+    c = await Cluster.start({
+      replicas: 1,
+      chainArgs: ['--optimism', '--preconf-interval-ms', '100', '--block-time-ms', '400'],
+      leaderArgs: ['--authrpc.port', String(port), '--authrpc.jwtsecret', join(dir, 'jwt.hex')],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await c?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("follows the blocks op-node drives: the replica shows the leader's pre-confirmations, then the sealed block", async () => {
+    const leader = c.leader.url;
+    const replica = c.replica(0).url;
+    const genesis = await call(leader, 'eth_getBlockByNumber', ['latest', false]);
+    expect(genesis.number).toBe('0x0');
+    const state = { headBlockHash: genesis.hash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
+    const fcu = await engine('engine_forkchoiceUpdatedV3', [
+      state,
+      {
+        timestamp: toHex(Math.max(Math.floor(Date.now() / 1000), Number(genesis.timestamp) + 1)),
+        prevRandao: toHex(randomBytes(32)),
+        suggestedFeeRecipient: '0x4200000000000000000000000000000000000011',
+        withdrawals: [],
+        parentBeaconBlockRoot: toHex(randomBytes(32)),
+        transactions: [l1Info[0]!],
+        noTxPool: false,
+        gasLimit: genesis.gasLimit,
+        eip1559Params: '0x0000000000000000',
+      },
+    ]);
+    expect(fcu.error).toBeUndefined();
+    const id = fcu.result.payloadId as Hex;
+
+    const chainId = Number(await call<string>(leader, 'eth_chainId'));
+    const sender = devAccount(1);
+    const hash = await call<Hex>(leader, 'eth_sendRawTransaction', [await signTransfer(sender, { to: TRANSFER_TO, nonce: 0, chainId })]);
+    // Pre-confirmed on the leader and, through the stream, on the replica.
+    await vi.waitFor(async () => expect((await call(leader, 'eth_getBlockByNumber', ['pending', false])).transactions).toContain(hash), {
+      timeout: 20_000,
+      interval: 25,
+    });
+    await vi.waitFor(async () => expect((await call(replica, 'eth_getBlockByNumber', ['pending', false])).transactions).toContain(hash), {
+      timeout: 20_000,
+      interval: 25,
+    });
+    expect((await call(leader, 'eth_getBlockByNumber', ['latest', false])).number).toBe('0x0');
+    expect((await call(replica, 'eth_getBlockByNumber', ['latest', false])).number).toBe('0x0');
+
+    const got = await engine('engine_getPayloadV4', [id]);
+    expect(got.error).toBeUndefined();
+    const payload = got.result.executionPayload;
+    expect((payload.transactions as Hex[]).map((raw) => keccak256(raw))).toEqual([keccak256(l1Info[0]!), hash]);
+    expect((await call(leader, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(payload.blockHash);
+    const to = await caughtUp(leader, replica, 20_000);
+    expect(to).toBe(1);
+    await sameChain(leader, replica, to);
+    expect((await call(replica, 'eth_getTransactionReceipt', [hash])).blockHash).toBe(payload.blockHash);
   });
 });

@@ -55,8 +55,6 @@ pub struct ChainState {
     /// The fee recipient of the block the builder has open, shown or not (`None` until it
     /// opens one, and on a node without a builder).
     next_coinbase: RwLock<Option<Address>>,
-    /// The Engine API's requests to the builder in sequencer mode (engine/sequence.rs).
-    sequencer: crate::engine::sequence::Mailbox,
 }
 
 impl ChainState {
@@ -87,7 +85,6 @@ impl ChainState {
             replication: Mutex::new(starting),
             ledger: RwLock::new(None),
             next_coinbase: RwLock::new(None),
-            sequencer: Default::default(),
         }
     }
 
@@ -227,10 +224,6 @@ impl ChainState {
     }
 
     /// What the builder sleeps on between ticks.
-    pub(crate) fn sequencer(&self) -> &crate::engine::sequence::Mailbox {
-        &self.sequencer
-    }
-
     /// Whether blocks come only from the Engine API (`--authrpc.*` on an OP chain): the
     /// builder then seals nothing on its own clock.
     pub fn engine_driven(&self) -> bool {

@@ -10,6 +10,7 @@ use crate::builder::{self, BuilderHandle};
 use crate::chain_state::ChainState;
 use crate::config::ChainConfig;
 use crate::dev::{rewind::genesis_source, DevApi};
+use crate::engine::sequence::Mailbox;
 use crate::engine::Engine;
 use crate::error::{Cause, ChainResult, ConfigError, InternalError, UpstreamError, UpstreamFailure};
 use crate::fork::{ForkPoint, ForkSource};
@@ -114,14 +115,16 @@ impl Node {
             }
             false => (None, None),
         };
+        // The Engine API's requests to the builder (sequencer mode), whichever builder runs.
+        let sequencer = Arc::new(Mailbox::default());
         // A cluster's node builds only while it leads (`lead`); a static leader once its
         // stream was read back (`start_building`).
         let builder = if chain.config().build && !chain.config().cluster && !chain.config().publish {
-            Some(builder::spawn(chain.clone(), None, hooks)?)
+            Some(builder::spawn(chain.clone(), None, hooks, sequencer.clone())?)
         } else {
             None
         };
-        let engine = Engine::new(chain.clone());
+        let engine = Engine::new(chain.clone(), sequencer);
         Ok(Self { chain, api, dev, genesis_hash: opened.hash, builder: parking_lot::Mutex::new(builder), engine })
     }
 
@@ -157,7 +160,7 @@ impl Node {
             return Err(InternalError::BuilderRunning.into());
         }
         self.chain.set_ledger(Some(ledger.clone()));
-        match builder::spawn(self.chain.clone(), Some(ledger), None) {
+        match builder::spawn(self.chain.clone(), Some(ledger), None, self.engine.mailbox().clone()) {
             Ok(b) => {
                 *slot = Some(b);
                 Ok(())
@@ -174,7 +177,7 @@ impl Node {
     pub fn start_building(&self) -> ChainResult<()> {
         let mut slot = self.builder.lock();
         if slot.is_none() && self.chain.config().build {
-            *slot = Some(builder::spawn(self.chain.clone(), None, None)?);
+            *slot = Some(builder::spawn(self.chain.clone(), None, None, self.engine.mailbox().clone())?);
         }
         Ok(())
     }

@@ -143,12 +143,7 @@ impl OpenBlock {
     /// The block op-node's attributes describe (sequencer mode): `header` is their context,
     /// and the block opens with their transactions (the L1-info deposit, user deposits) in
     /// order. A transaction that cannot run is the attributes' fault: the block is not opened.
-    pub fn from_attributes(
-        chain: &ChainState,
-        view: &ChainView,
-        header: Header,
-        txs: &[Bytes],
-    ) -> ChainResult<Self> {
+    pub fn from_attributes(chain: &ChainState, view: &ChainView, header: Header, txs: &[Bytes]) -> ChainResult<Self> {
         Self::with_header(chain, view, header, Opening::Given(txs))
     }
 

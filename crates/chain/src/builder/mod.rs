@@ -26,6 +26,7 @@ use crate::chain_state::ChainState;
 use crate::commit::{Committer, Landed};
 use crate::dev::requests::DevHooks;
 use crate::doorbell::Doorbell;
+use crate::engine::sequence::Mailbox;
 use crate::error::{Cause, ChainError, ChainResult, Fault, InternalError};
 use crate::events::ChainEvent;
 use crate::ledger::{Ledger, LedgerError, Record};
@@ -99,6 +100,7 @@ pub fn spawn(
     chain: Arc<ChainState>,
     ledger: Option<Arc<dyn Ledger>>,
     dev: Option<DevHooks>,
+    sequencer: Arc<Mailbox>,
 ) -> ChainResult<BuilderHandle> {
     let (stop, stop_rx) = mpsc::channel();
     let bell = chain.pool_bell().clone();
@@ -106,14 +108,14 @@ pub fn spawn(
     // revm's EVM is not Send: the builder is created on its own thread and stays there.
     let thread = std::thread::Builder::new()
         .name("preconf-builder".into())
-        .spawn(move || match Builder::new(chain, ledger, dev) {
+        .spawn(move || match Builder::new(chain, ledger, dev, sequencer) {
             Ok(mut builder) => {
-                let sequencer = builder.sequencing.is_some();
-                builder.chain.sequencer().set_serving(sequencer);
+                let serving = builder.sequencing.is_some();
+                builder.mailbox.set_serving(serving);
                 let _ = ready_tx.send(Ok(()));
                 builder.run(stop_rx);
-                if sequencer {
-                    builder.chain.sequencer().set_serving(false);
+                if serving {
+                    builder.mailbox.set_serving(false);
                 }
                 builder.land_in_flight();
             }
@@ -142,10 +144,17 @@ struct Builder {
     dev: Option<dev::DevState>,
     /// Sequencer mode: blocks come only from the Engine API (builder/sequence.rs).
     sequencing: Option<sequence::Sequencing>,
+    /// The Engine API's requests (read in sequencer mode only).
+    mailbox: Arc<Mailbox>,
 }
 
 impl Builder {
-    fn new(chain: Arc<ChainState>, ledger: Option<Arc<dyn Ledger>>, dev: Option<DevHooks>) -> ChainResult<Self> {
+    fn new(
+        chain: Arc<ChainState>,
+        ledger: Option<Arc<dyn Ledger>>,
+        dev: Option<DevHooks>,
+        mailbox: Arc<Mailbox>,
+    ) -> ChainResult<Self> {
         let view = chain.view();
         // A new leader continues the block the stream shows open (a cluster's log, or a
         // static leader's stream read back after a restart); a view opened from the store
@@ -171,6 +180,7 @@ impl Builder {
             fenced: None,
             dev: dev.map(dev::DevState::new),
             sequencing: None,
+            mailbox,
         };
         // Driven by the Engine API, nothing is shown beyond the head until op-node starts a
         // block (a block the stream shows open is continued as shown, until then).
@@ -372,8 +382,11 @@ impl Builder {
     }
 
     /// Tells listeners about the block just opened (pre-confirmation 0).
-    fn announce_open(&self) {
+    fn announce_open(&mut self) {
         let Some(p) = &self.published else { return };
+        // What it opened with (an OP block's deposits) is announced here: the next
+        // pre-confirmation's new transactions start after them (a replica checks that).
+        self.block.announced = p.block.txs.len();
         let changes = p.tick.clone();
         self.chain.events().send(ChainEvent::Opened { block: p.block.clone(), unix_ms: unix_now_ms(), changes });
     }

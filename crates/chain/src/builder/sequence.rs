@@ -60,7 +60,7 @@ impl Builder {
             return Ok(false);
         }
         let mut started = false;
-        for call in self.chain.sequencer().drain() {
+        for call in self.mailbox.drain() {
             let reply = match call.request {
                 Request::Start { id, parent, attributes } => {
                     let r = self.start_payload(id, parent, &attributes);
@@ -142,7 +142,7 @@ impl Builder {
         if let Some(p) = seq.sealed.iter().find(|p| p.id == id) {
             return Ok(p.clone());
         }
-        if !seq.job.as_ref().is_some_and(|j| j.id == id) {
+        if seq.job.as_ref().is_none_or(|j| j.id != id) {
             return Err(EngineError::UnknownPayload.into());
         }
         // Executed since the last pre-confirmation: shown first, so that the block sealed

@@ -47,7 +47,7 @@ impl Builder {
         let mut dropped: Vec<(B256, DropReason)> = Vec::new();
         while let Some(ptx) = candidates.next() {
             // The Engine API waiting (getPayload's seal) cuts the pass short too.
-            if tried && (Instant::now() >= stop_at || self.chain.sequencer().waiting()) {
+            if tried && (Instant::now() >= stop_at || self.mailbox.waiting()) {
                 self.executed.exhausted = None; // the next pass carries on
                 break;
             }

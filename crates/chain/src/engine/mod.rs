@@ -45,11 +45,24 @@ pub struct Engine {
     /// Payloads the builder builds from the attributes and the pool (`noTxPool: false`).
     sequencing: sequence::Jobs,
     canonical: forkchoice::Canonical,
+    /// Where those requests go: the builder's (whichever runs) mailbox.
+    mailbox: Arc<sequence::Mailbox>,
 }
 
 impl Engine {
-    pub fn new(chain: Arc<ChainState>) -> Self {
-        Self { chain, payloads: Mutex::new(VecDeque::new()), sequencing: Default::default(), canonical: Default::default() }
+    pub fn new(chain: Arc<ChainState>, mailbox: Arc<sequence::Mailbox>) -> Self {
+        Self {
+            chain,
+            payloads: Mutex::new(VecDeque::new()),
+            sequencing: Default::default(),
+            canonical: Default::default(),
+            mailbox,
+        }
+    }
+
+    /// The mailbox a builder serving sequencer mode reads.
+    pub fn mailbox(&self) -> &Arc<sequence::Mailbox> {
+        &self.mailbox
     }
 
     /// `engine_forkchoiceUpdatedV{version}`.
@@ -75,7 +88,7 @@ impl Engine {
         rules::check_attributes(&op, version, &head, &attributes)?;
         let id = payload_id::payload_id(&state.head, &attributes, version);
         if !attributes.no_tx_pool && self.chain.engine_driven() {
-            self.sequencing.start(&self.chain, id, state.head, attributes)?;
+            self.sequencing.start(&self.chain, &self.mailbox, id, state.head, attributes)?;
             return Ok(ForkchoiceOutcome { status: valid, payload_id: Some(id) });
         }
         if self.payload(&id).is_none() {
@@ -130,6 +143,6 @@ impl Engine {
             rules::check_payload_version(op, version, payload.header.timestamp)?;
             return Ok(payload);
         }
-        self.sequencing.seal(&self.chain, op, version, id)
+        self.sequencing.seal(&self.chain, &self.mailbox, op, version, id)
     }
 }

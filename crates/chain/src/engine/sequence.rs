@@ -1,7 +1,7 @@
 //! Sequencer mode (`noTxPool: false`): the Engine API asks the builder, the chain's only
 //! writer, to start a block from op-node's attributes and later to seal it. The builder
 //! carries the requests out between ticks (builder/sequence.rs); this module is the
-//! mailbox between the two, a leaf both sides are given through `ChainState`.
+//! mailbox between the two (the node hands it to both) and the Engine API's side.
 //!
 //! With the Engine API on, blocks come only from it: the builder keeps no clock of its own
 //! between blocks (nothing is pending beyond the head until a forkchoice update with
@@ -61,7 +61,9 @@ impl Mailbox {
     /// Asks the builder (woken through `bell`) and waits for its answer.
     pub fn ask(&self, bell: &Doorbell, request: Request) -> ChainResult<Reply> {
         if !self.serving.load(Ordering::Acquire) {
-            return Err(EngineError::NotSequencing("no block builder runs here (a cluster's follower, or --no-build)").into());
+            return Err(
+                EngineError::NotSequencing("no block builder runs here (a cluster's follower, or --no-build)").into()
+            );
         }
         let (reply, answer) = mpsc::sync_channel(1);
         {
@@ -115,12 +117,13 @@ impl Jobs {
     pub fn start(
         &self,
         chain: &ChainState,
+        mailbox: &Mailbox,
         id: PayloadId,
         parent: B256,
         attributes: super::types::PayloadAttributes,
     ) -> ChainResult<()> {
         let timestamp = attributes.timestamp;
-        chain.sequencer().ask(chain.pool_bell(), Request::Start { id, parent, attributes: Box::new(attributes) })?;
+        mailbox.ask(chain.pool_bell(), Request::Start { id, parent, attributes: Box::new(attributes) })?;
         let mut started = self.started.lock();
         if !started.iter().any(|(known, _)| *known == id) {
             if started.len() == KEPT_JOBS {
@@ -136,6 +139,7 @@ impl Jobs {
     pub fn seal(
         &self,
         chain: &ChainState,
+        mailbox: &Mailbox,
         op: &preconf_op::OpConfig,
         version: super::types::Version,
         id: PayloadId,
@@ -143,7 +147,7 @@ impl Jobs {
         let timestamp = self.started.lock().iter().find(|(known, _)| *known == id).map(|(_, t)| *t);
         let timestamp = timestamp.ok_or(EngineError::UnknownPayload)?;
         super::rules::check_payload_version(op, version, timestamp)?;
-        match chain.sequencer().ask(chain.pool_bell(), Request::Seal { id })? {
+        match mailbox.ask(chain.pool_bell(), Request::Seal { id })? {
             Reply::Sealed(payload) => Ok(payload),
             Reply::Started => Err(EngineError::NotSequencing("the block builder answered out of turn").into()),
         }

@@ -162,7 +162,8 @@ impl Publisher {
             }
             ChainEvent::Sealed { block, changes } => {
                 self.flush_held();
-                if self.chain.config().preconf {
+                // Driven by the Engine API, the next block opens only when op-node asks.
+                if self.chain.config().preconf && !self.chain.engine_driven() {
                     // The builder opens the next block and announces it right after.
                     self.held = Some((block, changes));
                 } else {

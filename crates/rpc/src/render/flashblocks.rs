@@ -130,7 +130,8 @@ impl FlashblockStream {
         jovian: bool,
     ) -> String {
         let start = block.preconf_index.unwrap_or_default();
-        let mut payload_id = block.payload_id.filter(|_| start == 0).unwrap_or_else(|| payload_id_from(&block.header, start));
+        let mut payload_id =
+            block.payload_id.filter(|_| start == 0).unwrap_or_else(|| payload_id_from(&block.header, start));
         // Never two payloads under one id: a block opened again after a rewind has the
         // same parent, number and timestamp, but other contents.
         while self.used.contains(&payload_id) {
