@@ -4,18 +4,18 @@
 // builder; pool transactions sent by a viem client are pre-confirmed in it every interval
 // (pending reads, the flashblocks endpoint under the Engine API's payload id); nothing is
 // sealed until getPayload, which returns the block exactly as last pre-confirmed, and that
-// block is then the chain's latest. Tokens are signed here with node:crypto.
+// block is then the chain's latest. Tokens are signed by test/helpers/engine.ts.
 
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPublicClient, defineChain, http, keccak256, parseEther, toHex, type Hex } from 'viem';
-import { chainConfig, serializeTransaction } from 'viem/op-stack';
+import { keccak256, parseEther, toHex, type Hex } from 'viem';
+import { serializeTransaction } from 'viem/op-stack';
 import WebSocket from 'ws';
 import { parseArgs } from '../../src/cli/index.js';
+import { devChainAttributes, devChainL1Info, engineClient, type EngineAnswer } from '../helpers/engine.js';
 import { devAccount, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 import { caughtUp, Cluster, call, sameChain } from '../helpers/replicas.js';
 import { signTransfer } from '../helpers/transfer.js';
@@ -24,12 +24,6 @@ const DEPOSIT_TO = '0x00000000000000000000000000000000000d3905' as Hex;
 const DEPOSIT_FROM = '0x00000000000000000000000000000000000a11ce' as Hex;
 const TRANSFER_TO = '0x000000000000000000000000000000000000bEEF' as Hex;
 
-function token(secret: Buffer): string {
-  const part = (o: object): string => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const signed = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ iat: Math.floor(Date.now() / 1000) })}`;
-  return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
-}
-
 interface Flashblock {
   payload_id: Hex;
   index: number;
@@ -37,62 +31,14 @@ interface Flashblock {
   metadata: { block_number: number };
 }
 
-/** The L1-info deposits of blocks 1 and 2 as the OP dev chain builds them (its own clock). */
-async function devChainDeposits(): Promise<Hex[]> {
-  const ref = await startTestNode({
-    configure: (c) => void Object.assign(c.chain, { optimism: true, datadir: undefined, preconfIntervalMs: 50, blockTimeMs: 200 }),
-  });
-  try {
-    const chain = defineChain({
-      ...chainConfig,
-      id: ref.node.chainId,
-      name: 'op-dev',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [ref.node.url] } },
-    });
-    const client = createPublicClient({ chain, transport: http(ref.node.url, { retryCount: 0 }) });
-    await vi.waitFor(async () => expect(await client.getBlockNumber()).toBeGreaterThanOrEqual(2n), { timeout: 10_000, interval: 50 });
-    const raws: Hex[] = [];
-    for (const n of [1n, 2n]) {
-      const tx = (await client.getBlock({ blockNumber: n, includeTransactions: true })).transactions[0]!;
-      if (tx.type !== 'deposit') throw new Error('the first transaction of an OP block is the L1-info deposit');
-      const raw = serializeTransaction({
-        type: 'deposit',
-        sourceHash: tx.sourceHash,
-        from: tx.from,
-        to: tx.to!,
-        mint: tx.mint,
-        value: tx.value,
-        gas: tx.gas,
-        isSystemTx: tx.isSystemTx,
-        data: tx.input,
-      });
-      expect(keccak256(raw)).toBe(tx.hash);
-      raws.push(raw);
-    }
-    return raws;
-  } finally {
-    await ref.stop();
-  }
-}
-
 describe('Engine API sequencer mode (noTxPool: false)', () => {
   let dir: string;
   let t: TestNode;
-  let secret: Buffer;
-  let engineUrl: string;
   let l1Info: Hex[];
   const flashblocks: Flashblock[] = [];
   let socket: WebSocket;
 
-  const engine = async (method: string, params: unknown[]) => {
-    const res = await fetch(engineUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token(secret)}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as { result?: any; error?: { code: number; message: string } };
-  };
+  let engine: (method: string, params: unknown[]) => Promise<EngineAnswer>;
 
   const userDeposit = serializeTransaction({
     type: 'deposit',
@@ -106,23 +52,10 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
     data: '0x',
   });
 
-  /** Attributes for the block after `parent` (op-node's, for the dev chain's forks). */
-  const attributes = async (parent: { timestamp: Hex; gasLimit: Hex }, transactions: Hex[], noTxPool = false) => ({
-    timestamp: toHex(Math.max(Math.floor(Date.now() / 1000), Number(parent.timestamp) + 1)),
-    prevRandao: toHex(randomBytes(32)),
-    suggestedFeeRecipient: '0x4200000000000000000000000000000000000011',
-    withdrawals: [],
-    parentBeaconBlockRoot: toHex(randomBytes(32)),
-    transactions,
-    noTxPool,
-    gasLimit: parent.gasLimit,
-    eip1559Params: '0x0000000000000000',
-  });
-
   /** forkchoiceUpdatedV3 with attributes on `head`: the payload id. */
   const startBlock = async (head: { hash: Hex; timestamp: Hex; gasLimit: Hex }, transactions: Hex[], noTxPool = false) => {
     const state = { headBlockHash: head.hash, safeBlockHash: head.hash, finalizedBlockHash: head.hash };
-    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, await attributes(head, transactions, noTxPool)]);
+    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, devChainAttributes(head, transactions, noTxPool)]);
     expect(fcu.error).toBeUndefined();
     expect(fcu.result.payloadStatus.status).toBe('VALID');
     return fcu.result.payloadId as Hex;
@@ -132,7 +65,7 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
     (await rpc(t.node.url, 'eth_getBlockByNumber', [tag, false])).result as { number: Hex; hash: Hex; timestamp: Hex; gasLimit: Hex; transactions: Hex[] };
 
   beforeAll(async () => {
-    l1Info = await devChainDeposits();
+    l1Info = await devChainL1Info(2);
     dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-'));
     const secretFile = join(dir, 'jwt.hex');
     const flags = parseArgs([
@@ -156,8 +89,7 @@ describe('Engine API sequencer mode (noTxPool: false)', () => {
         c.flashblocks = flags.flashblocks;
       },
     });
-    engineUrl = t.node.engine!.url;
-    secret = Buffer.from(readFileSync(secretFile, 'utf8').trim(), 'hex');
+    engine = engineClient(t.node.engine!.url, secretFile);
     socket = new WebSocket(`${t.node.flashblocksUrl}/`);
     socket.on('message', (data: Buffer) => flashblocks.push(JSON.parse(data.toString('utf8')) as Flashblock));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -278,18 +210,10 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
   let engineUrl: string;
   let l1Info: Hex[];
 
-  const engine = async (method: string, params: unknown[]) => {
-    const secret = Buffer.from(readFileSync(join(dir, 'jwt.hex'), 'utf8').trim(), 'hex');
-    const res = await fetch(engineUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token(secret)}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as { result?: any; error?: { code: number; message: string } };
-  };
+  const engine = (method: string, params: unknown[]) => engineClient(engineUrl, join(dir, 'jwt.hex'))(method, params);
 
   beforeAll(async () => {
-    l1Info = await devChainDeposits();
+    l1Info = await devChainL1Info(2);
     dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-cluster-'));
     const port = await freePort();
     engineUrl = `http://127.0.0.1:${port}`;
@@ -310,20 +234,7 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
     const genesis = await call(leader, 'eth_getBlockByNumber', ['latest', false]);
     expect(genesis.number).toBe('0x0');
     const state = { headBlockHash: genesis.hash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
-    const fcu = await engine('engine_forkchoiceUpdatedV3', [
-      state,
-      {
-        timestamp: toHex(Math.max(Math.floor(Date.now() / 1000), Number(genesis.timestamp) + 1)),
-        prevRandao: toHex(randomBytes(32)),
-        suggestedFeeRecipient: '0x4200000000000000000000000000000000000011',
-        withdrawals: [],
-        parentBeaconBlockRoot: toHex(randomBytes(32)),
-        transactions: [l1Info[0]!],
-        noTxPool: false,
-        gasLimit: genesis.gasLimit,
-        eip1559Params: '0x0000000000000000',
-      },
-    ]);
+    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, devChainAttributes(genesis, [l1Info[0]!])]);
     expect(fcu.error).toBeUndefined();
     const id = fcu.result.payloadId as Hex;
 
