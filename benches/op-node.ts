@@ -80,7 +80,8 @@ const minus = (a: Histogram, b: Histogram): Histogram => ({
 function bucketMs(h: Histogram, p: number): string {
   const want = (p / 100) * h.count;
   const b = h.buckets.find(([, c]) => c >= want);
-  return b === undefined || h.count === 0 ? '-' : b[0] === Infinity ? '>max' : `≤ ${+(b[0] * 1000).toPrecision(3)}`;
+  const top = h.buckets.filter(([le]) => le !== Infinity).at(-1)?.[0] ?? 0;
+  return b === undefined || h.count === 0 ? '-' : b[0] === Infinity ? `> ${+(top * 1000).toPrecision(3)}` : `≤ ${+(b[0] * 1000).toPrecision(3)}`;
 }
 const describe = (h: Histogram) =>
   h.count === 0 ? '-' : `mean ${((h.sum / h.count) * 1000).toFixed(2)}, p50 ${bucketMs(h, 50)}, p99 ${bucketMs(h, 99)} ms (${h.count})`;
