@@ -252,7 +252,7 @@ async function runInterval(o: Options, interval: number, l1Info: Hex[]): Promise
       `| ${interval} ms | arrival at a listener → follower pending (polled), p50 / p99 ms | ${ms(lags)} (${lags.length} transfers) | ${loadPaced} |`,
       `| ${interval} ms | follower lag histogram (arrival → shown as pending) | ${describe(lagH)} | ${loadPaced} |`,
       `| ${interval} ms | follower execution per flashblock, ${perFb.toFixed(1)} transfers per flashblock carrying any | ${describe(execH)} | ${loadPaced} |`,
-      `| ${interval} ms | follower execution per flashblock, full blocks | ${describe(execFull)} | ${loadFull} |`,
+      `| ${interval} ms | follower execution per flashblock, full blocks (sum per block ${((execFull.sum / Math.max(1, o.fullBlocks)) * 1000).toFixed(0)} ms) | ${describe(execFull)} | ${loadFull} |`,
       `| ${interval} ms | engine_getPayloadV4 at the end of a full block (gas used ${gasUsed.map((g) => `${(g * 100).toFixed(0)} %`).join(', ')}), p50 / max ms | ${maxOf(getPayload)} | ${loadFull} |`,
       `| ${interval} ms | follower engine_newPayloadV4 of that block, p50 / max ms | ${maxOf(newPayload)} (mismatches ${mismatches}) | ${loadFull} |`,
     ].join('\n');
