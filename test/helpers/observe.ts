@@ -22,14 +22,17 @@ interface Seen {
 export class LeaderRecord {
   private readonly flashblocks = new Map<string, Set<string>>();
   private readonly sockets: RawWs[] = [];
-  /** Highest index recorded per build of a block (number:timestamp). */
-  private readonly highest = new Map<string, number>();
+  /** Highest index recorded per build of a block (number:timestamp), per attach: a kill -9
+   *  can cut one leader run's record short while the next run resumes the same build. */
+  private readonly highest = new Map<string, Map<number, number>>();
+  private runs = 0;
   /** The block the record started in (its earlier pre-confirmations are not in it). */
   private first: number | null = null;
 
   /** Subscribes to the leader at `wsUrl` (again after a restart). */
   async attach(wsUrl: string): Promise<void> {
     const ws = await RawWs.open(wsUrl);
+    const run = this.runs++;
     const sub = (await ws.request('eth_subscribe', ['newFlashblocks'])).result as string;
     this.sockets.push(ws);
     const take = (fb: any): void => {
@@ -39,7 +42,9 @@ export class LeaderRecord {
       if (!this.flashblocks.has(key)) this.flashblocks.set(key, new Set());
       this.flashblocks.get(key)!.add(canonical(block));
       const build = `${Number(block.number)}:${block.timestamp}`;
-      this.highest.set(build, Math.max(this.highest.get(build) ?? 0, Number(block.preconfIndex)));
+      if (!this.highest.has(build)) this.highest.set(build, new Map());
+      const byRun = this.highest.get(build)!;
+      byRun.set(run, Math.max(byRun.get(run) ?? 0, Number(block.preconfIndex)));
     };
     ws.of(sub).forEach(take);
     ws.on(sub, take);
@@ -66,7 +71,10 @@ export class LeaderRecord {
   /** Whether the leader's record can vouch for `seen` (a kill -9 can cut the record short of
    *  what reached the stream: the last pre-confirmation of a killed run). */
   covers(seen: Seen, timestamp: string): boolean {
-    return seen.index <= (this.highest.get(`${seen.number}:${timestamp}`) ?? -1);
+    // Covered only if every run that recorded this build recorded past it: a run cut short
+    // may have published it unrecorded.
+    const byRun = this.highest.get(`${seen.number}:${timestamp}`);
+    return byRun !== undefined && [...byRun.values()].every((highest) => seen.index <= highest);
   }
 
   async close(): Promise<void> {
