@@ -128,6 +128,17 @@ pub fn spawn(
     Ok(BuilderHandle { stop, bell, thread: Some(thread) })
 }
 
+/// Answers a request the builder served (the Engine API's or a test method's); an internal
+/// failure is also the builder's own, and stops it.
+fn answer<T>(to: &std::sync::mpsc::SyncSender<ChainResult<T>>, reply: ChainResult<T>) -> ChainResult<()> {
+    let fatal = match &reply {
+        Err(e @ ChainError::Internal(_)) => Some(e.clone()),
+        _ => None,
+    };
+    let _ = to.send(reply);
+    fatal.map_or(Ok(()), Err)
+}
+
 struct Builder {
     chain: Arc<ChainState>,
     block: OpenBlock,

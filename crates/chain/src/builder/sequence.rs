@@ -13,9 +13,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use alloy_consensus::{Header, Transaction as _};
+use alloy_consensus::Header;
 use alloy_eips::eip4895::Withdrawal;
-use alloy_primitives::{Bytes, B256, U256};
+use alloy_primitives::{Bytes, B256};
 use preconf_op::{OpSpecId, OpTx};
 use revm::database_interface::DatabaseRef;
 
@@ -25,7 +25,7 @@ use super::Builder;
 use crate::consensus::{next_header, NextBlock};
 use crate::engine::sequence::{Reply, Request};
 use crate::engine::types::{BuiltPayload, PayloadAttributes, PayloadId};
-use crate::error::{ChainError, ChainResult, EngineError};
+use crate::error::{ChainResult, EngineError};
 use crate::pool::PooledTx;
 use crate::types::BlockData;
 use crate::view::ChainView;
@@ -69,14 +69,7 @@ impl Builder {
                 }
                 Request::Seal { id } => self.seal_payload(id).map(Reply::Sealed),
             };
-            let fatal = match &reply {
-                Err(e @ ChainError::Internal(_)) => Some(e.clone()),
-                _ => None,
-            };
-            let _ = call.reply.send(reply);
-            if let Some(e) = fatal {
-                return Err(e);
-            }
+            super::answer(&call.reply, reply)?;
         }
         Ok(started)
     }
@@ -166,7 +159,10 @@ impl Builder {
             hash: head.hash.unwrap_or_else(|| head.header.hash_slow()),
             transactions: head.txs.iter().map(|t| Bytes::from(t.tx.encoded_2718())).collect(),
             withdrawals: job.withdrawals,
-            block_value: block_value(&head),
+            block_value: crate::engine::build::priority_fees(
+                &head.header,
+                head.txs.iter().map(|t| (&t.tx, t.gas_used)),
+            ),
         });
         let kept = &mut self.sequencing.as_mut().expect("sequencer mode").sealed;
         if kept.len() == KEPT_SEALED {
@@ -220,15 +216,4 @@ fn extra_data(op: &preconf_op::OpConfig, a: &PayloadAttributes, jovian: bool) ->
         out.extend_from_slice(&a.min_base_fee.unwrap_or_default().to_be_bytes());
     }
     out.into()
-}
-
-/// What the fee recipient earns: every non-deposit transaction's priority fee.
-fn block_value(block: &BlockData) -> U256 {
-    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
-    block
-        .txs
-        .iter()
-        .filter(|t| !t.tx.is_deposit())
-        .map(|t| U256::from(t.tx.effective_tip_per_gas(base_fee).unwrap_or_default()) * U256::from(t.gas_used))
-        .sum()
 }

@@ -5,7 +5,7 @@
 use alloy_consensus::{Header, Transaction as _};
 use alloy_primitives::{Bytes, B256, U256};
 use preconf_op::block::{execute, Attributes, OpBlockError, OpExecutedBlock};
-use preconf_op::OpConfig;
+use preconf_op::{OpConfig, OpTx};
 use preconf_trie::{Nibbles, NodeReader, TrieResult};
 use revm::bytecode::Bytecode;
 use revm::database_interface::DatabaseRef;
@@ -77,11 +77,14 @@ pub fn build_exact(
 
 /// What the fee recipient earns: every non-deposit transaction's priority fee.
 pub fn block_value(block: &OpExecutedBlock) -> U256 {
-    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
-    block
-        .txs
-        .iter()
-        .filter(|t| !t.tx.is_deposit())
-        .map(|t| U256::from(t.tx.effective_tip_per_gas(base_fee).unwrap_or_default()) * U256::from(t.gas_used))
+    priority_fees(&block.header, block.txs.iter().map(|t| (&t.tx, t.gas_used)))
+}
+
+/// The priority fees of `txs` (each with its gas used) at `header`'s base fee; deposits pay
+/// none. A built payload's and a sequenced block's `blockValue`.
+pub fn priority_fees<'a>(header: &Header, txs: impl Iterator<Item = (&'a OpTx, u64)>) -> U256 {
+    let base_fee = header.base_fee_per_gas.unwrap_or_default();
+    txs.filter(|(tx, _)| !tx.is_deposit())
+        .map(|(tx, gas_used)| U256::from(tx.effective_tip_per_gas(base_fee).unwrap_or_default()) * U256::from(gas_used))
         .sum()
 }

@@ -30,7 +30,7 @@ use crate::consensus::MIN_GAS_LIMIT;
 use crate::dev::clock::BlockClock;
 use crate::dev::requests::{DevHooks, DevInbox, DevMetadata, DevReply, DevRequest, Mining, PoolDrop};
 use crate::dev::DevError;
-use crate::error::{ChainError, ChainResult};
+use crate::error::ChainResult;
 use crate::genesis::seed::GenesisSource;
 use crate::store::StoreSavepoint;
 
@@ -95,14 +95,7 @@ impl Builder {
         let Some(dev) = &self.dev else { return Ok(()) };
         for call in dev.inbox.drain() {
             let reply = self.dev_request(call.request);
-            let fatal = match &reply {
-                Err(e @ ChainError::Internal(_)) => Some(e.clone()),
-                _ => None,
-            };
-            let _ = call.reply.send(reply);
-            if let Some(e) = fatal {
-                return Err(e);
-            }
+            super::answer(&call.reply, reply)?;
         }
         Ok(())
     }
