@@ -3,13 +3,24 @@
 // as in production, and any one server can be killed while the other two keep quorum.
 
 import { freePort } from './child.js';
-import { NatsServer } from './nats.js';
+import { NatsServer, NatsStartError } from './nats.js';
 
 export class NatsCluster {
   private constructor(readonly servers: NatsServer[]) {}
 
   /** Starts `size` servers at once (JetStream in a cluster waits for a quorum to be healthy). */
   static async start(size = 3): Promise<NatsCluster> {
+    // A port found free can still be bound by another test's process before nats-server binds it.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await NatsCluster.startOnce(size);
+      } catch (e) {
+        if (attempt >= 3 || !(e instanceof NatsStartError) || !e.message.includes('address already in use')) throw e;
+      }
+    }
+  }
+
+  private static async startOnce(size: number): Promise<NatsCluster> {
     const ports = await Promise.all(
       Array.from({ length: size }, async () => ({ client: await freePort(), monitor: await freePort(), cluster: await freePort() })),
     );
