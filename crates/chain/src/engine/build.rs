@@ -11,7 +11,7 @@ use revm::bytecode::Bytecode;
 use revm::database_interface::DatabaseRef;
 use revm::state::AccountInfo;
 
-use super::types::PayloadAttributes;
+use super::types::{BuiltPayload, PayloadAttributes, PayloadId};
 use crate::error::{AttributesFault, ChainError, ChainResult};
 use crate::state::StateView;
 
@@ -56,6 +56,20 @@ pub fn build_exact(
     let snapshot = state.snapshot.clone();
     let trie = snapshot.trie_reader_at(parent.number)?;
     let parent_state = ParentState { state, trie };
+    build_on(op, parent, attributes, &parent_state)
+}
+
+/// The block `attributes` describe on `parent`, over any state that reads accounts and trie
+/// nodes: the store's (a node), or a block's witness (the conformance fixtures).
+pub fn build_on<S>(
+    op: &OpConfig,
+    parent: &Header,
+    attributes: &PayloadAttributes,
+    state: &S,
+) -> ChainResult<OpExecutedBlock>
+where
+    S: DatabaseRef<Error: revm::database_interface::DBErrorMarker + std::fmt::Display> + NodeReader,
+{
     let attrs = Attributes {
         timestamp: attributes.timestamp,
         prev_randao: attributes.prev_randao,
@@ -66,13 +80,26 @@ pub fn build_exact(
         eip1559_params: attributes.eip1559_params,
         min_base_fee: attributes.min_base_fee,
     };
-    execute(op, parent, &attrs, &parent_state).map_err(|e| {
+    execute(op, parent, &attrs, state).map_err(|e| {
         let fault = match e {
             OpBlockError::Transaction { index, reason } => AttributesFault::Transaction { index, reason },
             other => AttributesFault::Execution(other.to_string()),
         };
         ChainError::from(crate::error::EngineError::from(fault))
     })
+}
+
+/// What getPayload hands back for a block built for job `id`.
+pub fn built_payload(id: PayloadId, block: OpExecutedBlock, attributes: &PayloadAttributes) -> BuiltPayload {
+    let block_value = block_value(&block);
+    BuiltPayload {
+        id,
+        hash: block.header.hash_slow(),
+        transactions: block.txs.iter().map(|t| t.tx.encoded_2718().into()).collect(),
+        withdrawals: attributes.withdrawals.clone(),
+        header: block.header,
+        block_value,
+    }
 }
 
 /// What the fee recipient earns: every non-deposit transaction's priority fee.

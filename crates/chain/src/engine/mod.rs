@@ -111,16 +111,7 @@ impl Engine {
     ) -> ChainResult<BuiltPayload> {
         let state = self.chain.view().state_at(parent.number);
         let block = build::build_exact(op, parent, attributes, state)?;
-        let block_value = build::block_value(&block);
-        let hash = block.header.hash_slow();
-        Ok(BuiltPayload {
-            id,
-            hash,
-            transactions: block.txs.iter().map(|t| t.tx.encoded_2718().into()).collect(),
-            withdrawals: attributes.withdrawals.clone(),
-            header: block.header,
-            block_value,
-        })
+        Ok(build::built_payload(id, block, attributes))
     }
 
     /// `engine_newPayloadV{version}`: the block checked and executed on its parent, kept
