@@ -42,6 +42,7 @@ impl DevApi {
 
     /// Hands `request` to the builder and waits for it to be carried out.
     fn call(&self, request: DevRequest) -> ChainResult<DevReply> {
+        self.refuse_when_engine_driven(request.changes_the_chain())?;
         let (reply, answer) = mpsc::sync_channel(1);
         self.calls.send(DevCall { request, reply }).map_err(|_| Unavailable::BuilderGone)?;
         // The builder sleeps on the pool's bell between ticks.
@@ -223,17 +224,32 @@ impl DevApi {
         self.done(DevRequest::DropFrom(sender))
     }
 
-    pub fn impersonate(&self, address: Address, on: bool) {
+    /// Impersonated transactions carry no valid signature: a block holding one is refused
+    /// by every node that verifies it, so an engine-driven node takes none (turning it off
+    /// is fine).
+    pub fn impersonate(&self, address: Address, on: bool) -> ChainResult<()> {
+        self.refuse_when_engine_driven(on)?;
         self.submit.impersonation().set(address, on);
+        Ok(())
     }
 
-    pub fn auto_impersonate(&self, on: bool) {
+    pub fn auto_impersonate(&self, on: bool) -> ChainResult<()> {
+        self.refuse_when_engine_driven(on)?;
         self.submit.impersonation().set_all(on);
+        Ok(())
     }
 
     /// eth_sendUnsignedTransaction: from any sender, without its key.
     pub fn send_unsigned(&self, request: &TransactionRequest) -> ChainResult<B256> {
+        self.refuse_when_engine_driven(true)?;
         self.submit.send_unsigned(request)
+    }
+
+    fn refuse_when_engine_driven(&self, changes: bool) -> ChainResult<()> {
+        match changes && self.chain.engine_driven() {
+            true => Err(Unavailable::EngineDriven.into()),
+            false => Ok(()),
+        }
     }
 
     /// The state as of the newest pre-confirmation, gzip-compressed in anvil's format.

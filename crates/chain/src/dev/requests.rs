@@ -93,6 +93,21 @@ pub enum DevRequest {
     DropFrom(Address),
 }
 
+impl DevRequest {
+    /// Whether carrying it out changes blocks, their context or their state (not only reads,
+    /// or drops pool transactions).
+    pub fn changes_the_chain(&self) -> bool {
+        !matches!(
+            self,
+            DevRequest::GetMining
+                | DevRequest::Metadata
+                | DevRequest::DropTx(_)
+                | DevRequest::DropAll
+                | DevRequest::DropFrom(_)
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DevReply {
     Done,

@@ -11,6 +11,10 @@ pub enum Unavailable {
     TestMethodsOff,
     #[error("the builder is not running, so the test methods cannot change the chain")]
     BuilderGone,
+    /// Driven by op-node, every block and its state must come from payload attributes: a
+    /// block a test method changed would be refused by every node that verifies it.
+    #[error("blocks on this node come from the Engine API (op-node): test methods that change the chain, its clock or the block being built are off")]
+    EngineDriven,
     /// On a forked chain, a block the upstream executed: its traces need the upstream's
     /// state before it, which this node does not hold.
     #[error("block {block} is at or before the fork block {fork}: it was executed upstream and cannot be traced on this node (trace it on the upstream)")]

@@ -58,7 +58,7 @@ impl NativeNode {
     #[napi]
     pub fn dev_impersonate(&self, address: String, on: bool) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            dev(n)?.impersonate(params::address(&address)?, on);
+            dev(n)?.impersonate(params::address(&address)?, on)?;
             Ok("null".into())
         })
     }
@@ -67,7 +67,7 @@ impl NativeNode {
     #[napi]
     pub fn dev_auto_impersonate(&self, on: bool) -> Either<String, NativeFailure> {
         self.sync(|n| {
-            dev(n)?.auto_impersonate(on);
+            dev(n)?.auto_impersonate(on)?;
             Ok("null".into())
         })
     }
