@@ -277,6 +277,8 @@ export interface FlashblocksFollowStatus {
   dropped: number
   mismatches: number
   promoted: number
+  /** Canonical blocks newPayload took from the follower instead of executing them again. */
+  reused: number
   /** The block shown as pending from flashblocks (0: none; pending reads the head). */
   pendingNumber: number
   /** Seconds from a flashblock's arrival to its state shown as pending. */

@@ -37,6 +37,12 @@ export function registerFlashblocksFollow(registry: Registry, chain: Chain): voi
     (s) => s.mismatches,
   );
   one('preconf_flashblocks_promoted_total', 'Canonical blocks that are exactly the block the flashblocks made', 'counter', (s) => s.promoted);
+  one(
+    'preconf_flashblocks_reused_total',
+    'Canonical blocks newPayload took from the follower as it executed them, instead of executing them again',
+    'counter',
+    (s) => s.reused,
+  );
   one('preconf_flashblocks_pending_block', 'The block shown as pending from flashblocks (0: none, pending reads the head)', 'gauge', (s) => s.pendingNumber);
   hist(
     'preconf_flashblocks_lag_seconds',

@@ -92,9 +92,13 @@ describe('an OP RPC node: canonical blocks from op-node, pending from flashblock
     const payload = got.result.executionPayload;
     expect((payload.transactions as Hex[]).map((raw) => keccak256(raw))).toContain(hash);
     const promotedBefore = await metric(follower, 'preconf_flashblocks_promoted_total');
+    const reusedBefore = await metric(follower, 'preconf_flashblocks_reused_total');
 
     const given = await followerEngine('engine_newPayloadV4', [payload, [], attributes.parentBeaconBlockRoot, []]);
     expect(given.result).toEqual({ status: 'VALID', latestValidHash: payload.blockHash, validationError: null });
+    // The follower had executed exactly this block from the flashblocks: newPayload took it
+    // as executed there instead of executing it again.
+    expect(await metric(follower, 'preconf_flashblocks_reused_total')).toBe(reusedBefore + 1);
     const moved = { headBlockHash: payload.blockHash, safeBlockHash: head.hash, finalizedBlockHash: head.hash };
     expect((await followerEngine('engine_forkchoiceUpdatedV3', [moved, null])).result.payloadStatus.status).toBe('VALID');
     expect((await seqEngine('engine_forkchoiceUpdatedV3', [moved, null])).result.payloadStatus.status).toBe('VALID');

@@ -55,6 +55,9 @@ pub struct ChainState {
     /// The fee recipient of the block the builder has open, shown or not (`None` until it
     /// opens one, and on a node without a builder).
     next_coinbase: RwLock<Option<Address>>,
+    /// A flashblocks follower's inbox, while one runs: newPayload asks it for the block it
+    /// followed before executing the payload again.
+    follower: Mutex<Option<std::sync::mpsc::Sender<crate::flashblocks::Input>>>,
 }
 
 impl ChainState {
@@ -85,7 +88,23 @@ impl ChainState {
             replication: Mutex::new(starting),
             ledger: RwLock::new(None),
             next_coinbase: RwLock::new(None),
+            follower: Mutex::new(None),
         }
+    }
+
+    pub(crate) fn set_follower(&self, inbox: Option<std::sync::mpsc::Sender<crate::flashblocks::Input>>) {
+        *self.follower.lock() = inbox;
+    }
+
+    /// The block a flashblocks follower executed on `parent`, if it is block `hash` (the
+    /// header it computed, state root included, hashes to it): newPayload stores it without
+    /// executing it again. `None` when no follower runs, it followed another block, or it
+    /// does not answer in time.
+    pub fn followed_block(&self, parent: B256, hash: B256) -> Option<crate::flashblocks::FollowedBlock> {
+        let inbox = self.follower.lock().clone()?;
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        inbox.send(crate::flashblocks::Input::Take { parent, hash, reply }).ok()?;
+        answer.recv_timeout(std::time::Duration::from_secs(1)).ok().flatten()
     }
 
     /// The ledger this node leads with, if it leads a cluster.

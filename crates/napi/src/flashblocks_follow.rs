@@ -38,6 +38,8 @@ pub struct FlashblocksFollowStatus {
     pub dropped: f64,
     pub mismatches: f64,
     pub promoted: f64,
+    /// Canonical blocks newPayload took from the follower instead of executing them again.
+    pub reused: f64,
     /// The block shown as pending from flashblocks (0: none; pending reads the head).
     pub pending_number: f64,
     /// Seconds from a flashblock's arrival to its state shown as pending.
@@ -132,6 +134,7 @@ impl NativeNode {
             dropped: n(&f.dropped),
             mismatches: n(&f.mismatches),
             promoted: n(&f.promoted),
+            reused: n(&f.reused),
             pending_number: n(&f.pending_number),
             lag_seconds: f.lag.snapshot().into(),
             exec_seconds: f.exec.snapshot().into(),

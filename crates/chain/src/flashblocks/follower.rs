@@ -1,7 +1,7 @@
 //! The follower's thread: flashblocks in, executed on the head, shown as the pending block.
 
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -10,12 +10,15 @@ use alloy_consensus::Header;
 use alloy_primitives::B256;
 use preconf_flashblocks::{FlashblocksPayloadV1, Sequence};
 use preconf_op::OpTx;
+use preconf_trie::TrieDiff;
 
 use super::stats::FollowStats;
 use crate::builder::block::{OpenBlock, Outcome};
 use crate::chain_state::ChainState;
+use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::events::ChainEvent;
+use crate::types::ExecutedTx;
 use crate::view::PendingBlock;
 use crate::warm::WarmTrie;
 
@@ -25,12 +28,27 @@ pub enum Input {
     Frame(Box<FlashblocksPayloadV1>, Instant),
     /// The head moved (a sealed block was shown).
     Sealed,
+    /// newPayload's question: the block followed on `parent`, if it hashes to `hash`.
+    Take {
+        parent: B256,
+        hash: B256,
+        reply: SyncSender<Option<FollowedBlock>>,
+    },
     Stop,
+}
+
+/// A followed block as executed here, sealed: what newPayload would get by executing it.
+pub struct FollowedBlock {
+    pub header: Header,
+    pub txs: Vec<Arc<ExecutedTx>>,
+    pub changes: StateChanges,
+    pub trie: TrieDiff,
 }
 
 pub struct FollowerHandle {
     tx: Sender<Input>,
     thread: Option<JoinHandle<()>>,
+    chain: Arc<ChainState>,
 }
 
 impl FollowerHandle {
@@ -39,7 +57,16 @@ impl FollowerHandle {
         self.tx.clone()
     }
 
-    pub fn stop(mut self) {
+    pub fn stop(self) {
+        drop(self);
+    }
+}
+
+/// The chain holds an inbox of the follower (for newPayload), so the thread would not see
+/// its channel close: it is told to stop.
+impl Drop for FollowerHandle {
+    fn drop(&mut self) {
+        self.chain.set_follower(None);
         let _ = self.tx.send(Input::Stop);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -59,10 +86,19 @@ pub fn spawn(chain: Arc<ChainState>, max_wait: Duration, stats: Arc<FollowStats>
             }
         }
     })?;
+    chain.set_follower(Some(tx.clone()));
+    let follower_chain = chain.clone();
     let thread = std::thread::Builder::new().name("preconf-fb-follow".into()).spawn(move || {
-        Follower { chain, stats, max_wait, seq: None, open: None, waiting_since: None, followed: None }.run(rx)
-    })?;
-    Ok(FollowerHandle { tx, thread: Some(thread) })
+        Follower { chain: follower_chain, stats, max_wait, seq: None, open: None, waiting_since: None, followed: None }
+            .run(rx)
+    });
+    match thread {
+        Ok(thread) => Ok(FollowerHandle { tx, thread: Some(thread), chain }),
+        Err(e) => {
+            chain.set_follower(None);
+            Err(e)
+        }
+    }
 }
 
 /// The block being executed on the head.
@@ -113,6 +149,9 @@ impl Follower {
             match input {
                 Some(Input::Frame(fb, at)) => self.frame(*fb, at),
                 Some(Input::Sealed) => self.sealed(),
+                Some(Input::Take { parent, hash, reply }) => {
+                    let _ = reply.send(self.take(parent, hash));
+                }
                 Some(Input::Stop) => return,
                 None => {}
             }
@@ -170,6 +209,33 @@ impl Follower {
         if self.stats.pending_number.load(Ordering::Relaxed) <= head {
             self.stats.pending_number.store(0, Ordering::Relaxed);
         }
+    }
+
+    /// The followed block, sealed, when it is block `hash` on `parent` with everything the
+    /// flashblocks named executed. Compared first by the header shown (no trie work for a
+    /// block that differs), then sealed as the builder seals: the state root and trie diff
+    /// over the whole block, the seal's own header fields, and the hash again.
+    fn take(&mut self, parent: B256, hash: B256) -> Option<FollowedBlock> {
+        let (seq, open) = (self.seq.as_ref()?, self.open.as_ref()?);
+        let shown = open.pending.as_ref()?;
+        if open.head != parent || open.executed != seq.transactions.len() || shown.block.header.hash_slow() != hash {
+            return None;
+        }
+        let mut open = self.open.take()?;
+        // Whatever happens now, this block is done with: the canonical one arrived.
+        self.seq = None;
+        self.waiting_since = None;
+        let mut header = open.block.current_header();
+        let (state_root, trie) = open.warm.state_root(&open.block.changes).ok()?;
+        header.state_root = state_root;
+        open.block.seal_fields(&mut header, &trie).ok()?;
+        if header.hash_slow() != hash {
+            FollowStats::count(&self.stats.mismatches);
+            return None;
+        }
+        FollowStats::count(&self.stats.reused);
+        let changes = std::mem::take(&mut open.block.changes);
+        Some(FollowedBlock { header, txs: std::mem::take(&mut open.block.txs), changes, trie })
     }
 
     /// Executes what the sequence holds beyond what is shown, when it can be.

@@ -11,9 +11,11 @@
 //! fall back to the head (as a node without pre-confirmations answers) until the next
 //! block's flashblocks are executed on it. Canonical blocks come from whatever moves this
 //! node's head (a replica's stream, the Engine API); the follower only watches `Sealed`.
+//! newPayload first asks the follower for the block it executed: when that block hashes to
+//! the payload's, it is stored as executed here, not executed a second time.
 
 mod follower;
 mod stats;
 
-pub use follower::{spawn, FollowerHandle, Input};
+pub use follower::{spawn, FollowedBlock, FollowerHandle, Input};
 pub use stats::FollowStats;

@@ -22,6 +22,9 @@ pub struct FollowStats {
     /// Canonical blocks that are exactly the block followed (its hash named by the last
     /// flashblock).
     pub promoted: AtomicU64,
+    /// Canonical blocks newPayload took from the follower as it executed them (not
+    /// executed a second time).
+    pub reused: AtomicU64,
     /// The block number shown as pending from flashblocks (0: none, pending reads the head).
     pub pending_number: AtomicU64,
     pub lag: Histogram,
@@ -35,6 +38,7 @@ impl Default for FollowStats {
             dropped: AtomicU64::new(0),
             mismatches: AtomicU64::new(0),
             promoted: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
             pending_number: AtomicU64::new(0),
             lag: Histogram::new(LAG_SECONDS),
             exec: Histogram::new(EXEC_SECONDS),
