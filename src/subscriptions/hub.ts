@@ -169,6 +169,8 @@ export class SubscriptionHub {
       case 'newHead':
         return this.sendAll('newHeads', payload);
       case 'logs':
+        // A sealed block's logs, or on a rewind those of the blocks taken off (`removed:
+        // true`, sent before the new head's): filtered alike.
         return this.sendLogs('logs', payload);
       case 'pooled':
         return this.sendAll('newPendingTransactions', payload);

@@ -3,17 +3,19 @@
 // builds each block from payload attributes (forkchoiceUpdated → getPayload → newPayload →
 // forkchoiceUpdated) and a follower given the same payloads (newPayload → forkchoiceUpdated).
 // Block 1 is Base's; later blocks carry Base's L1-info deposit with a new source hash (a
-// deposit of their own). Then: a tampered block, an unknown parent, safe and finalized, and an
-// unsafe reorg onto a sibling, which both nodes rewind to.
+// deposit of their own). Then: a tampered block, an unknown parent, safe and finalized, an
+// unsafe reorg onto a sibling, which both nodes rewind to, and what `logs` subscribers are
+// told of a reorg (the dropped block's logs as removed, as geth tells them).
 
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { fromRlp, keccak256, toRlp, type Hex } from 'viem';
+import { createPublicClient, fromRlp, keccak256, pad, parseAbiItem, toHex, toRlp, webSocket, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpc, startTestNode, type TestNode } from '../helpers/node.js';
+import { waitFor } from '../helpers/wait.js';
 import { RawWs } from '../helpers/ws.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/op');
@@ -33,6 +35,18 @@ function deposit(seed: number): Hex {
   const fields = fromRlp(`0x${BLOCK_1.transactions[0].slice(4)}`) as Hex[];
   fields[0] = keccak256(`0x${seed.toString(16).padStart(64, '0')}`);
   return `0x7e${toRlp(fields).slice(2)}`;
+}
+
+const MARKED = parseAbiItem('event Marked(uint256 indexed tag)');
+const MARKED_TOPIC = keccak256(toHex('Marked(uint256)'));
+const tagTopic = (tag: number): Hex => pad(toHex(tag));
+
+/** A user deposit (nothing minted) creating a contract whose init code emits
+ *  `Marked(tag)` and leaves no code: a log in a block made of deposits only. */
+function mark(seed: number, tag: number): Hex {
+  const init: Hex = `0x7f${tagTopic(tag).slice(2)}7f${MARKED_TOPIC.slice(2)}60006000a200`; // PUSH32 tag, PUSH32 topic0, 0, 0, LOG2, STOP
+  const sourceHash = keccak256(`0x${(0x10000 + seed).toString(16).padStart(64, '0')}`);
+  return `0x7e${toRlp([sourceHash, `0x${'be'.repeat(20)}`, '0x', '0x', '0x', q(toHex(200_000)), '0x', init]).slice(2)}`;
 }
 
 /** An RLP quantity: minimal big-endian bytes (zero is empty). */
@@ -79,6 +93,8 @@ describe('Engine API: newPayload and forkchoice', () => {
   let sequencer: Engine;
   let follower: Engine;
   const payloads: any[] = [];
+  /** Block 3 as derivation replaced it (the rewind test's sibling). */
+  let replaced3: any;
 
   async function start(name: string): Promise<Engine> {
     const genesis = join(dir, 'base-genesis.json');
@@ -239,6 +255,7 @@ describe('Engine API: newPayload and forkchoice', () => {
       finalized: b1.blockHash,
     });
     expect(sibling.blockHash).not.toBe(b3.blockHash);
+    replaced3 = sibling;
     expect((await latest(sequencer)).hash).toBe(sibling.blockHash);
     expect((await rpc(sequencer.node.node.url, 'eth_getBlockByHash', [b3.blockHash, false])).result).toBeNull();
 
@@ -269,5 +286,69 @@ describe('Engine API: newPayload and forkchoice', () => {
     const below = await follower.call('engine_forkchoiceUpdatedV2', [state(b1.blockHash, b1.blockHash, b1.blockHash), null]);
     expect(below.error?.code).toBe(-38002);
     expect((await latest(follower)).number).toBe('0x2');
+  });
+
+  it("tells logs subscribers of a reorg as geth does: the dropped block's logs as removed, then the new head's", async () => {
+    // The sequencer builds block 4 (on block 3 as replaced), block 5, then derivation's
+    // replacement of block 5 (attributes on block 4). Tag 9 logs match no subscription.
+    const b4 = await sequence(sequencer, replaced3.blockHash, attributes(4, { transactions: [deposit(4), mark(1, 1), mark(2, 9)] }));
+    const b5 = await sequence(sequencer, b4.blockHash, attributes(5, { transactions: [deposit(5), mark(3, 9), mark(4, 2)] }));
+    const other = { transactions: [deposit(5), mark(5, 3)], suggestedFeeRecipient: `0x${'43'.repeat(20)}` };
+    const b5x = await sequence(sequencer, b4.blockHash, attributes(5, other));
+
+    // The follower (at block 2) takes block 3 as replaced; then it is subscribed to tags 1-3.
+    await follow(follower, replaced3);
+    const health = async () => ((await (await fetch(`${follower.node.node.url}/health`)).json()) as { subscriptions: number }).subscriptions;
+    const ws = await RawWs.open(follower.node.node.wsUrl);
+    const filter = { topics: [MARKED_TOPIC, [tagTopic(1), tagTopic(2), tagTopic(3)]] };
+    const sub = (await ws.request('eth_subscribe', ['logs', filter])).result as string;
+    const before = await health();
+    const client = createPublicClient({ transport: webSocket(follower.node.node.wsUrl) });
+    const viemLogs: { tag: bigint; blockHash: string; removed: boolean }[] = [];
+    const unwatch = client.watchEvent({
+      event: MARKED,
+      args: { tag: [1n, 2n, 3n] },
+      onLogs: (logs) => viemLogs.push(...logs.map((l) => ({ tag: l.args.tag!, blockHash: l.blockHash!, removed: l.removed }))),
+    });
+    try {
+      await waitFor(async () => (await health()) > before, 5_000, "viem's subscription on the server");
+      const logs = () => ws.notifications.filter((n) => n.subscription === sub).map((n) => n.result);
+      const seen = () => logs().map((l) => ({ tag: Number(BigInt(l.topics[1])), blockHash: l.blockHash, removed: l.removed }));
+
+      await follow(follower, b4);
+      await follow(follower, b5);
+      // On block 5, the follower is given the sibling and a forkchoice to it.
+      await follow(follower, b5x);
+      expect((await latest(follower)).hash).toBe(b5x.blockHash);
+      const expected = [
+        { tag: 1, blockHash: b4.blockHash, removed: false },
+        { tag: 2, blockHash: b5.blockHash, removed: false },
+        { tag: 2, blockHash: b5.blockHash, removed: true },
+        { tag: 3, blockHash: b5x.blockHash, removed: false },
+      ];
+      await expect.poll(seen, { timeout: 5_000 }).toHaveLength(expected.length);
+      expect(seen()).toEqual(expected);
+      // The removed log is the one announced before (block, transaction, indices), removed.
+      expect(logs()[2]).toEqual({ ...logs()[1], removed: true });
+      expect(logs()[2]).toMatchObject({ blockNumber: '0x5', transactionIndex: '0x2', transactionHash: keccak256(b5.transactions[2]) });
+
+      // Back to block 4 (an earlier block): the sibling's log is removed, and block 4 is the
+      // head again, announced with its logs as geth's SetCanonical does.
+      const back = await follower.call('engine_forkchoiceUpdatedV2', [state(b4.blockHash), null]);
+      expect(back.result.payloadStatus.status).toBe('VALID');
+      expected.push({ tag: 3, blockHash: b5x.blockHash, removed: true }, { tag: 1, blockHash: b4.blockHash, removed: false });
+      await expect.poll(seen, { timeout: 5_000 }).toHaveLength(expected.length);
+      expect(seen()).toEqual(expected);
+      // viem's client hears the same, removed logs included.
+      await expect.poll(() => viemLogs.length, { timeout: 5_000 }).toBe(expected.length);
+      expect(viemLogs).toEqual(expected.map((e) => ({ ...e, tag: BigInt(e.tag) })));
+    } finally {
+      unwatch();
+      ws.socket.close();
+      await client.transport
+        .getRpcClient?.()
+        .then((c: { close(): void }) => c.close())
+        .catch(() => {});
+    }
   });
 });

@@ -24,6 +24,12 @@ pub enum ChainEvent {
     Opened { block: Arc<BlockData>, unix_ms: u64, changes: Arc<StateChanges> },
     /// A block was sealed and is the new head; `changes` is everything it did to the state.
     Sealed { block: Arc<BlockData>, changes: Arc<StateChanges> },
+    /// Sealed blocks taken off the chain, oldest first, as they were (transactions and
+    /// receipts): a consensus client's forkchoice moved the head back to an earlier block or
+    /// onto a sibling of one. Sent once the store no longer holds them and before the new
+    /// head's `Sealed`, the order geth announces a reorg in (the old chain's logs as removed,
+    /// then the new chain's).
+    Rewound { removed: Vec<Arc<BlockData>> },
     /// Sealed block `number` (and every one before it) is durable in the store. Readers see
     /// a sealed block before this (from memory); replication streams it only after.
     Durable { number: u64 },

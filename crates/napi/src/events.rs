@@ -33,7 +33,8 @@ pub enum EventKind {
     PendingLogs,
     /// A sealed block's header (`newHeads`).
     NewHead,
-    /// The logs of a sealed block, as one list (`logs`).
+    /// The logs of a sealed block, as one list (`logs`); on a rewind, those of the blocks
+    /// taken off, with `removed: true`, before the new head's.
     Logs,
     /// The hash of a transaction accepted into the pool (`newPendingTransactions`).
     Pooled,
@@ -192,6 +193,15 @@ impl Fanout {
                 }
                 if self.wants(EventKind::Logs) {
                     if let Some(logs) = render::logs(block, 0, 0) {
+                        self.emit(EventKind::Logs, logs);
+                    }
+                }
+            }
+            // Geth's order on a reorg: the old chain's logs as removed, then the new head's
+            // (its `Sealed` comes next).
+            ChainEvent::Rewound { removed } => {
+                if self.wants(EventKind::Logs) {
+                    if let Some(logs) = render::removed_logs(removed) {
                         self.emit(EventKind::Logs, logs);
                     }
                 }

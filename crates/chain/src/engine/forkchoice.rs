@@ -6,7 +6,9 @@
 //!   as import writes a block), shown as `latest`, announced as a sealed block;
 //! - moves the head back to an earlier canonical block, or onto a kept sibling of one:
 //!   the unsafe blocks after the common ancestor are taken out of the store first
-//!   (store/unwind.rs), never below `finalized` (-38002);
+//!   (store/unwind.rs), never below `finalized` (-38002), and announced as rewound (with
+//!   their transactions and receipts: `logs` subscribers get their logs as removed) before
+//!   the new head;
 //! - names `safe` and `finalized` (the block tags follow them from then on).
 //!
 //! One forkchoice or write at a time (a mutex): op-node sends them one after another.
@@ -26,6 +28,7 @@ use crate::chain_state::ChainState;
 use crate::error::{ChainResult, EngineError, InternalError};
 use crate::events::ChainEvent;
 use crate::store::{META_FINALIZED, META_SAFE};
+use crate::types::BlockData;
 use crate::view::ChainView;
 
 /// Executed blocks kept for a forkchoice to pick (op-node sends the forkchoice right after
@@ -188,6 +191,7 @@ impl Canonical {
         let store = chain.store();
         let current = view.head_number();
         let base = target.base();
+        let mut removed = Vec::new();
         if base < current {
             let finalized_now = inner.finalized.unwrap_or(0);
             if base < finalized_now {
@@ -199,6 +203,10 @@ impl Canonical {
                 )
                 .into());
             }
+            // Read before they go: subscribers are sent their logs as removed.
+            removed = (base + 1..=current)
+                .map(|n| load_block(&view.snapshot, n)?.map(Arc::new).ok_or(InternalError::MissingBlock(n).into()))
+                .collect::<ChainResult<_>>()?;
             store.unwind_to(base)?;
         }
         let head_number = match &target {
@@ -239,11 +247,11 @@ impl Canonical {
             }
         }
         inner.written = tags;
-        let moved = rewound || committed.is_some();
-        self.publish(chain, &view, head_number, committed, inner.finalized, moved)
+        self.publish(chain, &view, head_number, committed, inner.finalized, removed)
     }
 
-    /// Shows the chain as the store now holds it; announces a head that moved.
+    /// Shows the chain as the store now holds it; announces the blocks a rewind took off,
+    /// then the head that moved.
     fn publish(
         &self,
         chain: &ChainState,
@@ -251,8 +259,9 @@ impl Canonical {
         head_number: u64,
         committed: Option<Arc<KeptBlock>>,
         finalized: Option<u64>,
-        moved: bool,
+        removed: Vec<Arc<BlockData>>,
     ) -> ChainResult<Option<Header>> {
+        let moved = !removed.is_empty() || committed.is_some();
         let snapshot = chain.store().snapshot()?;
         let head = match &committed {
             Some(k) => k.data.clone(),
@@ -267,6 +276,9 @@ impl Canonical {
             codes: before.codes.clone(),
         };
         chain.publish_including(view, head.txs.iter().map(|t| t.hash()));
+        if !removed.is_empty() {
+            chain.events().send(ChainEvent::Rewound { removed });
+        }
         if moved {
             let changes = committed.map(|k| k.write.changes.clone()).unwrap_or_default();
             chain.events().send(ChainEvent::Sealed { block: head, changes });

@@ -171,7 +171,9 @@ impl Publisher {
                 }
             }
             ChainEvent::Durable { number } => self.durable = self.durable.max(number),
-            ChainEvent::Pooled { .. } => {}
+            // Only a node without a builder of its own rewinds (a forkchoice), and such a
+            // node does not publish.
+            ChainEvent::Pooled { .. } | ChainEvent::Rewound { .. } => {}
         }
     }
 

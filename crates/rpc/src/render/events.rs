@@ -2,6 +2,7 @@
 //! subscription), off the builder's thread, and only for the kinds someone listens to.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use alloy_primitives::B256;
 use alloy_rpc_types_eth::{BlockTransactions, Log};
@@ -157,6 +158,19 @@ pub fn logs(block: &BlockData, first: usize, first_log: u64) -> Option<String> {
     (!all.is_empty()).then(|| to_json(&all))
 }
 
+/// Every log of blocks taken off the chain by a rewind, each with `removed: true`, as one
+/// list: the blocks oldest first, each block's logs in order, as geth's RemovedLogsEvent
+/// lists them (with their block hash, number and indices as they were); `None` when there
+/// are none.
+pub fn removed_logs(blocks: &[Arc<BlockData>]) -> Option<String> {
+    let all: Vec<Log> = blocks
+        .iter()
+        .flat_map(|b| logs_from(b, 0, 0).into_iter().flatten())
+        .map(|l| Log { removed: true, ..l })
+        .collect();
+    (!all.is_empty()).then(|| to_json(&all))
+}
+
 /// A sealed block's header object, as `newHeads` delivers it.
 pub fn new_head(block: &BlockData) -> String {
     to_json(&header(block))
@@ -164,8 +178,6 @@ pub fn new_head(block: &BlockData) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use alloy_consensus::{Header, Receipt, Signed, TxEnvelope, TxLegacy};
     use alloy_primitives::{Address, Signature, U256};
     use preconf_chain::types::ExecutedTx;
@@ -179,6 +191,18 @@ mod tests {
             TxEnvelope::Legacy(Signed::new_unchecked(tx, Signature::test_signature(), B256::from(U256::from(i + 1))));
         let receipt = Receipt { status: true.into(), cumulative_gas_used: 21_000 * (i + 1), logs: vec![] };
         Arc::new(ExecutedTx::eth(tx, Address::with_last_byte(1), receipt, 21_000))
+    }
+
+    /// A transaction whose receipt has `logs` logs, each with its own first topic.
+    fn emitting(i: u64, logs: u8) -> Arc<ExecutedTx> {
+        let mut etx = (*transfer(i)).clone();
+        etx.receipt.logs = (0..logs)
+            .map(|k| {
+                let topic = B256::with_last_byte(k);
+                alloy_primitives::Log::new_unchecked(Address::with_last_byte(9), vec![topic], Default::default())
+            })
+            .collect();
+        Arc::new(etx)
     }
 
     fn version(number: u64, txs: TxList, index: u64) -> BlockData {
@@ -224,5 +248,29 @@ mod tests {
         check(&mut cursor, &version(8, newer, 1));
         check(&mut cursor, &version(8, base.appended(&[transfer(103)]), 2));
         check(&mut cursor, &version(8, TxList::default(), 3));
+    }
+
+    #[test]
+    fn removed_logs_are_every_log_of_the_blocks_oldest_first_each_removed() {
+        let block = |number: u64, txs: Vec<Arc<ExecutedTx>>| {
+            let hash = Some(B256::with_last_byte(number as u8));
+            Arc::new(BlockData { hash, ..version(number, TxList::from(txs), 0) })
+        };
+        let blocks = [block(4, vec![emitting(0, 2), transfer(1), emitting(2, 1)]), block(5, vec![emitting(3, 1)])];
+        let logs: Vec<Value> = serde_json::from_str(&removed_logs(&blocks).unwrap()).unwrap();
+        let seen: Vec<(String, String, String, bool)> = logs
+            .iter()
+            .map(|l| {
+                let s = |k: &str| l[k].as_str().unwrap().to_owned();
+                (s("blockNumber"), s("transactionIndex"), s("logIndex"), l["removed"].as_bool().unwrap())
+            })
+            .collect();
+        let want = [("0x4", "0x0", "0x0"), ("0x4", "0x0", "0x1"), ("0x4", "0x2", "0x2"), ("0x5", "0x0", "0x0")];
+        let want: Vec<_> = want.iter().map(|(b, t, i)| (b.to_string(), t.to_string(), i.to_string(), true)).collect();
+        assert_eq!(seen, want);
+        assert_eq!(logs[3]["blockHash"], json!(B256::with_last_byte(5)));
+        assert_eq!(logs[0]["transactionHash"], json!(blocks[0].txs[0].hash()));
+        // Blocks without logs: nothing to send.
+        assert_eq!(removed_logs(&[block(6, vec![transfer(4)])]), None);
     }
 }
