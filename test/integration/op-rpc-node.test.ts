@@ -294,6 +294,20 @@ describe('an OP RPC node: canonical blocks from op-node, pending from flashblock
     } finally {
       await lone.stop();
     }
+    // A sequencer that cannot be reached is named as the sequencer.
+    const cut = await startTestNode({
+      configure: (c) => {
+        Object.assign(c.chain, { optimism: true, build: false });
+        c.sequencerHttp = 'http://127.0.0.1:9/';
+      },
+    });
+    try {
+      const raw = await signed(7, cut);
+      expect((await rpc(cut.node.url, 'eth_sendRawTransaction', [raw])).error?.message).toMatch(/^cannot reach the sequencer at http:\/\/127\.0\.0\.1:9\//);
+      expect((await rpc(cut.node.url, 'eth_sendRawTransactionSync', [raw])).error?.message).toMatch(/^cannot reach the sequencer/);
+    } finally {
+      await cut.stop();
+    }
     // Without op-node or flashblocks (a stored chain served as it is), as a geth that does not mine.
     const plain = await startTestNode({ configure: (c) => void Object.assign(c.chain, { optimism: true, build: false }) });
     try {
