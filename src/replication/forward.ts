@@ -222,14 +222,14 @@ export function sequencerMethods({ route, local, hub, chain }: ForwardOptions): 
         const landed = hub.waitForTx(hash, timeout);
         const already = shown();
         if (already !== null) return already;
-        const refused = route.send('eth_sendRawTransaction', [raw], send).then(
+        const refusal = route.send('eth_sendRawTransaction', [raw], send).then(
           () => null,
           (e: unknown) => e,
         );
-        const first = await Promise.race([landed.then((ok) => ({ ok })), refused.then((error) => ({ error }))]);
+        const first = await Promise.race([landed.then((ok) => ({ ok })), refusal.then((error) => ({ error }))]);
         if ('ok' in first && first.ok) return chain.getPreconfirmedReceipt(hash);
         // The sequencer answered first, or the time ran out before it did: its answer decides.
-        const error = 'error' in first ? first.error : await refused;
+        const error = 'error' in first ? first.error : await refusal;
         if (error !== null) {
           // "already known", "nonce too low": the transaction may be the one shown here.
           const receipt = shown();
