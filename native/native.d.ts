@@ -8,6 +8,18 @@ export declare class NativeNode {
    * a submit thread and back costs more than the work (docs/architecture.md).
    */
   sendRawTransactionInline(raw: string): string | NativeFailure
+  /**
+   * A raw transaction's hash, keccak256 of its EIP-2718 bytes, decoding nothing: an RPC
+   * node that sends eth_sendRawTransactionSync on to its sequencer waits for this hash
+   * before the sequencer answers, or without its answer.
+   */
+  transactionHash(raw: string): string | NativeFailure
+  /**
+   * eth_sendRawTransaction's checks, in the same words, admitting nothing; the hash. For an
+   * RPC node without a sequencer: it answers what is wrong with a transaction before saying
+   * that it has nowhere to send it.
+   */
+  checkRawTransaction(raw: string): string | NativeFailure
   /** Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise). */
   accounts(): string
   gasPrice(): string | NativeFailure

@@ -218,6 +218,10 @@ export class Chain {
   simulate = (request: SimulateParams, client?: number): Promise<string> => unwrapAsync(this.raw.simulate(JSON.stringify(request), client));
   sendRawTransaction = (raw: string): string | Promise<string> =>
     this.submitsInline ? unwrap(this.raw.sendRawTransactionInline(raw)) : unwrapAsync(this.raw.sendRawTransaction(raw));
+  /** keccak256 of a raw transaction's bytes (hex), decoding nothing. */
+  transactionHash = (raw: string): string => JSON.parse(unwrap(this.raw.transactionHash(raw))) as string;
+  /** eth_sendRawTransaction's checks without admitting; the hash. */
+  checkRawTransaction = (raw: string): string => JSON.parse(unwrap(this.raw.checkRawTransaction(raw))) as string;
   sendTransaction = (request: TransactionCall): Promise<string> => unwrapAsync(this.raw.sendTransaction(JSON.stringify(request)));
   accounts = (): string => this.raw.accounts();
   getLogs = (filter: LogFilter, client?: number): Promise<string> => unwrapAsync(this.raw.getLogs(JSON.stringify(filter), client));

@@ -100,6 +100,9 @@ export interface Config {
   flashblocksFollow?: FlashblocksFollowConfig;
   /** --authrpc.*: the Engine API's authenticated port (absent: not served). */
   engine?: EngineConfig;
+  /** --rollup.sequencerhttp: where a node that does not build sends transactions (op-geth's
+   *  flag; src/replication/forward.ts). */
+  sequencerHttp?: string;
 }
 
 export function defaultConfig(): Config {

@@ -59,6 +59,13 @@ export function parseArgs(argv: string[]): Config | 'help' {
   }
   if (r.cluster === undefined && (r.nodeId !== undefined || r.advertise !== undefined))
     throw new Error('--node-id and --advertise apply to a cluster node (--cluster)');
+  if (cfg.sequencerHttp !== undefined) {
+    // A replica and a cluster's node already send writes to their leader; a builder keeps them.
+    if (r.publish !== undefined || r.follow !== undefined || r.cluster !== undefined)
+      throw new Error('--rollup.sequencerhttp excludes --publish, --follow and --cluster: a replicated node sends its transactions to the leader, or is it');
+    if (cfg.chain.build !== false)
+      throw new Error('--rollup.sequencerhttp needs --no-build: a node that builds blocks keeps its transactions, an RPC node sends them to the sequencer');
+  }
   const replicated = r.publish !== undefined || r.follow !== undefined || r.cluster !== undefined;
   if (cfg.chain.dev === true && replicated) {
     // evm_revert, anvil_reset and a block opened again in a new context take back what a

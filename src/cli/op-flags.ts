@@ -1,5 +1,6 @@
-// The OP dev chain's flags: `--optimism` (anvil's name) and the fixed L1 values its blocks'
-// L1-info deposits carry, named after the L1Block fields op-geth reads the fee from.
+// The OP Stack's flags: `--optimism` (anvil's name) and the fixed L1 values the OP dev
+// chain's L1-info deposits carry, named after the L1Block fields op-geth reads the fee from;
+// `--rollup.sequencerhttp` (op-geth's name), where an RPC node sends transactions.
 
 import type { NodeOptions } from '../native.js';
 import type { Config } from './config.js';
@@ -21,11 +22,28 @@ const count = (name: string, v: string, max: number): number => {
 
 const U32_MAX = 0xffff_ffff;
 
+function sequencerUrl(v: string): string {
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new Error(`--rollup.sequencerhttp must be an http(s) URL (http://HOST:PORT), got "${v}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--rollup.sequencerhttp must be an http(s) URL, got "${v}"`);
+  return url.href;
+}
+
 export const OP_FLAGS: OpFlag[] = [
   {
     name: 'optimism',
     help: 'an OP Stack dev chain (as anvil --optimism): every block opens with the L1-info deposit, transactions pay the L1 data fee (docs/op-stack.md)',
     apply: (c) => void (c.chain.optimism = true),
+  },
+  {
+    name: 'rollup.sequencerhttp',
+    value: 'URL',
+    help: "with --no-build (an RPC node): send transactions to the sequencer's HTTP endpoint (op-geth's flag); eth_sendRawTransactionSync answers from this node's pending block (docs/op-stack.md)",
+    apply: (c, v) => void (c.sequencerHttp = sequencerUrl(v)),
   },
   {
     name: 'hardfork',

@@ -13,7 +13,7 @@ export const SYNC_TIMEOUT_CODE = 4;
 
 /** Milliseconds, as a JSON number or a hex quantity. Compared before any conversion: a
  *  huge hex value must be refused, not rounded into a plausible number. */
-function syncTimeout(v: unknown): number {
+export function syncTimeout(v: unknown): number {
   if (v === undefined || v === null) return SYNC_DEFAULT_TIMEOUT_MS;
   const notPositive = () => fail(argPath(1), 'timeout must be a positive number of milliseconds');
   const tooLong = () => fail(argPath(1), `timeout above the maximum of ${SYNC_MAX_TIMEOUT_MS} ms`);
@@ -26,6 +26,15 @@ function syncTimeout(v: unknown): number {
   if (ms === 0n) throw notPositive();
   if (ms > BigInt(SYNC_MAX_TIMEOUT_MS)) throw tooLong();
   return Number(ms);
+}
+
+/** EIP-7966's timeout: the transaction was taken but did not land in time. */
+export function syncTimedOut(timeoutMs: number, hash: string): RpcError {
+  return new RpcError(
+    SYNC_TIMEOUT_CODE,
+    `the transaction was added to the pool but was not pre-confirmed within ${timeoutMs} ms; poll eth_getTransactionReceipt with the hash in data`,
+    hash,
+  );
 }
 
 export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {
@@ -51,11 +60,7 @@ export function transactionMethods({ chain, hub }: MethodOptions): MethodTable {
         const receipt = chain.getPreconfirmedReceipt(hash);
         if (receipt !== 'null') return receipt;
         if (await landed) return chain.getPreconfirmedReceipt(hash);
-        throw new RpcError(
-          SYNC_TIMEOUT_CODE,
-          `the transaction was added to the pool but was not pre-confirmed within ${timeout} ms; poll eth_getTransactionReceipt with the hash in data`,
-          hash,
-        );
+        throw syncTimedOut(timeout, hash);
       },
     },
     // Where a transaction stands: pending | queued | preconfirmed | included | dropped (with

@@ -19,6 +19,22 @@ impl NativeNode {
         self.sync(|n| submit_raw(n, &raw))
     }
 
+    /// A raw transaction's hash, keccak256 of its EIP-2718 bytes, decoding nothing: an RPC
+    /// node that sends eth_sendRawTransactionSync on to its sequencer waits for this hash
+    /// before the sequencer answers, or without its answer.
+    #[napi]
+    pub fn transaction_hash(&self, raw: String) -> Either<String, NativeFailure> {
+        self.sync(|_| Ok(format!("\"{:#x}\"", alloy_primitives::keccak256(params::raw_tx(&raw)?))))
+    }
+
+    /// eth_sendRawTransaction's checks, in the same words, admitting nothing; the hash. For an
+    /// RPC node without a sequencer: it answers what is wrong with a transaction before saying
+    /// that it has nowhere to send it.
+    #[napi]
+    pub fn check_raw_transaction(&self, raw: String) -> Either<String, NativeFailure> {
+        self.sync(|n| Ok(format!("\"{:#x}\"", n.api().submit.validate_raw(params::raw_tx(&raw)?)?.hash)))
+    }
+
     /// Addresses eth_sendTransaction can sign for (the dev chain's accounts; none otherwise).
     #[napi]
     pub fn accounts(&self) -> String {
