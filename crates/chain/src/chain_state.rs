@@ -12,6 +12,7 @@ use crate::config::ChainConfig;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainError, DropReason, Fault, WriteFault};
 use crate::events::EventBus;
+use crate::followed::{FollowedBlock, FollowedBlocks};
 use crate::ledger::Ledger;
 use crate::metrics::ChainMetrics;
 use crate::pool::{journal::Journal, Added, Pool, PooledTx};
@@ -57,7 +58,7 @@ pub struct ChainState {
     next_coinbase: RwLock<Option<Address>>,
     /// A flashblocks follower's inbox, while one runs: newPayload asks it for the block it
     /// followed before executing the payload again.
-    follower: Mutex<Option<std::sync::mpsc::Sender<crate::flashblocks::Input>>>,
+    follower: RwLock<Option<Arc<dyn FollowedBlocks>>>,
 }
 
 impl ChainState {
@@ -88,23 +89,20 @@ impl ChainState {
             replication: Mutex::new(starting),
             ledger: RwLock::new(None),
             next_coinbase: RwLock::new(None),
-            follower: Mutex::new(None),
+            follower: RwLock::new(None),
         }
     }
 
-    pub(crate) fn set_follower(&self, inbox: Option<std::sync::mpsc::Sender<crate::flashblocks::Input>>) {
-        *self.follower.lock() = inbox;
+    pub(crate) fn set_follower(&self, follower: Option<Arc<dyn FollowedBlocks>>) {
+        *self.follower.write() = follower;
     }
 
     /// The block a flashblocks follower executed on `parent`, if it is block `hash` (the
     /// header it computed, state root included, hashes to it): newPayload stores it without
-    /// executing it again. `None` when no follower runs, it followed another block, or it
-    /// does not answer in time.
-    pub fn followed_block(&self, parent: B256, hash: B256) -> Option<crate::flashblocks::FollowedBlock> {
-        let inbox = self.follower.lock().clone()?;
-        let (reply, answer) = std::sync::mpsc::sync_channel(1);
-        inbox.send(crate::flashblocks::Input::Take { parent, hash, reply }).ok()?;
-        answer.recv_timeout(std::time::Duration::from_secs(1)).ok().flatten()
+    /// executing it again. `None` when no follower runs or it followed another block.
+    pub fn followed_block(&self, parent: B256, hash: B256) -> Option<FollowedBlock> {
+        let follower = self.follower.read().clone()?;
+        follower.take(parent, hash)
     }
 
     /// The ledger this node leads with, if it leads a cluster.

@@ -30,6 +30,7 @@ pub mod events;
 pub mod exec;
 pub mod export;
 pub mod flashblocks;
+pub mod followed;
 pub mod fork;
 pub mod genesis;
 pub mod import;

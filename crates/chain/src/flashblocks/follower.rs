@@ -10,15 +10,13 @@ use alloy_consensus::Header;
 use alloy_primitives::B256;
 use preconf_flashblocks::{FlashblocksPayloadV1, Sequence};
 use preconf_op::OpTx;
-use preconf_trie::TrieDiff;
 
 use super::stats::FollowStats;
 use crate::builder::block::{OpenBlock, Outcome};
 use crate::chain_state::ChainState;
-use crate::changes::StateChanges;
 use crate::consensus::{next_header, NextBlock};
 use crate::events::ChainEvent;
-use crate::types::ExecutedTx;
+use crate::followed::{FollowedBlock, FollowedBlocks};
 use crate::view::PendingBlock;
 use crate::warm::WarmTrie;
 
@@ -37,12 +35,16 @@ pub enum Input {
     Stop,
 }
 
-/// A followed block as executed here, sealed: what newPayload would get by executing it.
-pub struct FollowedBlock {
-    pub header: Header,
-    pub txs: Vec<Arc<ExecutedTx>>,
-    pub changes: StateChanges,
-    pub trie: TrieDiff,
+/// What the chain asks the follower (newPayload's question), through its inbox.
+struct Inbox(parking_lot::Mutex<Sender<Input>>);
+
+impl FollowedBlocks for Inbox {
+    fn take(&self, parent: B256, hash: B256) -> Option<FollowedBlock> {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        self.0.lock().send(Input::Take { parent, hash, reply }).ok()?;
+        // The follower answers between two flashblocks; a stuck one is not waited for.
+        answer.recv_timeout(Duration::from_secs(1)).ok().flatten()
+    }
 }
 
 pub struct FollowerHandle {
@@ -86,7 +88,7 @@ pub fn spawn(chain: Arc<ChainState>, max_wait: Duration, stats: Arc<FollowStats>
             }
         }
     })?;
-    chain.set_follower(Some(tx.clone()));
+    chain.set_follower(Some(Arc::new(Inbox(parking_lot::Mutex::new(tx.clone())))));
     let follower_chain = chain.clone();
     let thread = std::thread::Builder::new().name("preconf-fb-follow".into()).spawn(move || {
         Follower { chain: follower_chain, stats, max_wait, seq: None, open: None, waiting_since: None, followed: None }

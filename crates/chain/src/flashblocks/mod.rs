@@ -17,5 +17,5 @@
 mod follower;
 mod stats;
 
-pub use follower::{spawn, FollowedBlock, FollowerHandle, Input};
+pub use follower::{spawn, FollowerHandle, Input};
 pub use stats::FollowStats;
