@@ -247,6 +247,7 @@ async function runInterval(o: Options, interval: number, l1Info: Hex[]): Promise
     const execH = minus(histogram(afterPaced, execName), histogram(before, execName));
     const execFull = minus(histogram(afterFull, execName), histogram(afterPaced, execName));
     const mismatches = /^preconf_flashblocks_mismatches_total (\S+)$/m.exec(afterFull)?.[1];
+    const reused = /^preconf_flashblocks_reused_total (\S+)$/m.exec(afterFull)?.[1];
     const perFb = perFlashblock.length === 0 ? 0 : perFlashblock.reduce((s, x) => s + x, 0) / perFlashblock.length;
     return [
       `| ${interval} ms | arrival at a listener → follower pending (polled), p50 / p99 ms | ${ms(lags)} (${lags.length} transfers) | ${loadPaced} |`,
@@ -254,7 +255,7 @@ async function runInterval(o: Options, interval: number, l1Info: Hex[]): Promise
       `| ${interval} ms | follower execution per flashblock, ${perFb.toFixed(1)} transfers per flashblock carrying any | ${describe(execH)} | ${loadPaced} |`,
       `| ${interval} ms | follower execution per flashblock, full blocks (sum per block ${((execFull.sum / Math.max(1, o.fullBlocks)) * 1000).toFixed(0)} ms) | ${describe(execFull)} | ${loadFull} |`,
       `| ${interval} ms | engine_getPayloadV4 at the end of a full block (gas used ${gasUsed.map((g) => `${(g * 100).toFixed(0)} %`).join(', ')}), p50 / max ms | ${maxOf(getPayload)} | ${loadFull} |`,
-      `| ${interval} ms | follower engine_newPayloadV4 of that block, p50 / max ms | ${maxOf(newPayload)} (mismatches ${mismatches}) | ${loadFull} |`,
+      `| ${interval} ms | follower engine_newPayloadV4 of that block, p50 / max ms | ${maxOf(newPayload)} (mismatches ${mismatches}, blocks taken from the follower ${reused}) | ${loadFull} |`,
     ].join('\n');
   } finally {
     ws?.terminate();

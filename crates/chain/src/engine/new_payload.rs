@@ -197,21 +197,22 @@ pub fn execute(
     let view = chain.view();
     let total_difficulty = spec.genesis.config.terminal_total_difficulty.unwrap_or_default();
     let parent_ref = Parent { header: parent, hash: block.header.parent_hash, total_difficulty };
-    let checked = check_header(spec, &parent_ref, &block.header).map_err(ImportError::from).and_then(|_| {
-        op::check_body(spec, &block)?;
-        op::senders(&block)
-    });
-    let senders = match checked {
-        Ok(s) => s,
+    let checked = check_header(spec, &parent_ref, &block.header)
+        .map_err(ImportError::from)
+        .and_then(|_| op::check_body(spec, &block));
+    match checked {
+        Ok(()) => {}
         Err(ImportError::Chain(e)) => return Err(e),
         Err(e) => return Ok(Verdict::Invalid(e.to_string())),
-    };
+    }
     // A flashblocks follower that executed this very block hands it over (its hash proves
-    // the same header, roots included); otherwise it runs here, as import runs it.
+    // the same header, roots included, and so the same transactions, whose senders it
+    // recovered): the block is neither executed nor its signatures recovered again.
     let (txs, changes, trie) = match chain.followed_block(block.header.parent_hash, hash) {
         Some(f) => (f.txs, f.changes, f.trie),
         None => {
             let run = || -> Result<_, ImportError> {
+                let senders = op::senders(&block)?;
                 let executed = op::execute_block(spec, op, &view.snapshot, &view.codes, parent, &block, &senders)?;
                 check_executed(&block.header, &executed.executed)?;
                 Ok(executed)
