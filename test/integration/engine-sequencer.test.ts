@@ -4,12 +4,15 @@
 // builder; pool transactions sent by a viem client are pre-confirmed in it every interval
 // (pending reads, the flashblocks endpoint under the Engine API's payload id); nothing is
 // sealed until getPayload, which returns the block exactly as last pre-confirmed, and that
-// block is then the chain's latest. Tokens are signed by test/helpers/engine.ts.
+// block is then the chain's latest. On Base mainnet's registry genesis (Regolith at genesis,
+// every later fork after it) the same mode builds Base's block 1 from its attributes exactly.
+// Tokens are signed by test/helpers/engine.ts.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keccak256, parseEther, toHex, type Hex } from 'viem';
 import { serializeTransaction } from 'viem/op-stack';
@@ -23,6 +26,7 @@ import { signTransfer } from '../helpers/transfer.js';
 const DEPOSIT_TO = '0x00000000000000000000000000000000000d3905' as Hex;
 const DEPOSIT_FROM = '0x00000000000000000000000000000000000a11ce' as Hex;
 const TRANSFER_TO = '0x000000000000000000000000000000000000bEEF' as Hex;
+const BASE_FIXTURES = join(import.meta.dirname, '../fixtures/op');
 
 interface Flashblock {
   payload_id: Hex;
@@ -262,5 +266,93 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
     expect(to).toBe(1);
     await sameChain(leader, replica, to);
     expect((await call(replica, 'eth_getTransactionReceipt', [hash])).blockHash).toBe(payload.blockHash);
+  });
+});
+
+describe("sequencer mode on Base mainnet's registry genesis (Canyon, Ecotone and later forks after genesis)", () => {
+  let dir: string;
+  let genesisFile: string;
+  let t: TestNode;
+  let engine: (method: string, params: unknown[]) => Promise<EngineAnswer>;
+  const BLOCK_1 = JSON.parse(readFileSync(join(BASE_FIXTURES, 'base-mainnet-block-1/block.json'), 'utf8'));
+  const EXPECTED = JSON.parse(readFileSync(join(BASE_FIXTURES, 'base-mainnet-block-1/expected.json'), 'utf8'));
+  const GENESIS_HASH = '0xf712aa9241cc24369b143cf6dce85f0902a9731e70d66818a3a5845b296c73dd';
+  const onBase = (c: { chain: { genesisFile?: string; rollupConfig?: string } }) => {
+    c.chain.genesisFile = genesisFile;
+    c.chain.rollupConfig = join(BASE_FIXTURES, 'chain-configs/base-mainnet.toml');
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'preconf-sequencer-base-'));
+    genesisFile = join(dir, 'base-genesis.json');
+    writeFileSync(genesisFile, gunzipSync(readFileSync(join(BASE_FIXTURES, 'base-mainnet-block-1/genesis.json.gz'))));
+    const secretFile = join(dir, 'jwt.hex');
+    // The builder runs (no --no-build), driven by the Engine API.
+    t = await startTestNode({
+      configure: (c) => {
+        onBase(c);
+        Object.assign(c.chain, { preconfIntervalMs: 100 });
+        c.engine = { addr: '127.0.0.1', port: 0, jwtSecret: secretFile };
+      },
+    });
+    engine = engineClient(t.node.engine!.url, secretFile);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("builds Base's block 1 from its attributes with noTxPool: false and an empty pool: getPayloadV2 gives Base's block hash", async () => {
+    const state = { headBlockHash: GENESIS_HASH, safeBlockHash: GENESIS_HASH, finalizedBlockHash: GENESIS_HASH };
+    const attributes = {
+      timestamp: BLOCK_1.header.timestamp,
+      prevRandao: BLOCK_1.header.mixHash,
+      suggestedFeeRecipient: BLOCK_1.header.miner,
+      transactions: BLOCK_1.transactions,
+      noTxPool: false,
+      gasLimit: BLOCK_1.header.gasLimit,
+    };
+    const fcu = await engine('engine_forkchoiceUpdatedV2', [state, attributes]);
+    expect(fcu.error).toBeUndefined();
+    expect(fcu.result.payloadStatus.status).toBe('VALID');
+    const id = fcu.result.payloadId as Hex;
+    // Started in the builder: the L1-info deposit is pre-confirmed at once.
+    const pending = (await rpc(t.node.url, 'eth_getBlockByNumber', ['pending', false])).result as { number: Hex; transactions: Hex[] };
+    expect(pending.number).toBe('0x1');
+    expect(pending.transactions).toEqual(BLOCK_1.transactions.map((raw: Hex) => keccak256(raw)));
+
+    const got = await engine('engine_getPayloadV2', [id]);
+    expect(got.error).toBeUndefined();
+    const payload = got.result.executionPayload;
+    expect(payload.stateRoot).toBe(EXPECTED.stateRoot);
+    expect(payload.receiptsRoot).toBe(EXPECTED.receiptsRoot);
+    expect(payload.baseFeePerGas).toBe(EXPECTED.baseFeePerGas);
+    expect(payload.extraData).toBe('0x');
+    expect(payload.blockHash).toBe(EXPECTED.blockHash);
+    expect(payload.transactions).toEqual(BLOCK_1.transactions);
+    // A Bedrock-era block: a V1 payload (no withdrawals before Canyon), no priority fees.
+    expect(payload).not.toHaveProperty('withdrawals');
+    expect(got.result.blockValue).toBe('0x0');
+
+    // Sealed as the chain's latest, with no field of a later fork in its header.
+    const latest = (await rpc(t.node.url, 'eth_getBlockByNumber', ['latest', false])).result as Record<string, unknown>;
+    expect(latest.hash).toBe(EXPECTED.blockHash);
+    for (const field of ['withdrawalsRoot', 'parentBeaconBlockRoot', 'blobGasUsed', 'excessBlobGas', 'requestsHash']) {
+      expect(latest).not.toHaveProperty(field);
+    }
+    // Before Canyon a deposit receipt has no depositNonce.
+    const receipt = (await rpc(t.node.url, 'eth_getTransactionReceipt', [keccak256(BLOCK_1.transactions[0])])).result as Record<string, unknown>;
+    expect(receipt.blockHash).toBe(EXPECTED.blockHash);
+    expect(receipt).not.toHaveProperty('depositNonce');
+
+    // op-node then hands the block back and makes it the head: known, VALID.
+    const known = await engine('engine_newPayloadV2', [payload]);
+    expect(known.result).toEqual({ status: 'VALID', latestValidHash: EXPECTED.blockHash, validationError: null });
+    const head = { headBlockHash: EXPECTED.blockHash, safeBlockHash: GENESIS_HASH, finalizedBlockHash: GENESIS_HASH };
+    expect((await engine('engine_forkchoiceUpdatedV2', [head, null])).result.payloadStatus.status).toBe('VALID');
+  });
+
+  it('refuses to build this chain on its own clock, naming sequencer mode and --no-build', async () => {
+    await expect(startTestNode({ configure: onBase })).rejects.toThrow(/Engine API.*--no-build/s);
   });
 });

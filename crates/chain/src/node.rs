@@ -60,9 +60,11 @@ impl Node {
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
         let opened = open_genesis(&source, &store)?;
-        // The builder writes no network upgrade transactions: an OP chain whose Ecotone or
-        // Jovian comes after genesis is served, not built on.
-        if config.build && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
+        // On its own clock the builder writes no network upgrade transactions: an OP chain
+        // whose Ecotone or Jovian comes after genesis is built on only in sequencer mode,
+        // where op-node's attributes carry them (and the L1-info deposit in each fork's format).
+        let self_clocked = config.build && !config.engine_driven;
+        if self_clocked && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
             return Err(ConfigError::OpBuildingNotWired.into());
         }
         // A fork has anvil's dev accounts too (funded at its first block: genesis/seed.rs).
@@ -248,8 +250,8 @@ impl Drop for Node {
     }
 }
 
-/// Whether the builder builds this OP chain's blocks: Ecotone (the L1-info deposit's
-/// format it writes) from genesis, and Jovian either from genesis or not at all: a later
+/// Whether the builder builds this OP chain's blocks on its own clock (no Engine API):
+/// Ecotone (the L1-info deposit's format it writes) from genesis, and Jovian either from genesis or not at all: a later
 /// Jovian needs its activation block's upgrade transactions (new L1Block and
 /// GasPriceOracle behind their proxies), which the builder does not write.
 fn buildable(op: &preconf_op::OpConfig, genesis_timestamp: u64) -> bool {

@@ -10,4 +10,5 @@ mod genesis;
 mod history;
 mod import;
 mod replica;
+mod sequencer;
 mod store;

@@ -5,12 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH;
 use alloy_consensus::{Header, ReceiptEnvelope, ReceiptWithBloom, TxType, EMPTY_ROOT_HASH};
 use alloy_eips::eip2718::Encodable2718;
-use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_eips::{eip2935, eip4788, Typed2718};
-use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, B256, B64, U256};
+use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, B256, U256};
 use alloy_rlp::{BufMut, Encodable};
 use op_revm::api::builder::DefaultOpEvm;
 use op_revm::{DefaultOp, L1BlockInfo, OpBuilder, OpContext, OpSpecId};
@@ -31,22 +29,7 @@ use crate::tx::OpTx;
 /// `withdrawalsRoot`.
 pub const L2_TO_L1_MESSAGE_PASSER: Address = alloy_primitives::address!("4200000000000000000000000000000000000016");
 
-/// What op-node hands the execution client for a new block.
-#[derive(Clone, Debug)]
-pub struct Attributes {
-    pub timestamp: u64,
-    pub prev_randao: B256,
-    pub fee_recipient: Address,
-    pub parent_beacon_block_root: Option<B256>,
-    pub gas_limit: u64,
-    pub transactions: Vec<Bytes>,
-    /// Holocene: denominator (u32 BE) ‖ elasticity (u32 BE); the block's extraData is 0x00 ‖ these.
-    pub eip1559_params: Option<B64>,
-    /// Jovian: the base fee's floor in wei (op-node's `minBaseFee`, from the SystemConfig); the
-    /// block's extraData carries it after the EIP-1559 parameters, the next block's base fee
-    /// does not go below it.
-    pub min_base_fee: Option<u64>,
-}
+pub use crate::attributes::Attributes;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OpBlockError {
@@ -112,25 +95,6 @@ pub fn encode_receipt(etx: &OpExecutedTx, canyon: bool) -> Vec<u8> {
         out.put_u8(version);
     }
     out
-}
-
-/// Holocene's extraData: version 0, then the attributes' parameters, or the config's when
-/// the attributes leave them zero. Jovian's: version 1, the same, then the minimum base fee
-/// (u64 BE).
-fn holocene_extra_data(config: &OpConfig, params: Option<B64>, timestamp: u64, min_base_fee: Option<u64>) -> Bytes {
-    let params = params.unwrap_or_default();
-    let mut out = vec![u8::from(min_base_fee.is_some())];
-    if params.is_zero() {
-        let (d, e) = config.base_fee_params(timestamp);
-        out.extend_from_slice(&(d as u32).to_be_bytes());
-        out.extend_from_slice(&(e as u32).to_be_bytes());
-    } else {
-        out.extend_from_slice(params.as_slice());
-    }
-    if let Some(min) = min_base_fee {
-        out.extend_from_slice(&min.to_be_bytes());
-    }
-    out.into()
 }
 
 /// Executes the block `attributes` describe on `parent`'s state `state`.
@@ -331,8 +295,7 @@ where
     /// The block's header over everything pushed (state root, transactions and receipts
     /// roots, each fork's fields), and its transactions.
     pub fn finish(self) -> Result<OpExecutedBlock, OpBlockError> {
-        let Self { config, state, parent, attributes, spec, base_fee, evm, txs, cumulative, da_footprint } = self;
-        let timestamp = attributes.timestamp;
+        let Self { config, state, parent, attributes, spec, base_fee: _, evm, txs, cumulative, da_footprint } = self;
         let db = &evm.0.ctx.journaled_state.database;
         let updates = account_updates(db, state)?;
         let (state_root, diff) = state_root(state, &updates)?;
@@ -344,44 +307,20 @@ where
         for t in &txs {
             logs_bloom.accrue_bloom(&alloy_primitives::logs_bloom(t.logs.iter()));
         }
-        let withdrawals_root = if spec.is_enabled_in(OpSpecId::ISTHMUS) {
-            Some(message_passer_root(&diff, state)?)
-        } else {
-            canyon.then_some(EMPTY_ROOT_HASH)
-        };
-        let ecotone = spec.is_enabled_in(OpSpecId::ECOTONE);
-        let header = Header {
-            parent_hash: parent.hash_slow(),
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            beneficiary: attributes.fee_recipient,
-            state_root,
-            transactions_root: ordered_root(&tx_leaves),
-            receipts_root: ordered_root(&receipt_leaves),
-            logs_bloom,
-            difficulty: U256::ZERO,
-            number: parent.number + 1,
-            gas_limit: attributes.gas_limit,
-            gas_used: cumulative,
-            timestamp,
-            extra_data: match spec.is_enabled_in(OpSpecId::HOLOCENE) {
-                true => {
-                    let min_base_fee =
-                        spec.is_enabled_in(OpSpecId::JOVIAN).then(|| attributes.min_base_fee.unwrap_or(0));
-                    holocene_extra_data(config, attributes.eip1559_params, timestamp, min_base_fee)
-                }
-                false => Bytes::new(),
-            },
-            mix_hash: attributes.prev_randao,
-            nonce: B64::ZERO,
-            base_fee_per_gas: Some(base_fee),
-            withdrawals_root,
-            // Jovian repurposes the (blob-less) field for the DA footprint.
-            blob_gas_used: ecotone.then_some(da_footprint),
-            excess_blob_gas: ecotone.then_some(0),
-            parent_beacon_block_root: if ecotone { attributes.parent_beacon_block_root } else { None },
-            requests_hash: spec.is_enabled_in(OpSpecId::ISTHMUS).then_some(EMPTY_REQUESTS_HASH),
-            ..Default::default()
-        };
+        // The context's fields (base fee, extraData, each fork's) as the sequencer opens its block.
+        let mut header = crate::header::attributes_header(config, &parent, parent.hash_slow(), &attributes);
+        header.state_root = state_root;
+        header.transactions_root = ordered_root(&tx_leaves);
+        header.receipts_root = ordered_root(&receipt_leaves);
+        header.logs_bloom = logs_bloom;
+        header.gas_used = cumulative;
+        if spec.is_enabled_in(OpSpecId::ISTHMUS) {
+            header.withdrawals_root = Some(message_passer_root(&diff, state)?);
+        }
+        // Jovian: the DA footprint (zero before, where the field exists from Ecotone).
+        if spec.is_enabled_in(OpSpecId::ECOTONE) {
+            header.blob_gas_used = Some(da_footprint);
+        }
         Ok(OpExecutedBlock { header, txs })
     }
 }

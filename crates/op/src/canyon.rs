@@ -8,7 +8,7 @@
 use alloy_primitives::{address, b256, Address, Bytes, B256};
 use revm::bytecode::Bytecode;
 use revm::database_interface::Database;
-use revm::state::Account;
+use revm::state::{Account, EvmState};
 use revm::DatabaseCommit;
 
 pub const CREATE2_DEPLOYER: Address = address!("13b0D85CcB8bf860b6b79AF3029fCA081AE9beF2");
@@ -29,13 +29,20 @@ pub fn create2_deployer_code() -> Bytes {
 /// Sets the deployer's code on `db`, keeping the account's balance and nonce (the address
 /// is funded or nonce-bumped on some chains).
 pub fn set_create2_deployer<DB: Database + DatabaseCommit>(db: &mut DB) -> Result<(), DB::Error> {
+    let state = create2_deployer_state(db)?;
+    db.commit(state);
+    Ok(())
+}
+
+/// The state change that sets the deployer's code over `db`, not committed: for a block
+/// producer that records what its block changed before committing it.
+pub fn create2_deployer_state<DB: Database>(db: &mut DB) -> Result<EvmState, DB::Error> {
     let mut info = db.basic(CREATE2_DEPLOYER)?.unwrap_or_default();
     info.code_hash = CREATE2_DEPLOYER_CODE_HASH;
     info.code = Some(Bytecode::new_raw(create2_deployer_code()));
     let mut account = Account::from(info);
     account.mark_touch();
-    db.commit([(CREATE2_DEPLOYER, account)].into_iter().collect());
-    Ok(())
+    Ok([(CREATE2_DEPLOYER, account)].into_iter().collect())
 }
 
 #[cfg(test)]

@@ -1,13 +1,76 @@
 //! The header rules a block producer on an OP chain applies beyond Ethereum's: the base
 //! fee from the OP EIP-1559 parameters (Canyon's denominator; from Holocene the parent's
-//! extraData), and Holocene's extraData.
+//! extraData), Holocene's extraData, and the fields each OP fork adds to a header.
 
-use alloy_consensus::Header;
+use alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH;
+use alloy_consensus::{Header, EMPTY_ROOT_HASH};
 use alloy_eips::eip1559::{calc_next_block_base_fee, BaseFeeParams};
-use alloy_primitives::Bytes;
+use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
+use alloy_primitives::{Bytes, B256, B64, U256};
 
+use crate::attributes::Attributes;
 use crate::config::OpConfig;
 use crate::OpSpecId;
+
+/// The header of the block op-node's `attributes` describe on `parent` (hash
+/// `parent_hash`), before any transaction: their context, the base fee, extraData from
+/// Holocene, and each fork's fields as an empty block has them: an empty withdrawals root
+/// from Canyon (Isthmus's is the message passer's storage root, known after execution),
+/// blob gas fields and the beacon root from Ecotone, the empty requests hash from Isthmus;
+/// none of them before. The one recipe for a block built exactly from the attributes and
+/// for the sequencer's block opened from them (which then adds the pool's transactions).
+pub fn attributes_header(config: &OpConfig, parent: &Header, parent_hash: B256, attributes: &Attributes) -> Header {
+    let timestamp = attributes.timestamp;
+    let spec = config.spec_at(timestamp);
+    let ecotone = spec.is_enabled_in(OpSpecId::ECOTONE);
+    let min_base_fee = spec.is_enabled_in(OpSpecId::JOVIAN).then(|| attributes.min_base_fee.unwrap_or(0));
+    Header {
+        parent_hash,
+        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+        beneficiary: attributes.fee_recipient,
+        state_root: B256::ZERO,
+        transactions_root: EMPTY_ROOT_HASH,
+        receipts_root: EMPTY_ROOT_HASH,
+        difficulty: U256::ZERO,
+        number: parent.number + 1,
+        gas_limit: attributes.gas_limit,
+        gas_used: 0,
+        timestamp,
+        extra_data: match spec.is_enabled_in(OpSpecId::HOLOCENE) {
+            true => holocene_extra_data(config, attributes.eip1559_params, timestamp, min_base_fee),
+            false => Bytes::new(),
+        },
+        mix_hash: attributes.prev_randao,
+        nonce: B64::ZERO,
+        base_fee_per_gas: Some(next_base_fee(config, parent, timestamp)),
+        withdrawals_root: spec.is_enabled_in(OpSpecId::CANYON).then_some(EMPTY_ROOT_HASH),
+        // OP blocks carry no blobs; Jovian repurposes `blobGasUsed` for the DA footprint.
+        blob_gas_used: ecotone.then_some(0),
+        excess_blob_gas: ecotone.then_some(0),
+        parent_beacon_block_root: if ecotone { attributes.parent_beacon_block_root } else { None },
+        requests_hash: spec.is_enabled_in(OpSpecId::ISTHMUS).then_some(EMPTY_REQUESTS_HASH),
+        ..Default::default()
+    }
+}
+
+/// Holocene's extraData: version 0, then the attributes' parameters, or the config's when
+/// the attributes leave them zero. Jovian's: version 1, the same, then the minimum base fee
+/// (u64 BE).
+fn holocene_extra_data(config: &OpConfig, params: Option<B64>, timestamp: u64, min_base_fee: Option<u64>) -> Bytes {
+    let params = params.unwrap_or_default();
+    let mut out = vec![u8::from(min_base_fee.is_some())];
+    if params.is_zero() {
+        let (d, e) = config.base_fee_params(timestamp);
+        out.extend_from_slice(&(d as u32).to_be_bytes());
+        out.extend_from_slice(&(e as u32).to_be_bytes());
+    } else {
+        out.extend_from_slice(params.as_slice());
+    }
+    if let Some(min) = min_base_fee {
+        out.extend_from_slice(&min.to_be_bytes());
+    }
+    out.into()
+}
 
 /// The (denominator, elasticity) for the block after `parent` at `timestamp`: from Holocene
 /// the parent's extraData carries them (zero: the config's); before, the config.

@@ -4,6 +4,7 @@
 //! OP Stack EVM op-reth and kona run (`block`), and the state a block reads (`state`).
 //! docs/op-stack.md says what is done and what is not.
 
+pub mod attributes;
 pub mod block;
 pub mod canyon;
 pub mod config;

@@ -45,18 +45,16 @@ pub struct OpenBlock {
     /// transaction executes: every pre-confirmation's header has the roots over all of
     /// them, and a tick must not encode and hash the whole block again.
     pub leaves: RootLeaves,
-    /// An OP chain's block from Canyon on (its deposit receipts carry the nonce).
-    canyon: bool,
     /// The transactions the block opened with (an OP block's L1-info deposit): a block
     /// holding only these holds nothing to seal.
     pub opening: usize,
-    /// An OP chain's block.
-    is_op: bool,
-    /// An OP chain's block from Isthmus on: its `withdrawalsRoot` is the L2ToL1MessagePasser's
-    /// storage root, set at the seal.
-    isthmus: bool,
-    /// Jovian: the DA footprint gas scalar the block's L1-info deposit set, and the block's
-    /// DA footprint so far (its `blobGasUsed`, bounded by the gas limit as its gas is).
+    /// An OP chain's block: the OP rules at its timestamp (deposit gas before Regolith,
+    /// deposit receipts' nonce from Canyon, the message passer's `withdrawalsRoot` from
+    /// Isthmus, the DA footprint from Jovian).
+    op: Option<OpSpecId>,
+    /// Jovian: the DA footprint gas scalar the block's L1-info deposit left in L1Block, read
+    /// once the deposits ran (before the first other transaction), and the block's DA
+    /// footprint so far (its `blobGasUsed`, bounded by the gas limit as its gas is).
     da_scalar: Option<u16>,
     da_footprint: u64,
 }
@@ -120,6 +118,9 @@ impl OpenBlock {
 
     /// `open`, with the context the test methods set (`--dev`): timestamp, base fee,
     /// coinbase, gas limit.
+    /// Driven by the Engine API the block opened here is only a placeholder until op-node
+    /// starts one (it is never shown or sealed): it runs no L1-info deposit of its own, whose
+    /// format the chain's L1Block may not take.
     pub fn open_at(chain: &ChainState, view: &ChainView, context: BlockContext) -> ChainResult<Self> {
         let parent = &view.head.header;
         let parent_hash = view.head_hash();
@@ -137,7 +138,8 @@ impl OpenBlock {
         if let (Some(fee), Some(_)) = (context.base_fee, header.base_fee_per_gas) {
             header.base_fee_per_gas = Some(fee);
         }
-        Self::with_header(chain, view, header, Opening::DevL1Info)
+        let opening = if chain.engine_driven() { Opening::Given(&[]) } else { Opening::DevL1Info };
+        Self::with_header(chain, view, header, opening)
     }
 
     /// The block op-node's attributes describe (sequencer mode): `header` is their context,
@@ -208,8 +210,7 @@ impl OpenBlock {
         let spec_id = spec.spec_at(header.number, header.timestamp);
         let base = view.state_at(parent.number);
         let evm = BlockEvm::new(CacheDB::new(base), spec, &ExecBlock::from_header(&header));
-        let canyon = spec.op().is_some_and(|op| op.is_active(OpSpecId::CANYON, header.timestamp));
-        let isthmus = spec.op().is_some_and(|op| op.is_active(OpSpecId::ISTHMUS, header.timestamp));
+        let op = spec.op().map(|op| op.spec_at(header.timestamp));
         let mut block = OpenBlock {
             header,
             spec_id,
@@ -222,15 +223,16 @@ impl OpenBlock {
             announced: 0,
             warm: WarmTrie::new(view.snapshot.clone()),
             leaves: RootLeaves::default(),
-            canyon,
             opening: 0,
-            is_op: spec.op().is_some(),
-            isthmus,
+            op,
             da_scalar: None,
             da_footprint: 0,
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
+        if spec.op().is_some_and(|op| op.is_first_block_of(OpSpecId::CANYON, header.timestamp, parent.timestamp)) {
+            block.set_create2_deployer()?;
+        }
         if let Opening::Given(txs) = opening {
             block.run_given(txs)?;
         }
@@ -238,7 +240,6 @@ impl OpenBlock {
         if let (Some(op), Opening::DevL1Info) = (spec.op(), opening) {
             let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
             let raw = Bytes::from(deposit.encoded_2718());
-            let deposit_input = deposit.input.clone();
             let failed = |reason: String| InternalError::SystemCall {
                 address: preconf_op::dev::L1_BLOCK,
                 source: Cause::new(std::io::Error::other(reason)),
@@ -249,14 +250,37 @@ impl OpenBlock {
                 Outcome::Invalid(reason) => return Err(failed(reason.to_string()).into()),
             }
             block.opening = block.txs.len();
-            if op.is_active(OpSpecId::JOVIAN, header.timestamp) {
-                let scalar = preconf_op::l1info::L1Info::from_calldata(&deposit_input).ok();
-                block.da_scalar = scalar.and_then(|info| info.fees.da_footprint_gas_scalar);
-            }
         }
         // eth_coinbase's answer where the block is not shown (`--no-preconf`).
         chain.set_next_coinbase(header.beneficiary);
         Ok(block)
+    }
+
+    /// Canyon's first block sets the create2 deployer's code (crates/op canyon.rs), before
+    /// its transactions.
+    fn set_create2_deployer(&mut self) -> ChainResult<()> {
+        let state = preconf_op::canyon::create2_deployer_state(self.evm.db())?;
+        self.record(&state);
+        self.evm.commit(state);
+        Ok(())
+    }
+
+    fn op_active(&self, fork: OpSpecId) -> bool {
+        self.op.is_some_and(|spec| spec.is_enabled_in(fork))
+    }
+
+    /// Jovian: the DA footprint of `tx` (EIP-2718 `raw`), with the scalar the L1-info
+    /// deposit left in L1Block (read at the block's first transaction that is not a deposit:
+    /// every deposit comes before it); 0 for a deposit or before Jovian.
+    fn da_footprint_of(&mut self, tx: &OpTx, raw: &[u8]) -> ChainResult<u64> {
+        if tx.is_deposit() || !self.op_active(OpSpecId::JOVIAN) {
+            return Ok(0);
+        }
+        let scalar = match self.da_scalar {
+            Some(scalar) => scalar,
+            None => *self.da_scalar.insert(op_revm::L1BlockInfo::fetch_da_footprint_gas_scalar(self.evm.db())?),
+        };
+        Ok(preconf_op::l1info::da_footprint(raw, scalar))
     }
 
     /// Runs op-node's transactions into the block just opened, in order.
@@ -287,12 +311,14 @@ impl OpenBlock {
 
     /// Runs `tx` (EIP-2718 encoding `raw`) from `sender` into the block.
     pub(crate) fn run(&mut self, tx: OpTx, sender: Address, raw: &Bytes) -> Outcome {
-        if self.gas_used + tx.gas_limit() > self.header.gas_limit {
+        // Before Regolith a deposit uses no block gas.
+        let uses_block_gas = !tx.is_deposit() || self.op.is_none_or(|spec| spec.is_enabled_in(OpSpecId::REGOLITH));
+        if uses_block_gas && self.gas_used + tx.gas_limit() > self.header.gas_limit {
             return Outcome::NoRoom;
         }
-        let da_footprint = match (self.da_scalar, tx.is_deposit()) {
-            (Some(scalar), false) => preconf_op::l1info::da_footprint(raw, scalar),
-            _ => 0,
+        let da_footprint = match self.da_footprint_of(&tx, raw) {
+            Ok(footprint) => footprint,
+            Err(e) => return Outcome::Invalid(DropReason::ExecutionFailed(Cause::new(e))),
         };
         // One whose footprint alone is above the limit fits in no block: it would wait forever.
         if da_footprint > self.header.gas_limit {
@@ -303,7 +329,7 @@ impl OpenBlock {
             return Outcome::NoRoom;
         }
         // From Canyon a deposit's receipt records its sender's nonce before it ran.
-        let deposit_nonce = match tx.is_deposit() && self.canyon {
+        let deposit_nonce = match tx.is_deposit() && self.op_active(OpSpecId::CANYON) {
             true => Some(self.nonce_of(&sender)),
             false => None,
         };
@@ -344,7 +370,7 @@ impl OpenBlock {
         header.logs_bloom = self.leaves.bloom;
         header.transactions_root = self.leaves.tx_trie.root();
         header.receipts_root = self.leaves.receipt_trie.root();
-        if self.da_scalar.is_some() {
+        if self.op_active(OpSpecId::JOVIAN) {
             header.blob_gas_used = Some(self.da_footprint);
         }
         header
@@ -356,7 +382,7 @@ impl OpenBlock {
     /// L2ToL1MessagePasser's storage root as `withdrawalsRoot` (read from the post-state:
     /// the block's trie diff over its parent's trie).
     pub fn seal_fields(&self, header: &mut Header, trie: &TrieDiff) -> ChainResult<()> {
-        if self.isthmus {
+        if self.op_active(OpSpecId::ISTHMUS) {
             let root = self.warm.with_parent(|parent| {
                 preconf_op::block::message_passer_root(trie, &parent)
                     .map_err(|e| InternalError::Trie(Cause::new(e)).into())
@@ -372,7 +398,7 @@ impl SystemCalls for OpenBlock {
     fn system_call(&mut self, address: Address, input: Bytes) -> ChainResult<Option<Bytes>> {
         // OP chains have no EIP-7685 requests (Isthmus's `requestsHash` is the empty list's),
         // even where the genesis holds the request contracts (the dev chain's).
-        if self.is_op && is_request_queue(address) {
+        if self.op.is_some() && is_request_queue(address) {
             return Ok(None);
         }
         let exists = self.evm.db().load_account(address)?.info().is_some_and(|i| i.code_hash != KECCAK256_EMPTY);

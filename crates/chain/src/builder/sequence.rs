@@ -16,13 +16,13 @@ use std::sync::Arc;
 use alloy_consensus::Header;
 use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{Bytes, B256};
-use preconf_op::{OpSpecId, OpTx};
+use preconf_op::block::Attributes;
+use preconf_op::OpTx;
 use revm::database_interface::DatabaseRef;
 
 use super::block::{unix_now_ms, OpenBlock};
 use super::tick::Executed;
 use super::Builder;
-use crate::consensus::{next_header, NextBlock};
 use crate::engine::sequence::{Reply, Request};
 use crate::engine::types::{BuiltPayload, PayloadAttributes, PayloadId};
 use crate::error::{ChainResult, EngineError};
@@ -84,7 +84,7 @@ impl Builder {
         if view.head_hash() != parent {
             return Err(EngineError::NotSequencing("the forkchoice head is not this node's head").into());
         }
-        let header = attributes_header(&self.chain, &view, attributes);
+        let header = attributes_header(&self.chain, &view, attributes)?;
         let block = OpenBlock::from_attributes(&self.chain, &view, header, &attributes.transactions)?;
         self.return_to_pool(&view);
         self.block = block;
@@ -178,42 +178,24 @@ fn leader_lost(_: &crate::ledger::LedgerError) -> &'static str {
 }
 
 /// The header of the block op-node's attributes describe on `view`'s head, before any
-/// transaction: their context, the base fee from the parent (and Holocene's parameters
-/// the parent carries), extraData from the attributes' EIP-1559 parameters.
-fn attributes_header(chain: &crate::chain_state::ChainState, view: &ChainView, a: &PayloadAttributes) -> Header {
+/// transaction: crates/op's, as a block built exactly from the attributes has it (the base
+/// fee, extraData and each fork's fields for the attributes' timestamp).
+fn attributes_header(
+    chain: &crate::chain_state::ChainState,
+    view: &ChainView,
+    a: &PayloadAttributes,
+) -> ChainResult<Header> {
+    let op = chain.spec().op().ok_or(EngineError::NotAnOpChain)?;
     let parent = &view.head.header;
-    let next = NextBlock {
+    let attributes = Attributes {
         timestamp: a.timestamp,
-        beneficiary: a.fee_recipient,
+        prev_randao: a.prev_randao,
+        fee_recipient: a.fee_recipient,
+        parent_beacon_block_root: a.parent_beacon_block_root,
         gas_limit: a.gas_limit.unwrap_or(parent.gas_limit),
-        mix_hash: a.prev_randao,
-        parent_beacon_block_root: a.parent_beacon_block_root.unwrap_or_default(),
-        ..Default::default()
+        transactions: Vec::new(),
+        eip1559_params: a.eip1559_params,
+        min_base_fee: a.min_base_fee,
     };
-    let mut header = next_header(chain.spec(), parent, view.head_hash(), next);
-    if let Some(op) = chain.spec().op() {
-        if op.is_active(OpSpecId::HOLOCENE, a.timestamp) {
-            let jovian = op.is_active(OpSpecId::JOVIAN, a.timestamp);
-            header.extra_data = extra_data(op, a, jovian);
-        }
-    }
-    header
-}
-
-/// Holocene's extraData: version 0, the attributes' denominator and elasticity (the
-/// config's when they are zero); Jovian's: version 1, the same, then the minimum base fee.
-fn extra_data(op: &preconf_op::OpConfig, a: &PayloadAttributes, jovian: bool) -> Bytes {
-    let params = a.eip1559_params.unwrap_or_default();
-    let mut out = vec![u8::from(jovian)];
-    if params.is_zero() {
-        let (d, e) = op.base_fee_params(a.timestamp);
-        out.extend_from_slice(&(d as u32).to_be_bytes());
-        out.extend_from_slice(&(e as u32).to_be_bytes());
-    } else {
-        out.extend_from_slice(params.as_slice());
-    }
-    if jovian {
-        out.extend_from_slice(&a.min_base_fee.unwrap_or_default().to_be_bytes());
-    }
-    out.into()
+    Ok(preconf_op::header::attributes_header(op, parent, view.head_hash(), &attributes))
 }

@@ -74,7 +74,11 @@ pub enum ConfigError {
     TwoChainConfigs,
     #[error("cannot read the chain config {}: {source}", path.display())]
     ReadChainConfig { path: PathBuf, source: Cause },
-    #[error("OP Stack chain: building is wired for chains with Ecotone from genesis and Jovian from genesis or not at all (start with --no-build to serve it)")]
+    #[error(
+        "OP Stack chain: the builder's own clock builds only chains with Ecotone from genesis and Jovian from \
+         genesis or not at all (it writes no network upgrade transactions); drive it from op-node through the \
+         Engine API (--authrpc.port, sequencer mode), or start with --no-build to serve it"
+    )]
     OpBuildingNotWired,
     #[error(
         "the datadir holds a different chain (genesis {0}) than the genesis configured; use another --datadir or \
