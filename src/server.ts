@@ -16,8 +16,7 @@ import { componentLogger, createLogger, defaultLogConfig } from './log/index.js'
 import { LoopMetrics } from './metrics/loop.js';
 import { NodeMetrics } from './metrics/node.js';
 import { mountMetrics } from './metrics/http.js';
-import { forwardToLeader, startReplication } from './replication/index.js';
-import { routeUnbuilt } from './replication/forward.js';
+import { routeWrites, startReplication } from './replication/index.js';
 import { RateLimiter, rateTable } from './limits/rate.js';
 import { startFlashblocks, type FlashblocksServer } from './flashblocks/server.js';
 import type { Config } from './cli/index.js';
@@ -61,12 +60,7 @@ export function buildLoop(chain: Chain, info: ChainInfo, config: Config, scrape:
     preconf: config.chain.preconf ?? defaultChainOptions().preconf ?? true,
     dev: chain.devEnabled(),
   });
-  forwardToLeader(methods, config.replication, hub, chain);
-  const r = config.replication;
-  // Blocks from op-node or a sequencer's flashblocks, never from this node's pool.
-  const fedBlocks = config.chain.build === false && (config.engine !== undefined || config.flashblocksFollow !== undefined);
-  if (r.follow === undefined && r.cluster === undefined && (config.sequencerHttp !== undefined || fedBlocks))
-    routeUnbuilt(methods, config.sequencerHttp, hub, chain);
+  routeWrites(methods, config, hub, chain);
   const metrics = new LoopMetrics(methods.keys());
   const s = config.server;
   const rate = s.rateTable === undefined ? undefined : new RateLimiter({ rps: s.rateLimit, heavy: s.rateLimitHeavy }, s.rateTable);

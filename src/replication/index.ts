@@ -3,11 +3,11 @@
 // leader), and the methods that go to the leader. The NATS client, roles and lease run in
 // the addon (crates/replication); here is only their start, stop and the forwarding of writes.
 
-import type { ReplicationConfig } from '../cli/index.js';
+import type { Config, ReplicationConfig } from '../cli/index.js';
 import type { Chain } from '../native.js';
 import type { Method } from '../protocol/jsonrpc.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
-import { clusterRoute, forwardedMethods, staticRoute, type Route } from './forward.js';
+import { clusterRoute, forwardedMethods, routeUnbuilt, staticRoute, type Route } from './forward.js';
 import { componentLogger } from '../log/index.js';
 
 export interface Replication {
@@ -55,8 +55,18 @@ export function startReplication(chain: Chain, config: ReplicationConfig, self: 
   return { close: () => chain.replicationStop() };
 }
 
+/** Where this node's writes go, in one place: a replica's or a cluster node's to its leader;
+ *  an RPC node's (blocks from op-node or a sequencer's flashblocks, none built here) to its
+ *  sequencer, or refused without one; a node that builds keeps them. */
+export function routeWrites(methods: Map<string, Method>, config: Config, hub: SubscriptionHub, chain: Chain): void {
+  const r = config.replication;
+  if (r.follow !== undefined || r.cluster !== undefined) return forwardToLeader(methods, r, hub, chain);
+  const fedBlocks = config.chain.build === false && (config.engine !== undefined || config.flashblocksFollow !== undefined);
+  if (config.sequencerHttp !== undefined || fedBlocks) routeUnbuilt(methods, config.sequencerHttp, hub, chain);
+}
+
 /** On a replica or a cluster's node, replaces the methods that belong to the leader. */
-export function forwardToLeader(methods: Map<string, Method>, config: ReplicationConfig, hub: SubscriptionHub, chain: Chain): void {
+function forwardToLeader(methods: Map<string, Method>, config: ReplicationConfig, hub: SubscriptionHub, chain: Chain): void {
   let route: Route;
   if (config.follow !== undefined && config.leader !== undefined) route = staticRoute(config.leader);
   else if (config.cluster !== undefined) route = clusterRoute(chain, config.leaderWaitMs);
