@@ -3,16 +3,15 @@
 
 use std::sync::Arc;
 
-use alloy_consensus::Header;
 use alloy_primitives::B256;
 use preconf_trie::TrieDiff;
 
 use crate::changes::StateChanges;
 use crate::types::ExecutedTx;
 
-/// A followed block as executed here, sealed: what executing the canonical block would give.
+/// A followed block as executed here, sealed: what executing the canonical block would give
+/// (its header is the canonical block's: the hashes are equal).
 pub struct FollowedBlock {
-    pub header: Header,
     pub txs: Vec<Arc<ExecutedTx>>,
     pub changes: StateChanges,
     pub trie: TrieDiff,

@@ -224,7 +224,6 @@ pub fn execute(
             }
         }
     };
-    let txs: Vec<Arc<crate::types::ExecutedTx>> = txs;
     let withdrawals: Vec<Withdrawal> = block.body.withdrawals.map(|w| w.into_inner()).unwrap_or_default();
     let body = StoredBody { txs: txs.iter().map(|t| t.stored_tx()).collect(), ommers: Vec::new(), withdrawals };
     let receipts = StoredReceipts { receipts: txs.iter().map(|t| Bytes::from(t.receipt_2718())).collect() };

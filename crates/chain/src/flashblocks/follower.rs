@@ -237,7 +237,7 @@ impl Follower {
         }
         FollowStats::count(&self.stats.reused);
         let changes = std::mem::take(&mut open.block.changes);
-        Some(FollowedBlock { header, txs: std::mem::take(&mut open.block.txs), changes, trie })
+        Some(FollowedBlock { txs: std::mem::take(&mut open.block.txs), changes, trie })
     }
 
     /// Executes what the sequence holds beyond what is shown, when it can be.
