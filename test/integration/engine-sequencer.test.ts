@@ -266,6 +266,12 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
     expect(to).toBe(1);
     await sameChain(leader, replica, to);
     expect((await call(replica, 'eth_getTransactionReceipt', [hash])).blockHash).toBe(payload.blockHash);
+
+    // A reorg would leave the replica holding a block the leader took off: refused.
+    const back = await engine('engine_forkchoiceUpdatedV3', [state, null]);
+    expect(back.error?.code).toBe(-32000);
+    expect(back.error?.message).toMatch(/replicas follow moves its head only with the blocks it builds/);
+    expect((await call(leader, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(payload.blockHash);
   });
 });
 

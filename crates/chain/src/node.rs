@@ -42,7 +42,8 @@ impl Node {
             Some(dir) => Store::open(dir, config.db_cache_bytes)?,
             None => Store::in_memory()?,
         });
-        store.keep_change_sets(config.keep_change_sets);
+        // A node op-node drives rewinds the unsafe chain from the blocks' change sets.
+        store.keep_change_sets(config.keep_change_sets || config.engine_driven);
         store.set_history_blocks(config.history_blocks);
         let source = match (&config.fork, &config.genesis, &config.genesis_file) {
             (Some(fork), _, _) => GenesisSource::Fork(Box::new(fork_point(&store, fork)?)),

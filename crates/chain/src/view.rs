@@ -55,6 +55,14 @@ impl PendingBlock {
         Self { block: Arc::new(block), overlay: Overlay::default().with(layer.clone()), tick: layer, tx_index }
     }
 
+    /// The same block named by the Engine API's payload id (sequencer mode).
+    pub fn with_payload_id(mut self, payload_id: Option<alloy_primitives::B64>) -> Self {
+        if payload_id.is_some() {
+            Arc::make_mut(&mut self.block).payload_id = payload_id;
+        }
+        self
+    }
+
     /// This block after one more pre-confirmation: `new_txs` appended, `layer` (what they
     /// changed) on top, `header` with the roots of every transaction so far.
     pub fn next(

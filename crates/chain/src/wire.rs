@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! message  = version (1 byte, 1) · kind (1 byte) · number (u64 BE) · index (u64 BE) · body (RLP)
-//! kind 1   pending: [build, unix_ms, reset, first, header, [tx…], changes]
+//! kind 1   pending: [build, unix_ms, reset, first, header, [tx…], changes, payload id?]
 //! kind 2   sealed:  [hash, header, [tx…], [ommer…], [withdrawal…], changes, next]
 //! tx       = [EIP-2718 bytes, sender, status, cumulative gas, gas used, [log…]]
 //! status   = 1 byte (EIP-658) or 32 bytes (pre-Byzantium post-state root)
@@ -13,6 +13,9 @@
 //! kind 3   txs:     [EIP-2718 bytes…]   transactions a clustered leader accepted
 //! kind 4   term:    [term, node, url, unix_ms]   a clustered leader's first message
 //! ```
+//!
+//! `payload id` (8 bytes) is there only for a block the Engine API started (sequencer
+//! mode), so a stream without one reads as before.
 //!
 //! Kinds 3 and 4 carry the number of the block being built when they were written (and
 //! its pre-confirmation index), so a stream stays in block order whatever the kind.
@@ -25,7 +28,7 @@ use std::sync::Arc;
 
 use alloy_consensus::{Eip658Value, Header, Receipt};
 use alloy_eips::eip4895::Withdrawal;
-use alloy_primitives::{Address, Bytes, Log, B256};
+use alloy_primitives::{Address, Bytes, Log, B256, B64};
 use alloy_rlp::{BufMut, Decodable, Encodable, RlpDecodable, RlpEncodable};
 
 use crate::changes::StateChanges;
@@ -109,6 +112,8 @@ pub struct PendingUpdate {
     pub txs: Vec<Arc<ExecutedTx>>,
     /// What this update changed: one overlay layer.
     pub changes: StateChanges,
+    /// The Engine API's id of the block (sequencer mode): a new leader continues the job.
+    pub payload_id: Option<B64>,
 }
 
 #[derive(Clone, Debug)]
@@ -296,6 +301,9 @@ fn pending_body(
         block.header.encode(p);
         list(p, |l| block.txs[first..].iter().for_each(|t| encode_tx(t, l)));
         encode_changes(changes, p);
+        if let Some(id) = &block.payload_id {
+            id.encode(p);
+        }
     });
 }
 
@@ -308,10 +316,14 @@ fn decode_pending(buf: &mut &[u8], preconf_index: u64) -> Result<PendingUpdate, 
     let header = Header::decode(&mut p)?;
     let txs = decode_txs(&mut p)?;
     let changes = decode_changes(&mut p)?;
+    let payload_id = match p.is_empty() {
+        true => None,
+        false => Some(B64::decode(&mut p)?),
+    };
     if !p.is_empty() {
         return Err(CodecError::Trailing(p.len()));
     }
-    Ok(PendingUpdate { build, preconf_index, unix_ms, reset, first, header, txs, changes })
+    Ok(PendingUpdate { build, preconf_index, unix_ms, reset, first, header, txs, changes, payload_id })
 }
 
 fn decode_sealed(buf: &mut &[u8]) -> Result<SealedBlock, CodecError> {

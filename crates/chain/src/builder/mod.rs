@@ -196,7 +196,7 @@ impl Builder {
         // Driven by the Engine API, nothing is shown beyond the head until op-node starts a
         // block (a block the stream shows open is continued as shown, until then).
         if b.chain.engine_driven() {
-            b.sequencing = Some(sequence::Sequencing::default());
+            b.sequencing = Some(sequence::Sequencing::continuing(shown.as_deref()));
         }
         if shown.is_none() && b.sequencing.is_none() {
             let view = b.with_pending((*view).clone());
@@ -358,6 +358,19 @@ impl Builder {
     /// Whatever way the builder ended, the blocks it sealed are in the log and shown:
     /// they are written before its thread ends (waiting while the store cannot write,
     /// until the node closes), so that a leader that steps down follows on from them.
+    /// Waits until every sealed block is in the store: a savepoint, a restore, a wipe or a
+    /// forkchoice's rewind must not race the committer. Refused while the store cannot
+    /// write (the committer would retry until it can, and the caller would wait as long).
+    fn land_all(&mut self) -> ChainResult<()> {
+        if let Some(reason) = self.chain.store_fault() {
+            return Err(crate::error::StoreFault::CannotWrite { reason }.into());
+        }
+        while let Some(landed) = self.committer.wait() {
+            self.land(landed)?;
+        }
+        Ok(())
+    }
+
     fn land_in_flight(&mut self) {
         while let Some(landed) = self.committer.wait() {
             if let Err(e) = self.land(landed) {

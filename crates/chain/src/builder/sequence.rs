@@ -27,8 +27,9 @@ use crate::engine::sequence::{Reply, Request};
 use crate::engine::types::{BuiltPayload, PayloadAttributes, PayloadId};
 use crate::error::{ChainResult, EngineError};
 use crate::pool::PooledTx;
-use crate::types::BlockData;
-use crate::view::ChainView;
+use crate::state::StateView;
+use crate::types::{BlockData, ExecutedTx};
+use crate::view::{ChainView, PendingBlock};
 use crate::wire::{self as codec, Kind};
 
 /// Sealed payloads kept for a getPayload retried.
@@ -45,6 +46,21 @@ pub(super) struct Sequencing {
 struct Job {
     id: PayloadId,
     withdrawals: Option<Vec<Withdrawal>>,
+}
+
+impl Sequencing {
+    /// A builder that starts on a block the stream shows open (a cluster's new leader):
+    /// when the Engine API started that block, its job goes on here, so op-node's
+    /// forkchoice with the same attributes (the same payload id) continues the block as
+    /// pre-confirmed instead of starting it over, and getPayload seals it.
+    pub(super) fn continuing(shown: Option<&PendingBlock>) -> Self {
+        let job = shown.and_then(|p| {
+            let id = p.block.payload_id?;
+            // OP blocks carry an empty withdrawals list from Canyon on (withdrawalsRoot set).
+            Some(Job { id, withdrawals: p.block.header.withdrawals_root.map(|_| Vec::new()) })
+        });
+        Self { job, sealed: VecDeque::new() }
+    }
 }
 
 impl Builder {
@@ -68,10 +84,57 @@ impl Builder {
                     r.map(|()| Reply::Started)
                 }
                 Request::Seal { id } => self.seal_payload(id).map(Reply::Sealed),
+                Request::StandAside { resume } => {
+                    let stood = self.stand_aside();
+                    let ok = stood.is_ok();
+                    super::answer(&call.reply, stood.map(|()| Reply::StoodAside))?;
+                    if ok {
+                        // Nothing comes back when the forkchoice failed: the head stayed.
+                        let removed = resume.recv().unwrap_or_default();
+                        self.reopen_after_move(&removed)?;
+                    }
+                    continue;
+                }
             };
             super::answer(&call.reply, reply)?;
         }
         Ok(started)
+    }
+
+    /// A forkchoice is about to move the head to a block this builder did not build: every
+    /// sealed block is landed first, so the store holds the chain the forkchoice rewinds.
+    fn stand_aside(&mut self) -> ChainResult<()> {
+        let config = self.chain.config();
+        // Replicas hold what this node published: a block taken back would stay on them.
+        if self.ledger.is_some() || config.cluster || config.publish {
+            return Err(EngineError::NotSequencing(
+                "a node that replicas follow moves its head only with the blocks it builds",
+            )
+            .into());
+        }
+        self.land_all()
+    }
+
+    /// After the forkchoice wrote the new head: the block being built is dropped, its pool
+    /// transactions and the user transactions of the blocks taken off (`removed`) go back to
+    /// the pool (as geth's pool takes a reorg's), and the builder waits for op-node's next
+    /// block on the new head.
+    fn reopen_after_move(&mut self, removed: &[Arc<BlockData>]) -> ChainResult<()> {
+        let view = self.chain.view();
+        self.return_to_pool(&view);
+        let state = view.state_at(view.head_number());
+        for block in removed {
+            for etx in block.txs.iter() {
+                self.repool(&state, etx);
+            }
+        }
+        if let Some(seq) = self.sequencing.as_mut() {
+            seq.job = None;
+        }
+        self.block = OpenBlock::open(&self.chain, &view)?;
+        self.executed = Executed::default();
+        self.published = None;
+        Ok(())
     }
 
     fn start_payload(&mut self, id: PayloadId, parent: B256, attributes: &PayloadAttributes) -> ChainResult<()> {
@@ -122,12 +185,18 @@ impl Builder {
         }
         let state = view.state_at(view.head_number());
         for etx in &self.block.txs[self.block.opening..] {
-            let OpTx::Eth(tx) = &etx.tx else { continue };
-            let nonce = state.basic_ref(etx.sender).ok().flatten().map_or(0, |a| a.nonce);
-            let raw = Bytes::from(etx.tx.encoded_2718());
-            // Already pooled (executed, not yet pre-confirmed) or no longer valid: skipped.
-            let _ = self.chain.add_to_pool(PooledTx::new(tx.clone(), raw, etx.sender), nonce);
+            self.repool(&state, etx);
         }
+    }
+
+    /// A user transaction back into the pool against `state`; deposits are op-node's to send
+    /// again.
+    fn repool(&self, state: &StateView, etx: &ExecutedTx) {
+        let OpTx::Eth(tx) = &etx.tx else { return };
+        let nonce = state.basic_ref(etx.sender).ok().flatten().map_or(0, |a| a.nonce);
+        let raw = Bytes::from(etx.tx.encoded_2718());
+        // Already pooled (executed, not yet pre-confirmed) or no longer valid: skipped.
+        let _ = self.chain.add_to_pool(PooledTx::new(tx.clone(), raw, etx.sender), nonce);
     }
 
     fn seal_payload(&mut self, id: PayloadId) -> ChainResult<Arc<BuiltPayload>> {

@@ -1,6 +1,5 @@
-//! The canonical chain as op-node's forkchoice names it, on a node the Engine API drives
-//! (no builder of its own: `--no-build`). newPayload keeps the blocks it executed here; a
-//! forkchoice update then
+//! The canonical chain as op-node's forkchoice names it, on a node the Engine API drives.
+//! newPayload keeps the blocks it executed here; a forkchoice update then
 //!
 //! - makes a kept block the head: written to the store (its state changes and trie diff,
 //!   as import writes a block), shown as `latest`, announced as a sealed block;
@@ -12,6 +11,11 @@
 //! - names `safe` and `finalized` (the block tags follow them from then on).
 //!
 //! One forkchoice or write at a time (a mutex): op-node sends them one after another.
+//!
+//! A node whose builder runs (sequencer mode) moves its head itself with every block it
+//! seals; a forkchoice that moves it elsewhere (a block op-node got from another sequencer,
+//! derivation replacing unsafe blocks) has the builder stand aside while the head is
+//! written as above (engine/sequence.rs), then the builder waits for op-node's next block.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -22,6 +26,7 @@ use parking_lot::Mutex;
 use preconf_op::OpConfig;
 
 use super::new_payload::{assemble, execute, valid, KeptBlock, NewPayload, Verdict};
+use super::sequence::Mailbox;
 use super::types::{ForkchoiceState, PayloadStatus};
 use crate::api::blocks::load_block;
 use crate::chain_state::ChainState;
@@ -67,6 +72,22 @@ impl Inner {
                 self.kept.remove(&old);
             }
         }
+    }
+
+    /// Where `state` puts the head on `view`'s chain; `None` when its block is not known.
+    fn target(&self, view: &ChainView, state: &ForkchoiceState) -> ChainResult<Option<Target>> {
+        if let Some(n) = view.snapshot.block_number(&state.head)? {
+            if n <= view.head_number() {
+                return Ok(Some(Target::Stored(n)));
+            }
+        }
+        Ok(match self.kept.get(&state.head) {
+            // Its parent must still be canonical (a rewind since may have dropped it).
+            Some(k) if view.snapshot.block_hash(k.number().saturating_sub(1))? == Some(k.parent_hash()) => {
+                Some(Target::Kept(k.clone()))
+            }
+            _ => None,
+        })
     }
 
     fn refuse(&mut self, hash: B256, latest_valid: Option<B256>, reason: String) -> PayloadStatus {
@@ -155,19 +176,30 @@ impl Canonical {
     /// Moves the head (and `safe`, `finalized`) where `state` says; the new head's header,
     /// or `None` when the head is not known (SYNCING). On a node with a builder of its own
     /// the builder moves the head: only the blocks are looked up.
-    pub fn forkchoice(&self, chain: &ChainState, state: &ForkchoiceState) -> ChainResult<Option<Header>> {
+    pub fn forkchoice(
+        &self,
+        chain: &ChainState,
+        builder: &Mailbox,
+        state: &ForkchoiceState,
+    ) -> ChainResult<Option<Header>> {
         let mut inner = self.inner.lock();
-        let view = chain.view();
-        let target = match view.snapshot.block_number(&state.head)? {
-            Some(n) if n <= view.head_number() => Target::Stored(n),
-            _ => match inner.kept.get(&state.head) {
-                // Its parent must still be canonical (a rewind since may have dropped it).
-                Some(k) if view.snapshot.block_hash(k.number().saturating_sub(1))? == Some(k.parent_hash()) => {
-                    Target::Kept(k.clone())
-                }
-                _ => return Ok(None),
-            },
+        let mut view = chain.view();
+        let Some(mut target) = inner.target(&view, state)? else { return Ok(None) };
+        // The builder's own blocks are already the head; any other move is written here
+        // while it stands aside, on the chain as it is once its sealed blocks landed.
+        let building = chain.config().build;
+        let moves = matches!(target, Target::Kept(_)) || target.base() < view.head_number();
+        let aside = match building && moves {
+            true => Some(builder.stand_aside(chain.pool_bell())?),
+            false => None,
         };
+        if aside.is_some() {
+            view = chain.view();
+            target = match inner.target(&view, state)? {
+                Some(t) => t,
+                None => return Ok(None),
+            };
+        }
         let (safe, finalized) =
             (number_in(&view, &target, state, state.safe)?, number_in(&view, &target, state, state.finalized)?);
         let (safe, finalized) = match (safe, finalized) {
@@ -182,7 +214,7 @@ impl Canonical {
                 return Err(EngineError::InvalidForkchoiceState("finalized block after the safe block").into());
             }
         }
-        if chain.config().build {
+        if building && aside.is_none() {
             return match target {
                 Target::Stored(n) => view.snapshot.header(n),
                 Target::Kept(k) => Ok(Some(k.write.header.clone())),
@@ -247,7 +279,12 @@ impl Canonical {
             }
         }
         inner.written = tags;
-        self.publish(chain, &view, head_number, committed, inner.finalized, removed)
+        let taken_off = removed.clone();
+        let header = self.publish(chain, &view, head_number, committed, inner.finalized, removed)?;
+        if let Some(aside) = aside {
+            aside.resume(taken_off);
+        }
+        Ok(header)
     }
 
     /// Shows the chain as the store now holds it; announces the blocks a rewind took off,

@@ -77,7 +77,7 @@ impl Engine {
             rules::check_attributes_version(version, a)?;
         }
         // The head, safe and finalized move (forkchoice.rs).
-        let Some(head) = self.canonical.forkchoice(&self.chain, &state)? else {
+        let Some(head) = self.canonical.forkchoice(&self.chain, &self.mailbox, &state)? else {
             // Not known: the node cannot follow yet, and builds nothing.
             return Ok(ForkchoiceOutcome { status: PayloadStatus::Syncing, payload_id: None });
         };

@@ -6,7 +6,9 @@
 //! With the Engine API on, blocks come only from it: the builder keeps no clock of its own
 //! between blocks (nothing is pending beyond the head until a forkchoice update with
 //! attributes arrives), pre-confirms the block it was asked for every interval, and seals
-//! it when getPayload asks, exactly as it was last pre-confirmed.
+//! it when getPayload asks, exactly as it was last pre-confirmed. A forkchoice that moves
+//! the head to a block the builder did not build (another sequencer's, or derivation's
+//! replacement of unsafe blocks) has the builder stand aside while it writes ([`Aside`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,21 +22,40 @@ use super::types::{BuiltPayload, PayloadAttributes, PayloadId};
 use crate::chain_state::ChainState;
 use crate::doorbell::Doorbell;
 use crate::error::{ChainResult, EngineError};
+use crate::types::BlockData;
 
 /// What the Engine API asks of the builder.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Request {
     /// Open the block `attributes` describe on `parent` (the builder's head) as payload
     /// `id`: their transactions first, then the pool's, pre-confirmed every interval.
     Start { id: PayloadId, parent: B256, attributes: Box<PayloadAttributes> },
     /// Seal payload `id` as it was last pre-confirmed and hand it back.
     Seal { id: PayloadId },
+    /// Land every sealed block, answer, then wait on `resume` while the forkchoice writes
+    /// the new head; the block being built (if any) is dropped, and its pool transactions
+    /// and those of the blocks `resume` names (taken off by a rewind) go back to the pool.
+    StandAside { resume: mpsc::Receiver<Vec<Arc<BlockData>>> },
 }
 
 #[derive(Clone, Debug)]
 pub enum Reply {
     Started,
     Sealed(Arc<BuiltPayload>),
+    StoodAside,
+}
+
+/// The builder standing aside: it waits until this is resumed or dropped (a write that
+/// failed), then opens its next block on whatever head the store then holds.
+pub struct Aside {
+    resume: mpsc::SyncSender<Vec<Arc<BlockData>>>,
+}
+
+impl Aside {
+    /// The head moved; `removed` are the blocks a rewind took off.
+    pub fn resume(self, removed: Vec<Arc<BlockData>>) {
+        let _ = self.resume.send(removed);
+    }
 }
 
 /// One request with the channel its answer goes back on.
@@ -75,6 +96,16 @@ impl Mailbox {
         match answer.recv_timeout(ANSWER_WITHIN) {
             Ok(result) => result,
             Err(_) => Err(EngineError::NotSequencing("the block builder did not answer").into()),
+        }
+    }
+
+    /// Has the builder stand aside (every sealed block in the store, nothing being built)
+    /// until the returned [`Aside`] is resumed or dropped.
+    pub fn stand_aside(&self, bell: &Doorbell) -> ChainResult<Aside> {
+        let (resume, resumed) = mpsc::sync_channel(1);
+        match self.ask(bell, Request::StandAside { resume: resumed })? {
+            Reply::StoodAside => Ok(Aside { resume }),
+            _ => Err(EngineError::NotSequencing("the block builder answered out of turn").into()),
         }
     }
 
@@ -149,7 +180,7 @@ impl Jobs {
         super::rules::check_payload_version(op, version, timestamp)?;
         match mailbox.ask(chain.pool_bell(), Request::Seal { id })? {
             Reply::Sealed(payload) => Ok(payload),
-            Reply::Started => Err(EngineError::NotSequencing("the block builder answered out of turn").into()),
+            _ => Err(EngineError::NotSequencing("the block builder answered out of turn").into()),
         }
     }
 }

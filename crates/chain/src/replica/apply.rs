@@ -270,7 +270,7 @@ impl Follower {
         self.build = Some(u.build);
         let layer = Arc::new(u.changes);
         self.warm(u.header.number, &view.snapshot, &layer);
-        let pending = Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone()));
+        let pending = Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone()).with_payload_id(u.payload_id));
         let mut opened = view.clone();
         opened.pending = Some(pending.clone());
         self.chain.publish(opened);
@@ -305,7 +305,7 @@ impl Follower {
                 Some(p) if p.number() == number && is_prefix(&p.block.txs, &u.txs) => p.block.txs.len(),
                 _ => 0,
             };
-            (PendingBlock::start(u.header, u.txs, index, layer.clone()), first_new)
+            (PendingBlock::start(u.header, u.txs, index, layer.clone()).with_payload_id(u.payload_id), first_new)
         } else {
             match &view.pending {
                 Some(p)
@@ -423,7 +423,8 @@ impl Follower {
             {
                 self.build = Some(u.build);
                 let layer = Arc::new(u.changes);
-                Some((Arc::new(PendingBlock::start(u.header, u.txs, 0, layer.clone())), u.unix_ms, layer))
+                let block = PendingBlock::start(u.header, u.txs, 0, layer.clone()).with_payload_id(u.payload_id);
+                Some((Arc::new(block), u.unix_ms, layer))
             }
             _ => None,
         };

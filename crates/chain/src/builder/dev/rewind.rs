@@ -9,25 +9,12 @@ use super::{new_instance_id, Builder, Snapshot};
 use crate::dev::clock::BlockClock;
 use crate::dev::rewind;
 use crate::dev::DevError;
-use crate::error::{ChainResult, DropReason, StoreFault};
+use crate::error::{ChainResult, DropReason};
 use crate::fork::{ForkPoint, ForkSource};
 use crate::genesis::seed::GenesisSource;
 use crate::store::Upstream;
 
 impl Builder {
-    /// Waits until every sealed block is in the store: a savepoint, a restore or a wipe
-    /// must not race the committer. Refused while the store cannot write (the committer
-    /// would retry until it can, and the caller would wait as long).
-    fn land_all(&mut self) -> ChainResult<()> {
-        if let Some(reason) = self.chain.store_fault() {
-            return Err(StoreFault::CannotWrite { reason }.into());
-        }
-        while let Some(landed) = self.committer.wait() {
-            self.land(landed)?;
-        }
-        Ok(())
-    }
-
     /// Seals what the open block holds, then marks the store as it is.
     pub(super) fn snapshot(&mut self) -> ChainResult<u64> {
         if self.holds_anything() {
