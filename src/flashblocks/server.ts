@@ -8,7 +8,8 @@
 //   ws://HOST:PORT/        JSON text frames (op-rbuilder's, rollup-boost's)
 //   ws://HOST:PORT/brotli  brotli-compressed binary frames (what Base's WebSocket proxy
 //                          forwards; its consumers read either)
-// A message is compressed once, and only while some client takes brotli.
+// A message is compressed once, and only while some client takes brotli. A client that
+// connects mid-block first gets the open block's messages so far (replay.ts).
 //
 // The endpoint has a chain handle of its own (attached to the node the main loop opened), so
 // its events come on their own receiver and the JSON-RPC subscriptions are left alone.
@@ -19,6 +20,7 @@ import uWS from '../transport/uws.js';
 import { Chain } from '../native.js';
 import { componentLogger } from '../log/index.js';
 import type { FlashblocksConfig } from '../cli/config.js';
+import { BlockSoFar } from './replay.js';
 
 export const BROTLI_PATH = '/brotli';
 /** Brotli quality: it runs on the main event loop once per message. On the real Base message
@@ -48,6 +50,9 @@ export async function startFlashblocks(handle: number, config: FlashblocksConfig
   const chain = Chain.attach(handle);
   chain.setFlashblocksStateRoot(config.stateRoot);
   const plain = new Set<WebSocket<Client>>();
+  const soFar = new BlockSoFar();
+  const compress = (message: string): Buffer =>
+    brotliCompressSync(message, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: message.length } });
   const compressed = new Set<WebSocket<Client>>();
   const app = uWS.App();
   app.ws<Client>('/*', {
@@ -72,7 +77,11 @@ export async function startFlashblocks(handle: number, config: FlashblocksConfig
         context,
       );
     },
-    open: (ws) => void (ws.getUserData().brotli ? compressed : plain).add(ws),
+    open: (ws) => {
+      const brotli = ws.getUserData().brotli;
+      for (const message of soFar.replay(brotli, compress)) ws.send(message, brotli, false);
+      (brotli ? compressed : plain).add(ws);
+    },
     close: (ws) => {
       plain.delete(ws);
       compressed.delete(ws);
@@ -91,12 +100,12 @@ export async function startFlashblocks(handle: number, config: FlashblocksConfig
     }
   };
   chain.subscribeEvents((kind, payload) => {
+    if (kind === 'head') return soFar.sealedFrom(payload);
     if (kind !== 'flashblocksV1') return;
     send(plain, payload, false);
-    if (compressed.size > 0) {
-      const frame = brotliCompressSync(payload, { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: payload.length } });
-      send(compressed, frame, true);
-    }
+    const frame = compressed.size > 0 ? compress(payload) : undefined;
+    if (frame !== undefined) send(compressed, frame, true);
+    soFar.published(payload, frame);
   });
   // Rendered from the next block that opens on, whether or not a client is connected yet:
   // each message's state root builds on the ones before it in the block.

@@ -58,7 +58,8 @@ export class Listener {
 }
 
 /** A WebSocket proxy: each client gets its own connection to `upstream` (same path), whose
- *  frames it forwards as they are (text or binary) unless frozen. */
+ *  frames it forwards as they are (text or binary) unless frozen. Frozen, it is an upstream
+ *  that went silent: open streams get nothing, and new connections are closed at once. */
 export class FlashblocksProxy {
   frozen = false;
   /** Client connections accepted so far. */
@@ -69,6 +70,7 @@ export class FlashblocksProxy {
   ) {
     server.on('connection', (client, req) => {
       this.connections++;
+      if (this.frozen) return client.close(1013, 'frozen');
       const up = new WebSocket(`${this.upstream}${req.url ?? '/'}`);
       up.on('message', (data: Buffer, binary: boolean) => {
         if (!this.frozen && client.readyState === WebSocket.OPEN) client.send(data, { binary });

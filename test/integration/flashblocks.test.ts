@@ -2,7 +2,8 @@
 // path (JSON text) and on /brotli (compressed binary frames) receive, for each block, index 0
 // with its base and then one diff per pre-confirmation; the transactions of the diffs put
 // together are the sealed block's, and the last diff's roots and block hash are the sealed
-// block's (the state root is computed per pre-confirmation).
+// block's (the state root is computed per pre-confirmation). A client that connects mid-block
+// gets that block's messages so far first.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keccak256, parseEther, type Hex } from 'viem';
@@ -117,5 +118,43 @@ describe('flashblocks on the wire (--flashblocks.port)', () => {
       }
     }
     expect(compared).toBeGreaterThan(0);
+  });
+
+  it("a client that connects mid-block first gets the open block's flashblocks so far, on both paths", async () => {
+    // A block with a few pre-confirmations out and not sealed yet (10 per block here).
+    let open = 0n;
+    await vi.waitFor(
+      async () => {
+        const last = plain.messages.at(-1)!;
+        open = BigInt(last.metadata.block_number);
+        expect(last.index).toBeGreaterThanOrEqual(2);
+        expect(last.index).toBeLessThanOrEqual(6);
+        expect(await t.publicClient.getBlockNumber()).toBe(open - 1n);
+      },
+      { timeout: 10_000, interval: 10 },
+    );
+    const [late, lateBrotli] = await Promise.all([Listener.open(`${t.node.flashblocksUrl}/`), Listener.open(`${t.node.flashblocksUrl}/brotli`)]);
+    try {
+      // At once, from index 0: what the client connected from the start had of the block.
+      await vi.waitFor(() => expect(late.of(open).length).toBeGreaterThanOrEqual(3), { timeout: 2_000, interval: 10 });
+      expect(late.of(open)[0]!.index).toBe(0);
+      // Then the rest as it comes: the whole block, the same messages as the first client's.
+      await vi.waitFor(async () => expect(await t.publicClient.getBlockNumber()).toBeGreaterThan(open), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(late.of(open)).toEqual(plain.of(open)), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(() => expect(lateBrotli.of(open)).toEqual(plain.of(open)), { timeout: 5_000, interval: 20 });
+      expect(lateBrotli.frames).toEqual(new Set(['binary']));
+    } finally {
+      late.close();
+      lateBrotli.close();
+    }
+    // Nothing of a block sealed before the client connected is sent again.
+    const sealed = await t.publicClient.getBlockNumber();
+    const between = await Listener.open(`${t.node.flashblocksUrl}/`);
+    try {
+      await vi.waitFor(() => expect(between.messages.length).toBeGreaterThan(0), { timeout: 5_000, interval: 20 });
+      expect(between.messages.every((m) => BigInt(m.metadata.block_number) > sealed)).toBe(true);
+    } finally {
+      between.close();
+    }
   });
 });
