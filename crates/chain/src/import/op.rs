@@ -15,14 +15,11 @@ use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_eips::{eip2935, eip4788};
 use alloy_primitives::{Address, Bloom, Bytes, KECCAK256_EMPTY};
 use preconf_op::block::message_passer_root;
-use preconf_op::canyon::{create2_deployer_code, CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE_HASH};
+use preconf_op::canyon::create2_deployer_state;
 use preconf_op::{OpConfig, OpSpecId, OpTx};
 use preconf_trie::OrderedTrie;
-use revm::bytecode::Bytecode;
 use revm::database::CacheDB;
 use revm::primitives::hardfork::SpecId;
-use revm::state::{Account, EvmState};
-use revm::Database as _;
 
 use super::error::{ImportError, TxFault};
 use super::execute::ExecutedBlock;
@@ -247,12 +244,7 @@ impl Run {
     /// Canyon's first block sets the create2 deployer's code, keeping the account's
     /// balance and nonce.
     fn set_create2_deployer(&mut self) -> Result<(), ChainError> {
-        let mut info = self.evm.db().basic(CREATE2_DEPLOYER)?.unwrap_or_default();
-        info.code_hash = CREATE2_DEPLOYER_CODE_HASH;
-        info.code = Some(Bytecode::new_raw(create2_deployer_code()));
-        let mut account = Account::from(info);
-        account.mark_touch();
-        let state: EvmState = [(CREATE2_DEPLOYER, account)].into_iter().collect();
+        let state = create2_deployer_state(self.evm.db())?;
         self.changes.apply_evm_state(&state, self.spec_id);
         self.evm.commit(state);
         Ok(())
