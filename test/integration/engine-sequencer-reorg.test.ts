@@ -182,8 +182,25 @@ describe('sequencer mode: the head moved by op-node to blocks the builder did no
       });
       expect(again.parentHash).toBe(h3.parentHash);
       expect(again.blockNumber).toBe('0x3');
+      await adopt(a, again);
     } finally {
       await ws.close();
     }
+  });
+
+  it('a refused forkchoice leaves the block being built as it was', async () => {
+    const h = await block(a, 'latest');
+    const sent = await a.t.wallet(2).sendTransaction({ chain: a.t.chain, account: devAccount(2), to: TRANSFER_TO, value: 1n });
+    const fcu = await a.engine('engine_forkchoiceUpdatedV3', [head(h.hash), devChainAttributes(h, [l1Info[3]!])]);
+    expect(fcu.error).toBeUndefined();
+    await vi.waitFor(async () => expect((await block(a, 'pending')).transactions).toContain(sent), { timeout: 10_000, interval: 20 });
+    // A rewind to block 1 naming a finalized block that is not on its chain: -38002, nothing moves.
+    const refused = await a.engine('engine_forkchoiceUpdatedV3', [{ headBlockHash: block1.blockHash, safeBlockHash: ZERO, finalizedBlockHash: h.hash }, null]);
+    expect(refused.error?.code).toBe(-38002);
+    expect((await block(a, 'latest')).hash).toBe(h.hash);
+    expect((await block(a, 'pending')).transactions).toContain(sent);
+    const got = await a.engine('engine_getPayloadV4', [fcu.result.payloadId]);
+    expect(got.error).toBeUndefined();
+    expect((got.result.executionPayload.transactions as Hex[]).map((raw) => keccak256(raw))).toEqual([keccak256(l1Info[3]!), sent]);
   });
 });

@@ -87,11 +87,17 @@ impl Builder {
                 Request::StandAside { resume } => {
                     let stood = self.stand_aside();
                     let ok = stood.is_ok();
+                    // Read before answering: the forkchoice writes as soon as it is answered.
+                    let head = self.chain.view().head_hash();
                     super::answer(&call.reply, stood.map(|()| Reply::StoodAside))?;
                     if ok {
-                        // Nothing comes back when the forkchoice failed: the head stayed.
+                        // Nothing comes back when the forkchoice failed before writing.
                         let removed = resume.recv().unwrap_or_default();
-                        self.reopen_after_move(&removed)?;
+                        // A forkchoice refused (or that moved nothing) leaves the block
+                        // being built as it was, pre-confirmations and all.
+                        if self.chain.view().head_hash() != head {
+                            self.reopen_after_move(&removed)?;
+                        }
                     }
                     continue;
                 }
