@@ -41,9 +41,12 @@ describe('the npm packages, installed without Rust', () => {
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'preconf-npm-'));
-    // The main package (its `prepare` compiles dist/) and the platform package with the
-    // addon of this tree, packed from a temporary copy of npm/<platform>.
-    ok(npm(['pack', '--pack-destination', work], root), 'npm pack (main)');
+    // The main package and the platform package with the addon of this tree, packed from a
+    // temporary copy of npm/<platform>. The main package's dist/ is the one `npm install`
+    // compiled (its `prepare`): packed without running `prepare` again, which would rewrite
+    // dist/ in place while other test files' nodes are loading it (a node once failed to
+    // import a module caught half-written).
+    ok(npm(['pack', '--ignore-scripts', '--pack-destination', work], root), 'npm pack (main)');
     const platform = join(work, PLATFORM);
     mkdirSync(platform);
     copyFileSync(join(root, 'npm', PLATFORM, 'package.json'), join(platform, 'package.json'));
