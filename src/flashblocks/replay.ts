@@ -47,10 +47,10 @@ export class BlockSoFar {
   }
 
   /** What a new client is sent first, in its encoding. */
-  replay(brotli: boolean, compress: (message: string) => Buffer): (string | Buffer)[] {
-    if (!brotli) return [...this.messages];
+  replay(brotli: boolean, compress: (message: string) => Buffer): readonly (string | Buffer)[] {
+    if (!brotli) return this.messages;
     for (let i = this.frames.length; i < this.messages.length; i++) this.frames.push(compress(this.messages[i]!));
-    return [...this.frames];
+    return this.frames;
   }
 
   private clear(): void {

@@ -355,9 +355,6 @@ impl Builder {
         self.committer.show(&self.chain, landed)
     }
 
-    /// Whatever way the builder ended, the blocks it sealed are in the log and shown:
-    /// they are written before its thread ends (waiting while the store cannot write,
-    /// until the node closes), so that a leader that steps down follows on from them.
     /// Waits until every sealed block is in the store: a savepoint, a restore, a wipe or a
     /// forkchoice's rewind must not race the committer. Refused while the store cannot
     /// write (the committer would retry until it can, and the caller would wait as long).
@@ -371,6 +368,9 @@ impl Builder {
         Ok(())
     }
 
+    /// Whatever way the builder ended, the blocks it sealed are in the log and shown:
+    /// they are written before its thread ends (waiting while the store cannot write,
+    /// until the node closes), so that a leader that steps down follows on from them.
     fn land_in_flight(&mut self) {
         while let Some(landed) = self.committer.wait() {
             if let Err(e) = self.land(landed) {

@@ -175,7 +175,8 @@ impl Canonical {
 
     /// Moves the head (and `safe`, `finalized`) where `state` says; the new head's header,
     /// or `None` when the head is not known (SYNCING). On a node with a builder of its own
-    /// the builder moves the head: only the blocks are looked up.
+    /// a head that is already the builder's is only looked up; any other move is written
+    /// with the builder standing aside.
     pub fn forkchoice(
         &self,
         chain: &ChainState,

@@ -33,8 +33,9 @@ pub enum Request {
     /// Seal payload `id` as it was last pre-confirmed and hand it back.
     Seal { id: PayloadId },
     /// Land every sealed block, answer, then wait on `resume` while the forkchoice writes
-    /// the new head; the block being built (if any) is dropped, and its pool transactions
-    /// and those of the blocks `resume` names (taken off by a rewind) go back to the pool.
+    /// the new head. If the head moved, the block being built (if any) is dropped, and its
+    /// pool transactions and those of the blocks `resume` names (taken off by a rewind) go
+    /// back to the pool; otherwise the block goes on as it was.
     StandAside { resume: mpsc::Receiver<Vec<Arc<BlockData>>> },
 }
 
@@ -45,8 +46,8 @@ pub enum Reply {
     StoodAside,
 }
 
-/// The builder standing aside: it waits until this is resumed or dropped (a write that
-/// failed), then opens its next block on whatever head the store then holds.
+/// The builder standing aside: it waits until this is resumed or dropped (a forkchoice
+/// that failed), then goes on from whatever head the store then holds.
 pub struct Aside {
     resume: mpsc::SyncSender<Vec<Arc<BlockData>>>,
 }
