@@ -22,6 +22,7 @@ import { signTransfer } from '../helpers/transfer.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TRANSFER_TO = '0x000000000000000000000000000000000000bEEF' as Hex;
+const ZERO = `0x${'00'.repeat(32)}` as Hex;
 
 interface Flashblock {
   payload_id: Hex;
@@ -42,7 +43,7 @@ const portIn = (i: number, component: string) =>
   waitFor(() => new RegExp(`"component":"${component}"[^\\n]*"port":(\\d+)`).exec(c.node(i).output())?.[1], 10_000, `node ${i}'s ${component} port`);
 
 beforeAll(async () => {
-  l1Info = await devChainL1Info(1);
+  l1Info = await devChainL1Info(3);
   dir = mkdtempSync(join(tmpdir(), 'preconf-engine-cluster-'));
   secretFile = join(dir, 'jwt.hex');
   writeFileSync(secretFile, randomBytes(32).toString('hex'));
@@ -121,5 +122,69 @@ describe('sequencer mode across a leader change (op-conductor hands sequencing o
       expect(indices).toEqual([...new Set(indices)].sort((x, y) => x - y));
       expect(of.flatMap((m) => m.diff.transactions)).toEqual(payload.transactions);
     }
+  });
+
+  it('op-node takes an unsafe block back: the replica takes it off too, and the next leader builds its transfer', async () => {
+    const leader = await c.leader(30_000, c.running());
+    const replica = c.running().find((i) => i !== leader)!;
+    const engine = engineClient(engineUrls[leader]!, secretFile);
+    const block1 = await call(c.url(leader), 'eth_getBlockByNumber', ['latest', false]);
+    const on1 = { headBlockHash: block1.hash, safeBlockHash: ZERO, finalizedBlockHash: ZERO };
+
+    // Block 2 with a transfer in it, sealed and followed.
+    const chainId = Number(await call<string>(c.url(leader), 'eth_chainId'));
+    const transfer = await call<Hex>(c.url(leader), 'eth_sendRawTransaction', [await signTransfer(devAccount(2), { to: TRANSFER_TO, nonce: 0, chainId })]);
+    const started = await engine('engine_forkchoiceUpdatedV3', [on1, devChainAttributes(block1, [l1Info[1]!])]);
+    expect(started.error).toBeUndefined();
+    await waitFor(
+      async () => (await call(c.url(leader), 'eth_getBlockByNumber', ['pending', false])).transactions.includes(transfer),
+      20_000,
+      'the transfer pre-confirmed',
+    );
+    const block2 = (await engine('engine_getPayloadV4', [started.result.payloadId])).result.executionPayload;
+    expect((block2.transactions as Hex[]).map((raw) => keccak256(raw))).toEqual([keccak256(l1Info[1]!), transfer]);
+    await caughtUp(c.url(leader), c.url(replica), 20_000);
+    expect((await call(c.url(replica), 'eth_getTransactionReceipt', [transfer])).blockHash).toBe(block2.blockHash);
+
+    // Derivation replaces it: a forkchoice back to block 1 with other attributes, the pool left out.
+    const replaced = await engine('engine_forkchoiceUpdatedV3', [on1, devChainAttributes(block1, [l1Info[1]!], true)]);
+    expect(replaced.error).toBeUndefined();
+    expect(replaced.result.payloadStatus.status).toBe('VALID');
+    const got = await engine('engine_getPayloadV4', [replaced.result.payloadId]);
+    expect(got.error).toBeUndefined();
+    const sibling = got.result.executionPayload;
+    // Built exactly from the attributes (noTxPool): op-node then hands it to the node as
+    // every block, and the forkchoice makes it the head (the ledger gets it first).
+    const np = await engine('engine_newPayloadV4', [sibling, [], got.result.parentBeaconBlockRoot, []]);
+    expect(np.result.status).toBe('VALID');
+    const onSibling = { headBlockHash: sibling.blockHash, safeBlockHash: ZERO, finalizedBlockHash: ZERO };
+    expect((await engine('engine_forkchoiceUpdatedV3', [onSibling, null])).result.payloadStatus.status).toBe('VALID');
+    expect(sibling.blockHash).not.toBe(block2.blockHash);
+    expect(sibling.parentHash).toBe(block1.hash);
+    await waitFor(
+      async () => (await call(c.url(replica), 'eth_getBlockByNumber', ['0x2', false]))?.hash === sibling.blockHash,
+      20_000,
+      'the replica on the sibling',
+    );
+    await sameChain(c.url(leader), c.url(replica), 2);
+    expect(await call(c.url(replica), 'eth_getTransactionReceipt', [transfer])).toBeNull();
+    // Pooled again on the replica, as on the leader: the promise is kept across the next takeover.
+    expect((await call(c.url(replica), 'eth_getTransactionByHash', [transfer])).blockNumber).toBeNull();
+
+    await c.node(leader).kill('SIGKILL');
+    const next = await c.leader(30_000, c.running());
+    expect(next).toBe(replica);
+    const nextEngine = engineClient(engineUrls[next]!, secretFile);
+    const head = await call(c.url(next), 'eth_getBlockByNumber', ['latest', false]);
+    expect(head.hash).toBe(sibling.blockHash);
+    const block3 = await nextEngine('engine_forkchoiceUpdatedV3', [onSibling, devChainAttributes(head, [l1Info[2]!])]);
+    expect(block3.error).toBeUndefined();
+    await waitFor(
+      async () => (await call(c.url(next), 'eth_getBlockByNumber', ['pending', false])).transactions.includes(transfer),
+      20_000,
+      "the transfer in the new leader's block",
+    );
+    const sealed = (await nextEngine('engine_getPayloadV4', [block3.result.payloadId])).result.executionPayload;
+    expect((sealed.transactions as Hex[]).map((raw) => keccak256(raw))).toEqual([keccak256(l1Info[2]!), transfer]);
   });
 });

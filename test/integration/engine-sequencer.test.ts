@@ -238,7 +238,8 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
     const genesis = await call(leader, 'eth_getBlockByNumber', ['latest', false]);
     expect(genesis.number).toBe('0x0');
     const state = { headBlockHash: genesis.hash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
-    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, devChainAttributes(genesis, [l1Info[0]!])]);
+    const attributes = devChainAttributes(genesis, [l1Info[0]!]);
+    const fcu = await engine('engine_forkchoiceUpdatedV3', [state, attributes]);
     expect(fcu.error).toBeUndefined();
     const id = fcu.result.payloadId as Hex;
 
@@ -267,11 +268,34 @@ describe('sequencer mode with a replica (--publish leader, --follow replica)', (
     await sameChain(leader, replica, to);
     expect((await call(replica, 'eth_getTransactionReceipt', [hash])).blockHash).toBe(payload.blockHash);
 
-    // A reorg would leave the replica holding a block the leader took off: refused.
+    // op-node takes block 1 back (derivation replaces the unsafe chain): the stream says
+    // so, and the replica takes it off as the leader did.
     const back = await engine('engine_forkchoiceUpdatedV3', [state, null]);
-    expect(back.error?.code).toBe(-32000);
-    expect(back.error?.message).toMatch(/replicas follow moves its head only with the blocks it builds/);
-    expect((await call(leader, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(payload.blockHash);
+    expect(back.error).toBeUndefined();
+    expect(back.result.payloadStatus.status).toBe('VALID');
+    expect((await call(leader, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(genesis.hash);
+    await vi.waitFor(async () => expect((await call(replica, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(genesis.hash), {
+      timeout: 20_000,
+      interval: 25,
+    });
+    expect(await call(replica, 'eth_getBlockByNumber', ['0x1', false])).toBeNull();
+    expect(await call(replica, 'eth_getTransactionReceipt', [hash])).toBeNull();
+    expect((await call(leader, 'eth_getTransactionByHash', [hash])).blockNumber).toBeNull();
+
+    // The same attributes again: the transfer, pooled again, is built into the same block 1,
+    // which the replica follows (its messages are not taken for the ones before the rewind).
+    const again = await engine('engine_forkchoiceUpdatedV3', [state, attributes]);
+    expect(again.error).toBeUndefined();
+    await vi.waitFor(async () => expect((await call(replica, 'eth_getBlockByNumber', ['pending', false])).transactions).toContain(hash), {
+      timeout: 20_000,
+      interval: 25,
+    });
+    const rebuilt = await engine('engine_getPayloadV4', [again.result.payloadId]);
+    expect(rebuilt.error).toBeUndefined();
+    expect(rebuilt.result.executionPayload.blockHash).toBe(payload.blockHash);
+    expect(await caughtUp(leader, replica, 20_000)).toBe(1);
+    await sameChain(leader, replica, 1);
+    expect((await call(replica, 'eth_getTransactionReceipt', [hash])).blockHash).toBe(payload.blockHash);
   });
 });
 

@@ -12,6 +12,7 @@
 //! next     = "" or the RLP of a pending body: the block opened with the seal
 //! kind 3   txs:     [EIP-2718 bytes…]   transactions a clustered leader accepted
 //! kind 4   term:    [term, node, url, unix_ms]   a clustered leader's first message
+//! kind 5   rewound: [hash]   the leader's head moved back to block `number`, of this hash
 //! ```
 //!
 //! `payload id` (8 bytes) is there only for a block the Engine API started (sequencer
@@ -19,6 +20,10 @@
 //!
 //! Kinds 3 and 4 carry the number of the block being built when they were written (and
 //! its pre-confirmation index), so a stream stays in block order whatever the kind.
+//!
+//! Kind 5 is written when op-node's forkchoice takes unsafe blocks back off a sequencer
+//! (engine/forkchoice.rs): the blocks after `number` are gone, and the sealed blocks that
+//! follow it build on `hash`. So block numbers go back in the stream only right after one.
 //!
 //! `number` is the block the message is about (the block being built for `pending`), `index`
 //! its pre-confirmation index (0 for `sealed`). They are outside the RLP so that a reader can
@@ -51,6 +56,8 @@ pub enum Kind {
     Txs = 3,
     /// A clustered leader's first message of its term: nothing older can follow it.
     Term = 4,
+    /// The leader's head moved back (an Engine API forkchoice): the blocks after it are gone.
+    Rewound = 5,
 }
 
 impl Kind {
@@ -61,6 +68,7 @@ impl Kind {
             Kind::Sealed => "sealed",
             Kind::Txs => "txs",
             Kind::Term => "term",
+            Kind::Rewound => "rewound",
         }
     }
 }
@@ -138,12 +146,27 @@ pub struct TermStart {
     pub unix_ms: u64,
 }
 
+/// Where a leader's head moved back to: every block after `number` was taken off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewoundTo {
+    pub number: u64,
+    pub hash: B256,
+}
+
 #[derive(Clone, Debug)]
 pub enum Message {
     Pending(Box<PendingUpdate>),
     Sealed(Box<SealedBlock>),
     Txs(Vec<Bytes>),
     Term(TermStart),
+    Rewound(RewoundTo),
+}
+
+/// Encodes a move of the leader's head back to `to` (the blocks after it taken off).
+pub fn encode_rewound(to: RewoundTo) -> Vec<u8> {
+    let mut out = envelope(Kind::Rewound, to.number, 0);
+    list(&mut out, |p| to.hash.encode(p));
+    out
 }
 
 /// Encodes transactions a leader accepted while block `number` was being built.
@@ -212,6 +235,7 @@ pub fn peek(data: &[u8]) -> Result<Envelope, CodecError> {
         2 => Kind::Sealed,
         3 => Kind::Txs,
         4 => Kind::Term,
+        5 => Kind::Rewound,
         k => return Err(CodecError::Kind(k)),
     };
     let number = u64::from_be_bytes(data[2..10].try_into().expect("8 bytes"));
@@ -229,6 +253,18 @@ pub fn peek_sealed_hash(data: &[u8]) -> Result<B256, CodecError> {
     Ok(B256::decode(&mut body)?)
 }
 
+/// The head a message leaves the stream's chain at: a sealed block's, or the block a
+/// rewind went back to; `None` for the other kinds.
+pub fn peek_head(data: &[u8]) -> Result<Option<RewoundTo>, CodecError> {
+    let env = peek(data)?;
+    if !matches!(env.kind, Kind::Sealed | Kind::Rewound) {
+        return Ok(None);
+    }
+    let mut buf = &data[ENVELOPE_LEN..];
+    let mut body = open_list(&mut buf)?;
+    Ok(Some(RewoundTo { number: env.number, hash: B256::decode(&mut body)? }))
+}
+
 pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let env = peek(data)?;
     let mut buf = &data[ENVELOPE_LEN..];
@@ -237,6 +273,14 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
         Kind::Sealed => Message::Sealed(Box::new(decode_sealed(&mut buf)?)),
         Kind::Txs => Message::Txs(Vec::<Bytes>::decode(&mut buf)?),
         Kind::Term => Message::Term(TermStart::decode(&mut buf)?),
+        Kind::Rewound => {
+            let mut body = open_list(&mut buf)?;
+            let hash = B256::decode(&mut body)?;
+            if !body.is_empty() {
+                return Err(CodecError::Trailing(body.len()));
+            }
+            Message::Rewound(RewoundTo { number: env.number, hash })
+        }
     };
     if !buf.is_empty() {
         return Err(CodecError::Trailing(buf.len()));
@@ -244,7 +288,7 @@ pub fn decode(data: &[u8]) -> Result<Message, CodecError> {
     let header_number = match &message {
         Message::Pending(u) => u.header.number,
         Message::Sealed(b) => b.header.number,
-        Message::Txs(_) | Message::Term(_) => env.number,
+        Message::Txs(_) | Message::Term(_) | Message::Rewound(_) => env.number,
     };
     if header_number != env.number {
         return Err(CodecError::Number { envelope: env.number, header: header_number });

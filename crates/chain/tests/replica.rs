@@ -368,3 +368,21 @@ fn an_op_chain_replica_follows_blocks_that_open_with_a_deposit() {
         }
     }
 }
+
+#[test]
+fn a_rewind_message_reads_back_and_names_the_head_it_leaves() {
+    use alloy_primitives::B256;
+    use preconf_chain::wire::RewoundTo;
+    let to = RewoundTo { number: 41, hash: B256::repeat_byte(7) };
+    let data = codec::encode_rewound(to);
+    let env = codec::peek(&data).unwrap();
+    assert_eq!((env.kind, env.number, env.index), (Kind::Rewound, 41, 0));
+    assert!(matches!(codec::decode(&data).unwrap(), Message::Rewound(got) if got == to));
+    assert_eq!(codec::peek_head(&data).unwrap(), Some(to));
+    let mut trailing = data.clone();
+    trailing.push(0);
+    assert!(codec::decode(&trailing).is_err());
+    // A sealed block's message names its own head; a term names none.
+    let term = preconf_chain::wire::TermStart { term: 1, node: "a".into(), url: "u".into(), unix_ms: 0 };
+    assert_eq!(codec::peek_head(&codec::encode_term(3, 0, &term)).unwrap(), None);
+}

@@ -264,7 +264,9 @@ fn behind(link: &Link, pending: u64, applied: &Applied) {
     match catch_up::behind(pending) {
         Behind::Degraded => {
             let at = match applied {
-                Applied::Sealed { number } | Applied::Pending { number, .. } => number.to_string(),
+                Applied::Sealed { number } | Applied::Pending { number, .. } | Applied::Rewound { number, .. } => {
+                    number.to_string()
+                }
                 _ => "?".into(),
             };
             let why = format!("replica: catching up, {pending} stream messages behind (at block {at})");
@@ -285,9 +287,8 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
     let peek = |data: &[u8]| codec::peek(data).map_err(|e| e.to_string());
     if let Some(seq) = position {
         if let Some((data, _)) = nats::message_at(&link.stream, seq).await.map_err(|e| e.to_string())? {
-            let env = peek(&data)?;
-            if env.kind == Kind::Sealed && env.number == head && codec::peek_sealed_hash(&data).ok() == Some(head_hash)
-            {
+            let at = codec::peek_head(&data).map_err(|e| e.to_string())?;
+            if at.is_some_and(|at| at.number == head && at.hash == head_hash) {
                 let fields = serde_json::json!({ "stream": link.name, "seq": seq, "block": head });
                 let message = format!("resuming stream {} after message {seq} (block {head})", link.name);
                 preconf_chain::log::info("replica", &message, fields);
@@ -317,9 +318,16 @@ async fn locate(link: &Link, f: &Following) -> Result<u64, String> {
             first_block - 1
         ));
     }
-    // Messages are in block order: the smallest sequence about the head or after it (the
-    // head's own sealed message brings the block opened with it; older ones are duplicates).
-    let (mut lo, mut hi) = (first, last + 1);
+    // Messages are in block order since the last rewind (numbers go back only at one): the
+    // smallest sequence about the head or after it (the head's own sealed message brings
+    // the block opened with it; older ones are duplicates). A head older than the last
+    // rewind is looked up over the whole stream.
+    let rewound = nats::last_of(&link.stream, &link.name, Kind::Rewound).await.map_err(|e| e.to_string())?;
+    let since = match rewound {
+        Some((seq, data)) if peek(&data)?.number <= head => seq.max(first),
+        _ => first,
+    };
+    let (mut lo, mut hi) = (since, last + 1);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if number_at(mid).await? >= head {

@@ -230,7 +230,11 @@ impl Writer {
     fn next_message(&mut self, queue: &mut VecDeque<Request>) -> (Kind, Vec<u8>, Waiters) {
         if let Some(Request::Record(..)) = queue.front() {
             let Some(Request::Record(record, w)) = queue.pop_front() else { unreachable!() };
-            self.block = self.block.max(fence::about(record.kind, record.number));
+            // Block numbers go back only with a rewind (op-node took blocks off).
+            self.block = match record.kind {
+                Kind::Rewound => record.number + 1,
+                kind => self.block.max(fence::about(kind, record.number)),
+            };
             return (record.kind, record.data, Waiters::Record(w));
         }
         let (mut raws, mut waiters, mut bytes) = (Vec::new(), Vec::new(), 0);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_nats::jetstream::{self, kv, stream};
 use async_nats::{Client, ConnectOptions, HeaderMap};
 use bytes::Bytes;
-use preconf_chain::wire::Kind;
+use preconf_chain::wire::{self as codec, Kind, RewoundTo};
 
 use crate::health::Health;
 use std::sync::Arc;
@@ -97,13 +97,27 @@ pub async fn message_at(stream: &stream::Stream, seq: u64) -> Result<Option<(Byt
     }
 }
 
-/// The newest message on the stream's `kind` subject.
-pub async fn last_of(stream: &stream::Stream, name: &str, kind: Kind) -> Result<Option<Bytes>, Error> {
+/// The newest message on the stream's `kind` subject, with its sequence.
+pub async fn last_of(stream: &stream::Stream, name: &str, kind: Kind) -> Result<Option<(u64, Bytes)>, Error> {
     match stream.get_last_raw_message_by_subject(&subject(name, kind)).await {
-        Ok(m) => Ok(Some(m.payload)),
+        Ok(m) => Ok(Some((m.sequence, m.payload))),
         Err(e) if matches!(e.kind(), stream::LastRawMessageErrorKind::NoMessageFound) => Ok(None),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Where the stream leaves its chain's head: the newer of its last sealed block and its
+/// last rewind (op-node took blocks back), with that message's sequence.
+pub async fn last_head(stream: &stream::Stream, name: &str) -> Result<Option<(u64, RewoundTo)>, String> {
+    let mut newest: Option<(u64, RewoundTo)> = None;
+    for kind in [Kind::Sealed, Kind::Rewound] {
+        let Some((seq, data)) = last_of(stream, name, kind).await.map_err(|e| e.to_string())? else { continue };
+        let head = codec::peek_head(&data).map_err(|e| e.to_string())?;
+        if let Some(head) = head.filter(|_| newest.is_none_or(|(s, _)| s < seq)) {
+            newest = Some((seq, head));
+        }
+    }
+    Ok(newest)
 }
 
 /// One node's way to the chain's stream.

@@ -19,7 +19,7 @@ use async_nats::jetstream::message::PublishMessage;
 use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 use preconf_chain::replica::{Publisher, StreamMark};
-use preconf_chain::wire::{self as codec, Kind};
+
 use preconf_chain::Node;
 use tokio::sync::{watch, Notify};
 
@@ -263,17 +263,11 @@ pub async fn publish(link: Link, p: Arc<Publishing>, mut stop: watch::Receiver<b
     }
 }
 
-/// Tells the publisher what the stream holds: its newest sealed block.
+/// Tells the publisher what the stream holds: its newest sealed block, or the block its
+/// last rewind went back to.
 async fn sync(link: &Link, p: &Publishing) -> Result<(), String> {
-    let last = nats::last_of(&link.stream, &link.name, Kind::Sealed).await.map_err(|e| e.to_string())?;
-    let mark = match last {
-        None => None,
-        Some(data) => {
-            let env = codec::peek(&data).map_err(|e| e.to_string())?;
-            let hash = codec::peek_sealed_hash(&data).map_err(|e| e.to_string())?;
-            Some(StreamMark { number: env.number, hash })
-        }
-    };
+    let last = nats::last_head(&link.stream, &link.name).await?;
+    let mark = last.map(|(_, head)| StreamMark { number: head.number, hash: head.hash });
     let reset = p.publisher.lock().reset(mark);
     match reset {
         Ok(()) => {

@@ -109,15 +109,9 @@ impl Builder {
 
     /// A forkchoice is about to move the head to a block this builder did not build: every
     /// sealed block is landed first, so the store holds the chain the forkchoice rewinds.
+    /// Replicas are told by the forkchoice (a cluster's ledger) or by the chain events it
+    /// sends (`--publish`): the stream's rewind message, then the new head.
     fn stand_aside(&mut self) -> ChainResult<()> {
-        let config = self.chain.config();
-        // Replicas hold what this node published: a block taken back would stay on them.
-        if self.ledger.is_some() || config.cluster || config.publish {
-            return Err(EngineError::NotSequencing(
-                "a node that replicas follow moves its head only with the blocks it builds",
-            )
-            .into());
-        }
         self.land_all()
     }
 
@@ -136,6 +130,9 @@ impl Builder {
         }
         if let Some(seq) = self.sequencing.as_mut() {
             seq.job = None;
+            // A getPayload retried for a block taken off would hand op-node a block that is
+            // no longer on the chain.
+            seq.sealed.retain(|p| view.snapshot.block_number(&p.hash).ok().flatten().is_some());
         }
         self.block = OpenBlock::open(&self.chain, &view)?;
         self.executed = Executed::default();

@@ -32,9 +32,11 @@ use crate::api::blocks::load_block;
 use crate::chain_state::ChainState;
 use crate::error::{ChainResult, EngineError, InternalError};
 use crate::events::ChainEvent;
+use crate::ledger::Record;
 use crate::store::{META_FINALIZED, META_SAFE};
 use crate::types::BlockData;
 use crate::view::ChainView;
+use crate::wire::{self as codec, Kind, Position, RewoundTo, POSITION_KEY};
 
 /// Executed blocks kept for a forkchoice to pick (op-node sends the forkchoice right after
 /// the payload; a few more cover a reorg's siblings).
@@ -240,7 +242,11 @@ impl Canonical {
             removed = (base + 1..=current)
                 .map(|n| load_block(&view.snapshot, n)?.map(Arc::new).ok_or(InternalError::MissingBlock(n).into()))
                 .collect::<ChainResult<_>>()?;
-            store.unwind_to(base)?;
+            let to = RewoundTo { number: base, hash: view.snapshot.block_hash(base)?.unwrap_or_default() };
+            let position = record(chain, Kind::Rewound, base, || codec::encode_rewound(to))?;
+            let at = position_meta(&position);
+            let meta: Vec<(&str, &[u8])> = at.iter().map(|(key, value)| (*key, value.as_slice())).collect();
+            store.unwind_to_with_meta(base, &meta)?;
         }
         let head_number = match &target {
             Target::Stored(n) => *n,
@@ -262,11 +268,15 @@ impl Canonical {
         store.keep_change_sets(true);
         let committed = match &target {
             Target::Kept(k) => {
+                let position =
+                    record(chain, Kind::Sealed, k.number(), || codec::encode_sealed(&k.data, &k.write.changes, None))?;
                 let bytes = tags.map(|(s, f)| (s.to_be_bytes(), f.to_be_bytes()));
-                let meta: Vec<(&str, &[u8])> = match &bytes {
+                let mut meta: Vec<(&str, &[u8])> = match &bytes {
                     Some((s, f)) => vec![(META_SAFE, s.as_slice()), (META_FINALIZED, f.as_slice())],
                     None => Vec::new(),
                 };
+                let at = position_meta(&position);
+                meta.extend(at.iter().map(|(key, value)| (*key, value.as_slice())));
                 store.commit_block_with_meta(k.write.write(), &meta, true)?;
                 inner.kept.remove(&k.hash());
                 Some(k.clone())
@@ -324,6 +334,27 @@ impl Canonical {
         }
         Ok(Some(header))
     }
+}
+
+/// A cluster's leader writes a move of its head to its ledger before anybody sees it, as
+/// its builder does its own blocks: replicas, and the leader after it, take the same blocks
+/// off and follow the same chain. The log position, when written.
+fn record(
+    chain: &ChainState,
+    kind: Kind,
+    number: u64,
+    encode: impl FnOnce() -> Vec<u8>,
+) -> ChainResult<Option<Position>> {
+    let Some(ledger) = chain.ledger() else { return Ok(None) };
+    match ledger.append(Record { kind, number, index: 0, data: encode() }) {
+        Ok(seq) => Ok(Some(Position { stream: ledger.stream().to_string(), seq })),
+        Err(_) => Err(EngineError::NotSequencing("this node no longer leads the cluster").into()),
+    }
+}
+
+/// The stream position stored with the head it leads to.
+fn position_meta(position: &Option<Position>) -> Vec<(&'static str, Vec<u8>)> {
+    position.iter().map(|p| (POSITION_KEY, p.encode())).collect()
 }
 
 /// A safe or finalized hash as a block number on the chain the forkchoice makes: `None`

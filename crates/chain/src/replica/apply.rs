@@ -10,6 +10,8 @@
 //! it do not wait for the disk; the stream position is written in the same transaction as
 //! the newest block of each commit, and `safe` moves when the commit lands.
 
+mod rewind;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -45,6 +47,11 @@ pub enum Applied {
     },
     /// A clustered leader's term starts here.
     Term(TermStart),
+    /// The leader's head moved back to block `number`; `removed` blocks were taken off.
+    Rewound {
+        number: u64,
+        removed: usize,
+    },
     /// Already applied (redelivered, or replayed from before the head): nothing changed.
     Duplicate,
     /// A pre-confirmation that does not follow this replica's pending block (its predecessor
@@ -112,6 +119,12 @@ impl Follower {
         let stored = chain.store().meta(POSITION_KEY)?.and_then(|b| Position::decode(&b));
         let last_seq = stored.filter(|p| p.stream == stream).map_or(0, |p| p.seq);
         let committer = Committer::spawn(chain.clone(), on_landed)?;
+        // An OP leader's op-node may take unsafe blocks back (a rewind in the stream): a
+        // replica takes them off its store by their change sets, so it keeps them as the
+        // leader does.
+        if chain.spec().op().is_some() {
+            chain.store().keep_change_sets(true);
+        }
         Ok(Self {
             chain,
             submit,
@@ -235,6 +248,7 @@ impl Follower {
                 self.build = Some(term.term);
                 Ok(Applied::Term(term))
             }
+            Ok(Message::Rewound(to)) => self.apply_rewound(seq, to),
             Err(e) => Err(Refused::Decode(e)),
         };
         match applied {

@@ -21,7 +21,7 @@ use crate::changes::StateChanges;
 use crate::error::{ChainError, InternalError};
 use crate::events::ChainEvent;
 use crate::types::{BlockData, ExecutedTx};
-use crate::wire::{self as codec, Kind};
+use crate::wire::{self as codec, Kind, RewoundTo};
 
 /// One message to publish.
 #[derive(Clone, Debug)]
@@ -77,8 +77,23 @@ pub enum PublishError {
 }
 
 enum Item {
-    Pending { block: Arc<BlockData>, first: usize, unix_ms: u64, changes: Arc<StateChanges>, reset: bool },
-    Sealed { block: Arc<BlockData>, changes: Arc<StateChanges>, next: Option<Opened> },
+    Pending {
+        block: Arc<BlockData>,
+        first: usize,
+        unix_ms: u64,
+        changes: Arc<StateChanges>,
+        reset: bool,
+    },
+    Sealed {
+        block: Arc<BlockData>,
+        changes: Arc<StateChanges>,
+        next: Option<Opened>,
+    },
+    /// The head went back to `to`; `tip` was the newest block taken off.
+    Rewound {
+        to: RewoundTo,
+        tip: B256,
+    },
 }
 
 struct Opened {
@@ -91,6 +106,15 @@ impl Item {
     fn number(&self) -> u64 {
         match self {
             Item::Pending { block, .. } | Item::Sealed { block, .. } => block.header.number,
+            Item::Rewound { to, .. } => to.number,
+        }
+    }
+
+    /// The newest sealed block the stream must hold before this item.
+    fn after(&self) -> u64 {
+        match self {
+            Item::Rewound { to, .. } => to.number,
+            other => other.number().saturating_sub(1),
         }
     }
 }
@@ -116,6 +140,9 @@ pub struct Publisher {
     /// they are durable; a leader that crashed before its commit reads them back from the
     /// stream before it builds again (crates/replication/src/publish.rs).
     durable: u64,
+    /// The newest block the last rewind published took off: a block sealed again after it
+    /// (the same block rebuilt) must not share an id JetStream would drop as a duplicate.
+    rewound_tip: Option<B256>,
     stats: PublisherStats,
 }
 
@@ -130,6 +157,7 @@ impl Publisher {
             held: None,
             stream: None,
             durable,
+            rewound_tip: None,
             stats: PublisherStats::default(),
         }
     }
@@ -171,10 +199,21 @@ impl Publisher {
                 }
             }
             ChainEvent::Durable { number } => self.durable = self.durable.max(number),
-            // Only a node without a builder of its own rewinds (a forkchoice), and such a
-            // node does not publish.
-            ChainEvent::Pooled { .. } | ChainEvent::Rewound { .. } => {}
+            ChainEvent::Rewound { removed } => self.rewound(&removed),
+            ChainEvent::Pooled { .. } => {}
         }
+    }
+
+    /// op-node's forkchoice took `removed` off (engine/forkchoice.rs): what is queued about
+    /// them is dropped, and the stream is told where the head went.
+    fn rewound(&mut self, removed: &[Arc<BlockData>]) {
+        let (Some(first), Some(last)) = (removed.first(), removed.last()) else { return };
+        let to = RewoundTo { number: first.header.number.saturating_sub(1), hash: first.header.parent_hash };
+        let tip = last.hash.unwrap_or_else(|| last.header.hash_slow());
+        self.held = self.held.take().filter(|(b, _)| b.header.number <= to.number);
+        self.queue.retain(|i| i.number() <= to.number);
+        self.durable = self.durable.min(to.number);
+        self.push(Item::Rewound { to, tip });
     }
 
     fn flush_held(&mut self) {
@@ -185,8 +224,10 @@ impl Publisher {
 
     fn push(&mut self, item: Item) {
         if self.queue.len() >= self.capacity {
-            self.stats.dropped += self.queue.len() as u64;
-            self.queue.clear();
+            // A rewind cannot be read back from the store: it stays.
+            let before = self.queue.len();
+            self.queue.retain(|i| matches!(i, Item::Rewound { .. }));
+            self.stats.dropped += (before - self.queue.len()) as u64;
         }
         self.queue.push_back(item);
     }
@@ -229,10 +270,10 @@ impl Publisher {
     fn produce(&mut self) -> Result<Option<Publication>, PublishError> {
         loop {
             let Some(stream) = &self.stream else { return Ok(None) };
-            let sealed = stream.sealed;
+            let (sealed, stream_pending) = (stream.sealed, stream.pending);
             let Some(front) = self.queue.front() else { return Ok(None) };
             let number = front.number();
-            if number > sealed + 1 {
+            if front.after() > sealed {
                 // The stream lacks sealed blocks before this one: they come from the store.
                 if sealed + 1 > self.durable {
                     return Ok(None); // resumes on the `Durable` event
@@ -243,8 +284,13 @@ impl Publisher {
                 return Ok(Some(publication));
             }
             let item = self.queue.pop_front().expect("front exists");
-            if number <= sealed {
-                continue; // the stream already has this block sealed
+            let stale = match &item {
+                // Nothing after the block it goes back to is in the stream: nothing to undo.
+                Item::Rewound { .. } => number == sealed && stream_pending.is_none(),
+                _ => number <= sealed, // the stream already has this block sealed
+            };
+            if stale {
+                continue;
             }
             if let Some(p) = self.publish_item(item) {
                 return Ok(Some(p));
@@ -270,6 +316,13 @@ impl Publisher {
     fn publish_item(&mut self, item: Item) -> Option<Publication> {
         let stream_pending = self.stream.as_ref().and_then(|s| s.pending);
         match item {
+            Item::Rewound { to, tip } => {
+                let id = format!("w.{}.{tip:x}", to.number);
+                let data = codec::encode_rewound(to);
+                self.mark_sealed(to.number, false);
+                self.rewound_tip = Some(tip);
+                Some(Publication { kind: Kind::Rewound, number: to.number, index: 0, id, data })
+            }
             Item::Sealed { block, changes, next } => {
                 let opened = next.as_ref().map(|o| (&*o.block, self.build, o.unix_ms, &*o.changes));
                 let p = self.sealed_publication(&block, &changes, opened);
@@ -308,7 +361,7 @@ impl Publisher {
             kind: Kind::Pending,
             number,
             index,
-            id: format!("{tag}.{number}.{index}.{:x}", self.build),
+            id: format!("{tag}.{number}.{index}.{:x}{}", self.build, self.after_rewind()),
             data: codec::encode_pending(block, self.build, unix_ms, reset, first, changes),
         }
     }
@@ -321,9 +374,16 @@ impl Publisher {
     ) -> Publication {
         let number = block.header.number;
         let hash = block.hash.unwrap_or_else(|| block.header.hash_slow());
-        // The same sealed block is the same message, live or read back from the store.
-        let id = format!("s.{number}.{hash:x}");
+        // The same sealed block is the same message, live or read back from the store
+        // (after a rewind, until a restart, the id names it: see `rewound_tip`).
+        let id = format!("s.{number}.{hash:x}{}", self.after_rewind());
         Publication { kind: Kind::Sealed, number, index: 0, id, data: codec::encode_sealed(block, changes, next) }
+    }
+
+    /// What sets a message's id apart from one before the last rewind (about the same block
+    /// number, maybe the same block rebuilt).
+    fn after_rewind(&self) -> String {
+        self.rewound_tip.map(|tip| format!(".{tip:x}")).unwrap_or_default()
     }
 
     /// The whole block being built, when the view is still at block `number`.

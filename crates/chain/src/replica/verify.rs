@@ -18,6 +18,11 @@ pub(super) enum Refused {
     Diverged { number: u64, ours: B256, theirs: B256 },
     #[error("the stream goes from this replica's head {head} to block {number}: the blocks in between are not in it")]
     Missing { head: u64, number: u64 },
+    #[error(
+        "the leader went back to block {to}, but this replica kept state changes only from block {kept_from}: \
+         start it again from a copy of the leader's datadir"
+    )]
+    CannotRewind { to: u64, kept_from: u64 },
     /// Not a verdict on the block: the store failed; the same message is tried again.
     #[error(transparent)]
     Store(#[from] ChainError),

@@ -20,6 +20,11 @@ impl Store {
     /// Drops every block after `to`; `to` becomes the head. Every dropped block must have its
     /// change set (`change_sets_from`), and `to` must be within the trie's kept history.
     pub fn unwind_to(&self, to: u64) -> ChainResult<()> {
+        self.unwind_to_with_meta(to, &[])
+    }
+
+    /// `unwind_to`, writing `meta` in the same transaction (a replica's stream position).
+    pub fn unwind_to_with_meta(&self, to: u64, extra: &[(&str, &[u8])]) -> ChainResult<()> {
         let snapshot = self.snapshot()?;
         let Some(head) = snapshot.head() else { return Ok(()) };
         if to >= head {
@@ -81,6 +86,9 @@ impl Store {
             meta.insert(META_HEAD, to.to_be_bytes().as_slice())?;
             meta.remove(META_SAFE)?;
             meta.remove(META_FINALIZED)?;
+            for (key, value) in extra {
+                meta.insert(*key, *value)?;
+            }
         }
         txn.commit()?;
         Ok(())
