@@ -29,7 +29,7 @@ const L1_BLOCK_CODE_HEX: &str = include_str!("l1block_code.hex");
 pub const L1_BLOCK_CODE_HASH: B256 = b256!("c88a313aa75dc4fbf0b6850d9f9ae41e04243b7008cf3eadb29256d4a71c1dfd");
 
 /// The runtime code of L1Block as Isthmus deploys it (what op-node's Isthmus upgrade
-/// deposit's deployment code returns: test/fixtures/op/isthmus, the OP specs' copy): it
+/// deposit's deployment code returns: upgrades/isthmus-*, the OP specs' copy): it
 /// takes Ecotone's and Isthmus's L1-info calldata, keeps the operator fee scalar and
 /// constant (slot 8, where op-revm reads them), and has their getters. The dev chain's
 /// L1Block, at `L1_BLOCK` itself (no proxy).
@@ -38,7 +38,7 @@ const L1_BLOCK_ISTHMUS_CODE_HEX: &str = include_str!("l1block_isthmus_code.hex")
 /// Its code hash, as the OP specs' Isthmus derivation page names it.
 pub const L1_BLOCK_ISTHMUS_CODE_HASH: B256 = b256!("8e3fe7a416d3e5f3b7be74ddd4e7e58e516fa3f80b67c6d930e3cd7297da4a4b");
 
-/// GasPriceOracle's runtime code as Isthmus deploys it (test/fixtures/op/isthmus): Fjord's
+/// GasPriceOracle's runtime code as Isthmus deploys it (upgrades/isthmus-*): Fjord's
 /// pricing plus `getOperatorFee(gasUsed)` (viem's `estimateOperatorFee`, part of
 /// `estimateTotalFee`) once `isIsthmus` is set. The dev chain's oracle.
 const GAS_PRICE_ORACLE_ISTHMUS_CODE_HEX: &str = include_str!("gas_price_oracle_isthmus_code.hex");
@@ -53,7 +53,7 @@ pub const GAS_PRICE_ORACLE: Address = address!("42000000000000000000000000000000
 
 /// GasPriceOracle's runtime code as Fjord deployed it (the implementation op-node's Fjord
 /// upgrade deposits create at `0xa919…Fac7`): the bytes its deployment code returns, which
-/// test/fixtures/op/gas-price-oracle/fjord-deployment.txt holds (the OP specs' copy, named
+/// upgrades/fjord-gas-price-oracle-deployment.txt holds (the OP specs' copy, named
 /// in op-node's Fjord upgrade transactions). It prices with Ecotone's scalars and, with
 /// `isFjord`, Fjord's FastLZ estimate: op-revm's charge for the dev chain's forks.
 const GAS_PRICE_ORACLE_CODE_HEX: &str = include_str!("gas_price_oracle_code.hex");
@@ -66,7 +66,7 @@ pub const GAS_PRICE_ORACLE_FLAGS: U256 = U256::from_limbs([0x0101, 0, 0, 0]);
 /// the dev chain's oracle.
 pub const GAS_PRICE_ORACLE_ISTHMUS_FLAGS: U256 = U256::from_limbs([0x01_0101, 0, 0, 0]);
 
-/// L1Block's runtime code as Jovian deploys it (test/fixtures/op/jovian, the OP specs'
+/// L1Block's runtime code as Jovian deploys it (upgrades/jovian-*, the OP specs'
 /// copy of the upgrade deposit's deployment code, bytes 32..): it takes Jovian's L1-info
 /// calldata (`setL1BlockValuesJovian`, Isthmus's fields and the DA footprint gas scalar,
 /// kept in slot 8 at offset 12 where op-revm reads it) besides Isthmus's.
@@ -365,8 +365,8 @@ mod tests {
     fn isthmus_codes_are_the_deployed_ones() {
         let deployed =
             |text: &str| -> Bytes { alloy_primitives::hex::decode(text.trim()).unwrap()[32..].to_vec().into() };
-        let l1_block = include_str!("../../../test/fixtures/op/isthmus/l1-block-deployment.txt");
-        let oracle = include_str!("../../../test/fixtures/op/isthmus/gas-price-oracle-deployment.txt");
+        let l1_block = include_str!("upgrades/isthmus-l1-block-deployment.txt");
+        let oracle = include_str!("upgrades/isthmus-gas-price-oracle-deployment.txt");
         assert_eq!(deployed(l1_block), l1_block_isthmus_code());
         assert_eq!(deployed(oracle), gas_price_oracle_isthmus_code());
         assert_eq!(keccak256(l1_block_isthmus_code()), L1_BLOCK_ISTHMUS_CODE_HASH);
@@ -391,8 +391,8 @@ mod tests {
     fn jovian_codes_are_the_deployed_ones() {
         let deployed =
             |text: &str| -> Bytes { alloy_primitives::hex::decode(text.trim()).unwrap()[32..].to_vec().into() };
-        let l1_block = include_str!("../../../test/fixtures/op/jovian/l1-block-deployment.txt");
-        let oracle = include_str!("../../../test/fixtures/op/jovian/gas-price-oracle-deployment.txt");
+        let l1_block = include_str!("upgrades/jovian-l1-block-deployment.txt");
+        let oracle = include_str!("upgrades/jovian-gas-price-oracle-deployment.txt");
         assert_eq!(deployed(l1_block), l1_block_jovian_code());
         assert_eq!(deployed(oracle), gas_price_oracle_jovian_code());
         assert_eq!(keccak256(l1_block_jovian_code()), L1_BLOCK_JOVIAN_CODE_HASH);

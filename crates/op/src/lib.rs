@@ -1,9 +1,12 @@
 //! OP Stack rules, kept apart from the Ethereum chain core (as reth keeps its optimism crates
 //! beside the Ethereum ones): the chain's OP config and fork schedule (`config`), deposit
 //! transactions (`deposit`) and OP transactions (`tx`), block execution with op-revm, the
-//! OP Stack EVM op-reth and kona run (`block`), and the state a block reads (`state`).
+//! OP Stack EVM op-reth and kona run (`block`), and the state a block reads (`state`); the
+//! network upgrade transactions of a fork's first block (`upgrades`) and how a block on the
+//! builder's own clock opens (`activation`).
 //! docs/op-stack.md says what is done and what is not.
 
+pub mod activation;
 pub mod attributes;
 pub mod block;
 pub mod canyon;
@@ -20,6 +23,7 @@ pub mod registry;
 pub mod rpc;
 pub mod state;
 pub mod tx;
+pub mod upgrades;
 
 #[cfg(test)]
 mod l1fee_vectors;

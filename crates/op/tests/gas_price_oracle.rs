@@ -21,7 +21,7 @@ use revm::handler::{ExecuteCommitEvm, ExecuteEvm};
 
 use crate::support::{attributes, dev_genesis, ETH};
 
-const DEPLOYMENT: &str = include_str!("../../../test/fixtures/op/gas-price-oracle/fjord-deployment.txt");
+const DEPLOYMENT: &str = include_str!("../src/upgrades/fjord-gas-price-oracle-deployment.txt");
 const BOB: Address = address!("000000000000000000000000000000000000b0b0");
 
 /// A deposit from `from`: runs without fees or signature, and its output is kept.
