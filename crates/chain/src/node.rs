@@ -61,13 +61,6 @@ impl Node {
             store.set_upstream(Some(Upstream { source: upstream, fork_block: point.header.number }));
         }
         let opened = open_genesis(&source, &store)?;
-        // On its own clock the builder writes no network upgrade transactions: an OP chain
-        // whose Ecotone or Jovian comes after genesis is built on only in sequencer mode,
-        // where op-node's attributes carry them (and the L1-info deposit in each fork's format).
-        let self_clocked = config.build && !config.engine_driven;
-        if self_clocked && opened.spec.op().is_some_and(|op| !buildable(op, opened.spec.genesis.timestamp)) {
-            return Err(ConfigError::OpBuildingNotWired.into());
-        }
         // A fork has anvil's dev accounts too (funded at its first block: genesis/seed.rs).
         let with_dev_accounts = opened.is_dev || matches!(source, GenesisSource::Fork(_));
         let dev_accounts =
@@ -97,6 +90,13 @@ impl Node {
             pending: None,
             codes: Arc::new(CodeCache::default()),
         };
+        // On its own clock the builder writes each fork's upgrade transactions in its first
+        // block (in sequencer mode op-node's attributes carry them).
+        if config.build && !config.engine_driven {
+            if let Some(op) = spec.op() {
+                buildable(op, &view)?;
+            }
+        }
         let chain = Arc::new(ChainState::new(spec, config, store, view, pool, journal));
         let api = ChainApi::new(chain.clone(), dev_accounts);
         // The test methods: asked for, or on the embedded dev chain unless refused. They
@@ -251,11 +251,25 @@ impl Drop for Node {
     }
 }
 
-/// Whether the builder builds this OP chain's blocks on its own clock (no Engine API):
-/// Ecotone (the L1-info deposit's format it writes) from genesis, and Jovian either from genesis or not at all: a later
-/// Jovian needs its activation block's upgrade transactions (new L1Block and
-/// GasPriceOracle behind their proxies), which the builder does not write.
-fn buildable(op: &preconf_op::OpConfig, genesis_timestamp: u64) -> bool {
-    let jovian_ok = op.forks.jovian_time.is_none() || op.is_active(preconf_op::OpSpecId::JOVIAN, genesis_timestamp);
-    op.is_active(preconf_op::OpSpecId::ECOTONE, genesis_timestamp) && jovian_ok
+/// Whether the builder can build this OP chain's blocks on its own clock: every fork still
+/// to come after the head that upgrades predeploys (Ecotone, Fjord, Isthmus, Jovian) finds
+/// them behind proxies, as in any OP genesis, for its upgrade transactions to point at their
+/// new implementations. The OP dev chain's predeploys are not proxies, and all its forks are
+/// active from genesis.
+fn buildable(op: &preconf_op::OpConfig, view: &ChainView) -> ChainResult<()> {
+    use preconf_op::dev::{GAS_PRICE_ORACLE, L1_BLOCK};
+    use preconf_op::upgrades::{ADMIN_SLOT, OPERATOR_FEE_VAULT};
+    use revm::DatabaseRef;
+    let state = view.state_at(view.head.header.number);
+    let mut proxied = Vec::new();
+    for predeploy in [L1_BLOCK, GAS_PRICE_ORACLE, OPERATOR_FEE_VAULT] {
+        if !state.storage_ref(predeploy, ADMIN_SLOT.into())?.is_zero() {
+            proxied.push(predeploy);
+        }
+    }
+    let timestamp = view.head.header.timestamp;
+    match preconf_op::activation::unproxied_upgrade(op, timestamp, |a| proxied.contains(&a)) {
+        Some((fork, predeploy)) => Err(ConfigError::OpUpgradeWithoutProxy { fork, predeploy }.into()),
+        None => Ok(()),
+    }
 }

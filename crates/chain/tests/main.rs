@@ -12,3 +12,4 @@ mod import;
 mod replica;
 mod sequencer;
 mod store;
+mod upgrades;

@@ -57,6 +57,8 @@ pub struct OpenBlock {
     /// footprint so far (its `blobGasUsed`, bounded by the gas limit as its gas is).
     da_scalar: Option<u16>,
     da_footprint: u64,
+    /// A fork's first block on the builder's own clock takes no pool transactions.
+    no_tx_pool: bool,
 }
 
 fn is_request_queue(address: Address) -> bool {
@@ -227,6 +229,7 @@ impl OpenBlock {
             op,
             da_scalar: None,
             da_footprint: 0,
+            no_tx_pool: false,
         };
         let header = block.header.clone();
         system::pre_block(&mut block, &header, spec_id)?;
@@ -236,19 +239,24 @@ impl OpenBlock {
         if let Opening::Given(txs) = opening {
             block.run_given(txs)?;
         }
-        // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values.
+        // Every OP block opens with the L1-info deposit: here, with no L1, of fixed values; a
+        // fork's first block then with the fork's upgrade deposits, as op-node derives them.
         if let (Some(op), Opening::DevL1Info) = (spec.op(), opening) {
-            let deposit = chain.config().op_l1.l1_info_deposit_at(header.number, op.spec_at(header.timestamp));
-            let raw = Bytes::from(deposit.encoded_2718());
-            let failed = |reason: String| InternalError::SystemCall {
-                address: preconf_op::dev::L1_BLOCK,
-                source: Cause::new(std::io::Error::other(reason)),
-            };
-            match block.run(OpTx::Deposit(deposit), preconf_op::dev::DEPOSITOR, &raw) {
-                Outcome::Included => {}
-                Outcome::NoRoom => return Err(failed("the L1-info deposit does not fit in the block".into()).into()),
-                Outcome::Invalid(reason) => return Err(failed(reason.to_string()).into()),
+            let opened = chain.config().op_l1.opening(op, header.number, header.timestamp, parent.timestamp);
+            for deposit in opened.deposits {
+                let (from, to) = (deposit.from, deposit.to.to().copied().unwrap_or(deposit.from));
+                let raw = Bytes::from(deposit.encoded_2718());
+                let failed = |reason: String| InternalError::SystemCall {
+                    address: to,
+                    source: Cause::new(std::io::Error::other(reason)),
+                };
+                match block.run(OpTx::Deposit(deposit), from, &raw) {
+                    Outcome::Included => {}
+                    Outcome::NoRoom => return Err(failed("the opening deposits do not fit in the block".into()).into()),
+                    Outcome::Invalid(reason) => return Err(failed(reason.to_string()).into()),
+                }
             }
+            block.no_tx_pool = opened.no_tx_pool;
             block.opening = block.txs.len();
         }
         // eth_coinbase's answer where the block is not shown (`--no-preconf`).
@@ -306,6 +314,9 @@ impl OpenBlock {
     }
 
     pub fn execute(&mut self, ptx: &PooledTx) -> Outcome {
+        if self.no_tx_pool {
+            return Outcome::NoRoom;
+        }
         self.run(OpTx::Eth(ptx.tx.clone()), ptx.sender, &ptx.raw)
     }
 

@@ -75,11 +75,12 @@ pub enum ConfigError {
     #[error("cannot read the chain config {}: {source}", path.display())]
     ReadChainConfig { path: PathBuf, source: Cause },
     #[error(
-        "OP Stack chain: the builder's own clock builds only chains with Ecotone from genesis and Jovian from \
-         genesis or not at all (it writes no network upgrade transactions); drive it from op-node through the \
-         Engine API (--authrpc.port, sequencer mode), or start with --no-build to serve it"
+        "OP Stack chain: {fork} is still to come and its upgrade transactions give the predeploy {predeploy} a \
+         new implementation behind its proxy, but the chain has no proxy there (no ERC-1967 admin); \
+         drive it from op-node through the Engine API (--authrpc.port, sequencer mode), or start with --no-build \
+         to serve it"
     )]
-    OpBuildingNotWired,
+    OpUpgradeWithoutProxy { fork: &'static str, predeploy: Address },
     #[error(
         "the datadir holds a different chain (genesis {0}) than the genesis configured; use another --datadir or \
          the same genesis"
