@@ -381,8 +381,4 @@ describe("sequencer mode on Base mainnet's registry genesis (Canyon, Ecotone and
     const head = { headBlockHash: EXPECTED.blockHash, safeBlockHash: GENESIS_HASH, finalizedBlockHash: GENESIS_HASH };
     expect((await engine('engine_forkchoiceUpdatedV2', [head, null])).result.payloadStatus.status).toBe('VALID');
   });
-
-  it('refuses to build this chain on its own clock, naming sequencer mode and --no-build', async () => {
-    await expect(startTestNode({ configure: onBase })).rejects.toThrow(/Engine API.*--no-build/s);
-  });
 });
