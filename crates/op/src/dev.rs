@@ -316,10 +316,9 @@ impl DevL1Values {
     }
 
     /// The L1-info deposit of a block under `spec`: Jovian's calldata from Jovian on,
-    /// Isthmus's from Isthmus, Ecotone's before (L1Block must know the format: the dev
-    /// chain's does; a chain whose Jovian comes after genesis would need Jovian's upgrade
-    /// transactions and Isthmus's calldata in the activation block, which the builder
-    /// does not write).
+    /// Isthmus's from Isthmus, Ecotone's before, whether or not the block is a fork's first
+    /// (a chain whose forks all start at genesis, as the dev chain's). The builder picks the
+    /// format as op-node does, a fork's first block keeping the previous one: `activation`.
     pub fn l1_info_deposit_at(&self, sequence_number: u64, spec: OpSpecId) -> TxDeposit {
         let mut deposit = self.l1_info_deposit(sequence_number);
         if spec.is_enabled_in(OpSpecId::JOVIAN) {
