@@ -6,6 +6,7 @@
 //! the clock's time or at the timestamps each test names.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use alloy_consensus::{SignableTransaction, Transaction as _, TxEip1559, TxEnvelope};
 use alloy_eips::eip2718::Encodable2718;
@@ -295,4 +296,25 @@ fn a_genesis_without_proxies_is_refused_only_when_a_fork_would_upgrade_them() {
     assert!(message.contains("jovian is still to come"), "{message}");
     assert!(message.contains(&L1_BLOCK.to_string()), "{message}");
     assert!(message.contains("--no-build"), "{message}");
+}
+
+/// Automine (`evm_setAutomine(true)`) seals at a tick only a block that holds something; a
+/// fork's first block takes no pool transaction, so it is sealed as it is, and the
+/// transaction sent meanwhile lands in the next block.
+#[test]
+fn automine_seals_a_forks_first_block_and_the_waiting_transaction_lands_next() {
+    let (mut genesis, config) = base();
+    let key = PrivateKeySigner::from_bytes(&keccak256("upgrades test key")).unwrap();
+    genesis["alloc"][key.address().to_string()] = serde_json::json!({ "balance": "0x8ac7230489e80000" });
+    let (node, path) = open("automine", genesis, &config);
+    node.dev().unwrap().set_mining(Mining::Auto).unwrap();
+    let hash = node.api().submit.submit_raw(transfer(&key, 0)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while node.chain().view().head.header.number < 2 {
+        assert!(Instant::now() < deadline, "block 1 (every fork's first) and 2 sealed by automine");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(block(&node, 1).txs.len(), 23);
+    assert_eq!(block(&node, 2).txs[1].hash(), hash);
+    let _ = std::fs::remove_file(path);
 }

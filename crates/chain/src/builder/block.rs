@@ -313,6 +313,11 @@ impl OpenBlock {
         db.load_account(*sender).ok().and_then(|a| a.info()).map(|i| i.nonce).unwrap_or(0)
     }
 
+    /// A fork's first block on the builder's own clock: it takes no pool transaction.
+    pub fn takes_no_pool_txs(&self) -> bool {
+        self.no_tx_pool
+    }
+
     pub fn execute(&mut self, ptx: &PooledTx) -> Outcome {
         if self.no_tx_pool {
             return Outcome::NoRoom;

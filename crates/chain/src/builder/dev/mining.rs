@@ -41,7 +41,9 @@ impl Builder {
                 let interval = self.chain.config().preconf_interval_ms.max(1);
                 self.scheduled_preconfs() >= (secs.saturating_mul(1000) / interval).max(1)
             }
-            Mining::Auto => self.holds_anything(),
+            // A fork's first block takes no pool transaction: sealed as it is, for the
+            // transactions waiting to land in the next.
+            Mining::Auto => self.holds_anything() || self.block.takes_no_pool_txs(),
             Mining::Manual => false,
         }
     }
