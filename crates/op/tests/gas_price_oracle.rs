@@ -1,5 +1,5 @@
 //! The OP dev chain's GasPriceOracle: its code is what the Fjord deployment code (the OP
-//! specs' copy, test/fixtures/op/gas-price-oracle) creates, and after the block's L1-info
+//! specs' copy, crates/op/src/upgrades/fjord-gas-price-oracle-deployment.txt) creates, and after the block's L1-info
 //! deposit an eth_call of `getL1Fee(bytes)` on the unsigned transaction (what viem's
 //! `estimateL1Fee` sends) gives the L1 fee op-revm charges the signed one; `l1BaseFee()`
 //! (viem's `getL1BaseFee`) gives the deposit's L1 base fee.
