@@ -56,7 +56,15 @@ cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt
 cp /etc/pip.conf "$rootfs/etc/pip.conf" 2>/dev/null || true
 [ -d /opt/wheels ] && bind /opt/wheels /opt/wheels
 pip_env=()
-while IFS= read -r v; do pip_env+=("$v"); done < <(env | grep -E '^(PIP_|HTTPS?_PROXY=|NO_PROXY=|https?_proxy=|no_proxy=)' || true)
+while IFS= read -r v; do pip_env+=("$v"); done < <(env | grep -E '^(PIP_|HTTPS?_PROXY=|NO_PROXY=|https?_proxy=|no_proxy=|NODE_EXTRA_CA_CERTS=|npm_config_|NPM_CONFIG_)' || true)
+# npm's certificate file as the host's npm sees it (often in a global npmrc the root lacks):
+# behind a TLS-inspecting proxy, `npm pack` (ensure-node) fails without it.
+cafile=$(npm config get cafile 2>/dev/null || true)
+if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then
+  mkdir -p "$rootfs$(dirname "$cafile")"
+  cp "$cafile" "$rootfs$cafile" 2>/dev/null || true
+  pip_env+=("npm_config_cafile=$cafile")
+fi
 
 # node, npm and npx of the chosen line first on the root's PATH.
 bin="$rootfs/opt/preconf-bin"
